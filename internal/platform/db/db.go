@@ -1,0 +1,250 @@
+// Package db opens Strongroom's database (embedded SQLite or PostgreSQL),
+// applies the embedded migrations and runs operations in transactions.
+//
+// One SQL text serves both engines: both accept $1 placeholders, RETURNING
+// and UPDATE … FROM-less conditional updates. Where they differ (row locks)
+// the Dialect tells.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/strongroom/strongroom/migrations"
+)
+
+// Dialect names the database engine.
+type Dialect string
+
+// The engines Strongroom runs on.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Querier runs SQL: an open transaction or the database itself. Store code
+// takes a Querier so that a feature can run inside its caller's transaction.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// DB is the opened database.
+type DB struct {
+	dialect Dialect
+	// write runs transactions. On SQLite it is a single connection, so writers
+	// queue in the pool instead of failing with SQLITE_BUSY.
+	write *sql.DB
+	// read serves reads outside transactions. On SQLite it is a pool of
+	// connections that read in parallel with the writer (WAL); on PostgreSQL it
+	// is the write pool.
+	read       *sql.DB
+	migrations *goose.Provider
+}
+
+// Open connects to dsn: "sqlite:PATH" or a postgres:// (postgresql://) URL.
+// It does not migrate; call Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return openPostgres(ctx, dsn)
+	default:
+		return nil, fmt.Errorf("database %q: expected sqlite:PATH or a postgres:// URL", redactDSN(dsn))
+	}
+}
+
+func openSQLite(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("database: sqlite: needs a file path, as in sqlite:strongroom.db")
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("database: %w", err)
+		}
+	}
+	params := url.Values{}
+	params.Add("_pragma", "busy_timeout(10000)")
+	params.Add("_pragma", "journal_mode(WAL)")
+	params.Add("_pragma", "foreign_keys(1)")
+	params.Add("_pragma", "synchronous(NORMAL)")
+	params.Set("_time_format", "sqlite")
+	writeDSN := "file:" + path + "?" + params.Encode() + "&_txlock=immediate"
+	readDSN := "file:" + path + "?" + params.Encode()
+
+	write, err := sql.Open("sqlite", writeDSN)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("database: open %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite", readDSN)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	read.SetMaxOpenConns(8)
+	read.SetMaxIdleConns(8)
+	return newDB(SQLite, write, read, migrations.SQLite())
+}
+
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+	pool, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	pool.SetMaxOpenConns(20)
+	pool.SetMaxIdleConns(10)
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("database: connect to %s: %w", redactDSN(dsn), err)
+	}
+	return newDB(Postgres, pool, pool, migrations.Postgres())
+}
+
+func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
+	d := &DB{dialect: dialect, write: write, read: read}
+	var (
+		gooseDialect goose.Dialect
+		opts         []goose.ProviderOption
+	)
+	switch dialect {
+	case SQLite:
+		gooseDialect = goose.DialectSQLite3
+	case Postgres:
+		gooseDialect = goose.DialectPostgres
+		// Several instances may start at once; an advisory lock lets one migrate.
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			d.Close()
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(gooseDialect, write, files, opts...)
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("database: migrations: %w", err)
+	}
+	d.migrations = p
+	return d, nil
+}
+
+// Dialect tells which engine this is.
+func (d *DB) Dialect() Dialect { return d.dialect }
+
+// Close closes every connection.
+func (d *DB) Close() error {
+	err := d.write.Close()
+	if d.read != d.write {
+		err = errors.Join(err, d.read.Close())
+	}
+	return err
+}
+
+// Migrate applies pending migrations, each in its own transaction.
+func (d *DB) Migrate(ctx context.Context) error {
+	if _, err := d.migrations.Up(ctx); err != nil {
+		return fmt.Errorf("database: migrate: %w", err)
+	}
+	if d.dialect == SQLite {
+		return loadSQLiteUniqueIndexes(ctx, d.read)
+	}
+	return nil
+}
+
+// Ready reports an error unless the database answers and every migration is applied.
+func (d *DB) Ready(ctx context.Context) error {
+	if err := d.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("database unreachable: %w", err)
+	}
+	pending, err := d.migrations.HasPending(ctx)
+	if err != nil {
+		return fmt.Errorf("database migrations unknown: %w", err)
+	}
+	if pending {
+		return errors.New("database migrations pending")
+	}
+	return nil
+}
+
+// Reader returns the Querier for reads outside a transaction.
+func (d *DB) Reader() Querier { return d.read }
+
+// Pools returns the connection pools by name, for pool gauges.
+func (d *DB) Pools() map[string]*sql.DB {
+	if d.read == d.write {
+		return map[string]*sql.DB{"main": d.write}
+	}
+	return map[string]*sql.DB{"write": d.write, "read": d.read}
+}
+
+// Tx runs fn in one transaction: committed when fn returns nil, rolled back
+// otherwise (and when fn panics). fn must use tx, never the DB itself: on
+// SQLite the single writer is held by tx and a nested Tx would wait forever.
+func (d *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := d.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("database: begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("database: commit: %w", err)
+	}
+	return nil
+}
+
+// ForUpdate is the row-lock clause to append to a SELECT that reads a row the
+// transaction will change. SQLite has one writer, so the lock is implicit.
+func (d *DB) ForUpdate() string {
+	if d.dialect == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// SkipLocked is ForUpdate for queue claims: rows other instances hold are skipped.
+func (d *DB) SkipLocked() string {
+	if d.dialect == Postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
+
+// redactDSN drops the password from a connection URL before it is shown.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	return u.Redacted()
+}

@@ -50,7 +50,10 @@ CREATE TABLE domain_events (
     aggregate_id TEXT NOT NULL,
     type         TEXT NOT NULL,
     data         TEXT NOT NULL,
-    occurred_at  TIMESTAMPTZ NOT NULL
+    occurred_at  TIMESTAMPTZ NOT NULL,
+    -- Sequence numbers are taken before commit, so a later seq can commit first.
+    -- The dispatcher reads only events of transactions older than every running one.
+    tx_id        XID8 NOT NULL DEFAULT pg_current_xact_id()
 );
 CREATE UNIQUE INDEX domain_events_id_key ON domain_events (id);
 CREATE INDEX domain_events_stream_idx ON domain_events (stream, seq);

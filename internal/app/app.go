@@ -1,0 +1,235 @@
+// Package app wires Strongroom together: configuration, database, services,
+// the HTTP server and the background workers, and stops them gracefully.
+package app
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/strongroom/strongroom/api"
+	"github.com/strongroom/strongroom/internal/httpapi"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/ratelimit"
+	"github.com/strongroom/strongroom/internal/sandbox"
+)
+
+// Version is the build's version, set with -ldflags "-X …/internal/app.Version=…".
+var Version = "0.1.0-dev"
+
+// shutdownGrace bounds a graceful stop: in-flight requests and workers get this long.
+const shutdownGrace = 10 * time.Second
+
+const usage = `usage: strongroom <command> [flags]
+
+commands:
+  server    serve the API (applies pending migrations first)
+  migrate   apply pending migrations and exit
+  version   print the version
+
+Run "strongroom server -h" for the configuration flags.`
+
+// Run runs the strongroom command in args (without the program name) until
+// it finishes or ctx is cancelled (SIGINT/SIGTERM).
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "version":
+		fmt.Fprintln(stdout, "strongroom", Version)
+		return nil
+	case "migrate":
+		cfg, err := loadConfig(args[1:], getenv, stderr)
+		if err != nil {
+			return err
+		}
+		d, err := openDatabase(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		fmt.Fprintln(stderr, "migrations applied")
+		return nil
+	case "server":
+		cfg, err := loadConfig(args[1:], getenv, stderr)
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	fmt.Fprintln(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func openDatabase(ctx context.Context, cfg Config) (*db.DB, error) {
+	d, err := db.Open(ctx, cfg.Database)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Migrate(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	d, err := openDatabase(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	secrets, err := loadSecrets(ctx, d, cfg)
+	if err != nil {
+		return err
+	}
+	keys, err := keyring.New([]byte(secrets.root))
+	if err != nil {
+		return err
+	}
+	var clk clock.Clock = clock.System{}
+	var manual *clock.Manual
+	if cfg.Clock == "manual" {
+		manual = clock.NewManual(time.Now().UTC().Truncate(time.Second))
+		clk = manual
+	}
+	openapiJSON, err := api.JSON()
+	if err != nil {
+		return err
+	}
+
+	deps := httpapi.Deps{
+		Logger:  logger,
+		DB:      d,
+		Clock:   clk,
+		Keys:    keys,
+		Limiter: ratelimit.NewMemory(time.Now),
+		Limits: httpapi.Limits{
+			PerAddress:    cfg.RateLimitAddress,
+			PerCredential: cfg.RateLimitCredential,
+			SignIn:        cfg.RateLimitSignIn,
+		},
+		OpenAPI: openapiJSON,
+	}
+	if cfg.Env == "test" {
+		deps.Sandbox = &sandbox.Service{DB: d, Clock: clk, Manual: manual, Keys: keys}
+		deps.SandboxToken = secrets.sandboxToken
+		if err := seedDemo(ctx, deps.Sandbox, secrets, stdout); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           httpapi.New(deps),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+
+	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWorkers()
+	var workers sync.WaitGroup
+	startWorkers(workerCtx, &workers, d, clk, logger)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
+	logger.Info("server started", "addr", ln.Addr().String(), "env", cfg.Env, "database", string(d.Dialect()), "clock", cfg.Clock, "version", Version)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("stopping: finishing in-flight requests and workers")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	stopWorkers()
+	done := make(chan struct{})
+	go func() { workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-shutdownCtx.Done():
+		err = errors.Join(err, errors.New("workers did not stop in time"))
+	}
+	if err != nil {
+		logger.Error("stopped uncleanly", "error", err.Error())
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// secrets are the generated-once values of the test environment.
+type secrets struct {
+	root         string
+	sandboxToken string
+	// generatedSandboxToken is true on the start that created the token, so it is printed once.
+	generatedSandboxToken bool
+}
+
+// loadSecrets returns the root secret and sandbox token: from the
+// configuration when set, otherwise (test only) generated once and kept in
+// the settings table so restarts keep sessions and cursors valid.
+func loadSecrets(ctx context.Context, d *db.DB, cfg Config) (secrets, error) {
+	s := secrets{root: cfg.Secret, sandboxToken: cfg.SandboxToken}
+	if cfg.Env == "live" {
+		return s, nil
+	}
+	err := d.Tx(ctx, func(tx *sql.Tx) error {
+		if s.root == "" {
+			v, _, err := storedSetting(ctx, tx, "root_secret", func() string { return keyring.RandomToken(32) })
+			if err != nil {
+				return err
+			}
+			s.root = v
+		}
+		if s.sandboxToken == "" {
+			v, created, err := storedSetting(ctx, tx, "sandbox_token", func() string { return "sbx_" + keyring.RandomToken(32) })
+			if err != nil {
+				return err
+			}
+			s.sandboxToken, s.generatedSandboxToken = v, created
+		}
+		return nil
+	})
+	return s, err
+}
+
+// storedSetting reads key from the settings table, storing generate() first when absent.
+func storedSetting(ctx context.Context, tx *sql.Tx, key string, generate func() string) (string, bool, error) {
+	var v string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = $1`, key).Scan(&v)
+	if err == nil {
+		return v, false, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", false, err
+	}
+	v = generate()
+	_, err = tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ($1, $2)`, key, v)
+	return v, true, err
+}

@@ -1,0 +1,166 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/text/currency"
+
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/ratelimit"
+)
+
+// Config is the server's configuration (CONTRACT §0): environment variables,
+// overridden by flags of the same name in kebab case.
+type Config struct {
+	Addr          string
+	Database      string
+	Env           string // "test" or "live"
+	SandboxToken  string
+	Clock         string // "system" or "manual"
+	Secret        string
+	Currencies    []string
+	PartnerSecret string
+	LogLevel      slog.Level
+
+	RateLimitAddress    ratelimit.Rule
+	RateLimitCredential ratelimit.Rule
+	RateLimitSignIn     ratelimit.Rule
+}
+
+// setting is one configuration variable.
+type setting struct {
+	env, def, help string
+	value          *string
+}
+
+func settings(raw map[string]*string) []setting {
+	s := []setting{
+		{"STRONGROOM_ADDR", "127.0.0.1:8080", "listen address; :0 picks a free port", nil},
+		{"STRONGROOM_DATABASE", "sqlite:strongroom.db", "sqlite:PATH or a postgres:// URL", nil},
+		{"STRONGROOM_ENV", "test", "test (sandbox) or live", nil},
+		{"STRONGROOM_SANDBOX_TOKEN", "", "bearer of the sandbox helpers (test only; generated when unset)", nil},
+		{"STRONGROOM_CLOCK", "system", "system, or manual (test only)", nil},
+		{"STRONGROOM_SECRET", "", "root secret, at least 32 bytes (required in live; generated in test)", nil},
+		{"STRONGROOM_CURRENCIES", "AUD,CAD,CHF,EUR,GBP,HKD,JPY,MXN,SGD,USD", "currencies an organization may hold", nil},
+		{"STRONGROOM_PARTNER_SECRET", "", "HMAC key of partner webhooks (required in live)", nil},
+		{"STRONGROOM_LOG_LEVEL", "info", "debug, info, warn or error", nil},
+		{"STRONGROOM_RATE_LIMIT_ADDRESS", "1200/1m", "requests per client address: N/DURATION, or off", nil},
+		{"STRONGROOM_RATE_LIMIT_CREDENTIAL", "600/1m", "requests per session or API key: N/DURATION, or off", nil},
+		{"STRONGROOM_RATE_LIMIT_SIGN_IN", "10/1m", "sign-in family requests per client address: N/DURATION, or off", nil},
+	}
+	for i := range s {
+		v := new(string)
+		raw[s[i].env] = v
+		s[i].value = v
+	}
+	return s
+}
+
+// flagName is the kebab-case flag of a variable: STRONGROOM_LOG_LEVEL → log-level.
+func flagName(env string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(env, "STRONGROOM_")), "_", "-")
+}
+
+// loadConfig reads the environment, then the flags in args.
+func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	raw := map[string]*string{}
+	fs := flag.NewFlagSet("strongroom server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, s := range settings(raw) {
+		*s.value = s.def
+		if v := getenv(s.env); v != "" {
+			*s.value = v
+		}
+		// Both --log-level and --strongroom-log-level are accepted.
+		fs.StringVar(s.value, flagName(s.env), *s.value, s.help+" ($"+s.env+")")
+		fs.StringVar(s.value, "strongroom-"+flagName(s.env), *s.value, "same as --"+flagName(s.env))
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	get := func(env string) string { return strings.TrimSpace(*raw[env]) }
+
+	c := Config{
+		Addr:          get("STRONGROOM_ADDR"),
+		Database:      get("STRONGROOM_DATABASE"),
+		Env:           get("STRONGROOM_ENV"),
+		SandboxToken:  get("STRONGROOM_SANDBOX_TOKEN"),
+		Clock:         get("STRONGROOM_CLOCK"),
+		Secret:        *raw["STRONGROOM_SECRET"],
+		PartnerSecret: *raw["STRONGROOM_PARTNER_SECRET"],
+	}
+	var problems []error
+	if c.Env != "test" && c.Env != "live" {
+		problems = append(problems, fmt.Errorf("STRONGROOM_ENV must be test or live, not %q", c.Env))
+	}
+	if c.Clock != "system" && c.Clock != "manual" {
+		problems = append(problems, fmt.Errorf("STRONGROOM_CLOCK must be system or manual, not %q", c.Clock))
+	}
+	if c.Env == "live" {
+		if c.Secret == "" {
+			problems = append(problems, errors.New("STRONGROOM_SECRET is required in live: set it to a random value of at least 32 bytes; the server will not start without it"))
+		}
+		if c.PartnerSecret == "" {
+			problems = append(problems, errors.New("STRONGROOM_PARTNER_SECRET is required in live: set it to the HMAC key the banking partner signs webhooks with"))
+		}
+		if c.Clock == "manual" {
+			problems = append(problems, errors.New("STRONGROOM_CLOCK=manual is only allowed in the test environment"))
+		}
+		if c.SandboxToken != "" {
+			problems = append(problems, errors.New("STRONGROOM_SANDBOX_TOKEN is only used in the test environment; unset it in live"))
+		}
+	}
+	if c.Secret != "" && len(c.Secret) < keyring.MinRootSecret {
+		problems = append(problems, fmt.Errorf("STRONGROOM_SECRET must be at least %d bytes long", keyring.MinRootSecret))
+	}
+	for _, code := range strings.Split(get("STRONGROOM_CURRENCIES"), ",") {
+		code = strings.ToUpper(strings.TrimSpace(code))
+		if code == "" {
+			continue
+		}
+		if u, err := currency.ParseISO(code); err != nil || u.String() != code {
+			problems = append(problems, fmt.Errorf("STRONGROOM_CURRENCIES: %q is not an ISO 4217 currency code", code))
+			continue
+		}
+		c.Currencies = append(c.Currencies, code)
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("STRONGROOM_LOG_LEVEL"))); err != nil {
+		problems = append(problems, fmt.Errorf("STRONGROOM_LOG_LEVEL must be debug, info, warn or error"))
+	}
+	for env, rule := range map[string]*ratelimit.Rule{
+		"STRONGROOM_RATE_LIMIT_ADDRESS":    &c.RateLimitAddress,
+		"STRONGROOM_RATE_LIMIT_CREDENTIAL": &c.RateLimitCredential,
+		"STRONGROOM_RATE_LIMIT_SIGN_IN":    &c.RateLimitSignIn,
+	} {
+		r, err := parseRule(flagName(env), get(env))
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", env, err))
+		}
+		*rule = r
+	}
+	return c, errors.Join(problems...)
+}
+
+// parseRule reads "N/DURATION" (N requests per DURATION, in bursts of up to N) or "off".
+func parseRule(name, s string) (ratelimit.Rule, error) {
+	if s == "off" || s == "0" {
+		return ratelimit.Rule{Name: name}, nil
+	}
+	n, per, ok := strings.Cut(s, "/")
+	count, err1 := strconv.Atoi(n)
+	window, err2 := time.ParseDuration(per)
+	if !ok || err1 != nil || err2 != nil || count < 1 || window <= 0 {
+		return ratelimit.Rule{}, fmt.Errorf("want N/DURATION such as 10/1m, or off; got %q", s)
+	}
+	return ratelimit.Rule{Name: name, Rate: float64(count) / window.Seconds(), Burst: count}, nil
+}

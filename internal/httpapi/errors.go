@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+)
+
+// statusOf is the one table from error type to HTTP status.
+var statusOf = map[apierr.Type]int{
+	apierr.InvalidRequest:             http.StatusBadRequest,
+	apierr.InvalidCursor:              http.StatusBadRequest,
+	apierr.InvalidCredentials:         http.StatusUnauthorized,
+	apierr.NotAuthenticated:           http.StatusUnauthorized,
+	apierr.InvalidAPIKey:              http.StatusUnauthorized,
+	apierr.APIKeyNotPermitted:         http.StatusForbidden,
+	apierr.APIScopeMissing:            http.StatusForbidden,
+	apierr.OrganizationUnavailable:    http.StatusForbidden,
+	apierr.RoleExceedsCreator:         http.StatusForbidden,
+	apierr.StepUpRequired:             http.StatusForbidden,
+	apierr.Forbidden:                  http.StatusForbidden,
+	apierr.NotFound:                   http.StatusNotFound,
+	apierr.MethodNotAllowed:           http.StatusMethodNotAllowed,
+	apierr.Conflict:                   http.StatusConflict,
+	apierr.APIKeyRevoked:              http.StatusConflict,
+	apierr.IdempotencyConflict:        http.StatusConflict,
+	apierr.PayloadTooLarge:            http.StatusRequestEntityTooLarge,
+	apierr.IdempotencyKeyReused:       http.StatusUnprocessableEntity,
+	apierr.InvalidCode:                http.StatusUnprocessableEntity,
+	apierr.MatchCodeMismatch:          http.StatusUnprocessableEntity,
+	apierr.ApprovalCredentialRequired: http.StatusUnprocessableEntity,
+	apierr.QuoteExpired:               http.StatusUnprocessableEntity,
+	apierr.QuoteAlreadyUsed:           http.StatusUnprocessableEntity,
+	apierr.InsufficientFunds:          http.StatusUnprocessableEntity,
+	apierr.EntityRejected:             http.StatusUnprocessableEntity,
+	apierr.APIKeyLimitReached:         http.StatusUnprocessableEntity,
+	apierr.UnprocessableEntity:        http.StatusUnprocessableEntity,
+	apierr.RateLimited:                http.StatusTooManyRequests,
+	apierr.Internal:                   http.StatusInternalServerError,
+	apierr.PartnerError:               http.StatusBadGateway,
+	apierr.ServiceUnavailable:         http.StatusServiceUnavailable,
+}
+
+// StatusOf returns the HTTP status of an error type; unknown types are 422,
+// the spec's fallback for unrecognised failures.
+func StatusOf(t apierr.Type) int {
+	if s, ok := statusOf[t]; ok {
+		return s
+	}
+	return http.StatusUnprocessableEntity
+}
+
+type errorBody struct {
+	Error errorEnvelope `json:"error"`
+}
+
+type errorEnvelope struct {
+	Type      apierr.Type `json:"type"`
+	Message   string      `json:"message"`
+	RequestID string      `json:"request_id"`
+	Details   any         `json:"details,omitempty"`
+	StepUp    any         `json:"step_up,omitempty"`
+}
+
+var internalError = apierr.New(apierr.Internal, "Something went wrong on our side. Please try again; if it keeps happening, contact support with the request id.")
+
+// writeError answers with the error envelope. An error that is not an
+// *apierr.Error is a defect: it is logged with the request id and the client
+// sees only a generic 500.
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	e, ok := apierr.As(err)
+	if !ok {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			e = apierr.New(apierr.PayloadTooLarge, "The request body is too large.")
+		} else {
+			info := infoOf(r)
+			logger.ErrorContext(r.Context(), "internal error", "request_id", info.id, "route", info.route, "error", err.Error())
+			e = internalError
+		}
+	}
+	if e.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
+	}
+	writeJSON(w, StatusOf(e.Type), errorBody{Error: errorEnvelope{
+		Type: e.Type, Message: e.Message, RequestID: infoOf(r).id, Details: e.Details, StepUp: e.StepUp,
+	}})
+}

@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+)
+
+// maxBody is the largest JSON body accepted (uploads have their own limit).
+const maxBody = 1 << 20
+
+// validator is implemented by request types that check their own fields
+// after decoding (required fields, ranges, enums).
+type validator interface {
+	Validate() error
+}
+
+// decode reads a JSON body into dst strictly: unknown fields, trailing data,
+// wrong types and bodies over 1 MiB are refused with a typed error whose
+// details name the field. It then runs dst's Validate, if it has one.
+func decode(r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return apierr.InvalidField("", "The body must be JSON (Content-Type: application/json).")
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return apierr.New(apierr.PayloadTooLarge, "The request body is larger than 1 MiB.")
+		}
+		return apierr.InvalidField("", "The request body could not be read.")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return apierr.InvalidField("", "A JSON object body is required.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return apierr.InvalidField("", "The body must hold a single JSON value; unexpected data follows it.")
+	}
+	if v, ok := dst.(validator); ok {
+		return v.Validate()
+	}
+	return nil
+}
+
+// decodeError turns encoding/json's errors into field details.
+func decodeError(err error) error {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
+		return apierr.InvalidField("", "The body is not valid JSON.")
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			return apierr.InvalidField("", "The body must be a JSON object.")
+		}
+		return apierr.InvalidField(field, fmt.Sprintf("must be %s.", jsonKind(typeErr.Type.Kind().String())))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// encoding/json reports unknown fields only through this message.
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return apierr.InvalidField(field, "is not a known field.")
+	}
+	var ae *apierr.Error
+	if errors.As(err, &ae) { // from a field type's UnmarshalJSON
+		return ae
+	}
+	return apierr.InvalidField("", "The body could not be decoded: "+err.Error())
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number"
+	case "float32", "float64":
+		return "a number"
+	}
+	return "of another type"
+}
+
+// writeJSON encodes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,53 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/strongroom/strongroom/internal/platform/db"
+)
+
+// metrics is a registry of this server's own, so several servers (tests)
+// can live in one process.
+type metrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	handler  http.Handler
+}
+
+func newMetrics(d *db.DB) *metrics {
+	reg := prometheus.NewRegistry()
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "strongroom_http_requests_total",
+			Help: "HTTP requests by route pattern and status.",
+		}, []string{"route", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "strongroom_http_request_duration_seconds",
+			Help:    "HTTP request latency by route pattern and status.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route", "status"}),
+	}
+	reg.MustRegister(m.requests, m.latency, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if d != nil {
+		for name, pool := range d.Pools() {
+			reg.MustRegister(collectors.NewDBStatsCollector(pool, name))
+		}
+	}
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	return m
+}
+
+func (m *metrics) observe(method, route string, status int, elapsed time.Duration) {
+	if m == nil {
+		return
+	}
+	code := strconv.Itoa(status)
+	m.requests.WithLabelValues(route, code).Inc()
+	m.latency.WithLabelValues(route, code).Observe(elapsed.Seconds())
+}

@@ -1,0 +1,37 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+)
+
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// readyz answers 200 only when the database answers and every migration is applied.
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.DB.Ready(ctx); err != nil {
+		s.logger.Warn("not ready", "request_id", infoOf(r).id, "error", err.Error())
+		return apierr.New(apierr.ServiceUnavailable, "The service is not ready: its database is unreachable or not migrated.")
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
+}
+
+func (s *server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
+	s.metrics.handler.ServeHTTP(w, r)
+	return nil
+}
+
+func (s *server) openapi(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(s.OpenAPI)
+	return nil
+}

@@ -1,0 +1,149 @@
+// Package httpapi is Strongroom's HTTP surface: routes.go lists every route;
+// handlers decode requests, call feature services and encode records or the
+// error envelope. Business rules live in the feature packages, not here.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/platform/ratelimit"
+	"github.com/strongroom/strongroom/internal/sandbox"
+)
+
+// Limits are the rate-limit rules the server enforces.
+type Limits struct {
+	// PerAddress applies to every request by client IP address.
+	PerAddress ratelimit.Rule
+	// PerCredential applies to every authenticated request by its session or key.
+	PerCredential ratelimit.Rule
+	// SignIn applies to the sign-in family by client IP address, on top of PerAddress.
+	SignIn ratelimit.Rule
+}
+
+// Deps is everything the handlers need.
+type Deps struct {
+	Logger  *slog.Logger
+	DB      *db.DB
+	Clock   clock.Clock
+	Keys    *keyring.Keyring
+	Limiter ratelimit.Limiter
+	Limits  Limits
+	// OpenAPI is the OpenAPI document as JSON, served at /api/v1/openapi.json.
+	OpenAPI []byte
+	// Sandbox is nil in live: its routes then do not exist.
+	Sandbox *sandbox.Service
+	// SandboxToken is the bearer the sandbox helpers accept.
+	SandboxToken string
+}
+
+type server struct {
+	Deps
+	logger  *slog.Logger
+	metrics *metrics
+	cursors sync.Map // list name → *page.Signer
+}
+
+// pages returns the cursor signer of one list. Each list signs with its own
+// key, so a cursor of one list is refused by every other.
+func (s *server) pages(list string) *page.Signer {
+	if p, ok := s.cursors.Load(list); ok {
+		return p.(*page.Signer)
+	}
+	p, _ := s.cursors.LoadOrStore(list, page.NewSigner(s.Keys.Key("page-cursor/"+list)))
+	return p.(*page.Signer)
+}
+
+// New returns the API's root handler.
+func New(d Deps) http.Handler {
+	s := &server{Deps: d, logger: d.Logger, metrics: newMetrics(d.DB)}
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		if rt.auth == authSandbox && d.Sandbox == nil {
+			continue // live: the sandbox helpers do not exist
+		}
+		mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+	}
+	return s.observe(s.dispatch(mux))
+}
+
+// handlerFunc is a handler that returns its error instead of writing it, so
+// every failure takes the same path to the envelope.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+type authKind int
+
+const (
+	authNone    authKind = iota // operational endpoints and the sign-in family
+	authSandbox                 // the sandbox token
+)
+
+type limitClass int
+
+const (
+	limitDefault limitClass = iota
+	limitSignIn
+)
+
+type route struct {
+	method, path string
+	auth         authKind
+	limit        limitClass
+	handle       handlerFunc
+}
+
+// wrap applies the per-route layers: route name for logs and metrics, rate
+// limits, authentication, then the handler.
+func (s *server) wrap(rt route) http.Handler {
+	pattern := rt.method + " " + rt.path
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		infoOf(r).route = pattern
+		err := s.limit(r, clientAddress(r), s.Limits.PerAddress)
+		if err == nil && rt.limit == limitSignIn {
+			err = s.limit(r, clientAddress(r), s.Limits.SignIn)
+		}
+		if err == nil {
+			switch rt.auth {
+			case authSandbox:
+				err = s.authenticateSandbox(r)
+			}
+		}
+		if err == nil {
+			err = rt.handle(w, r)
+		}
+		if err != nil {
+			writeError(w, r, s.logger, err)
+		}
+	})
+}
+
+// limit takes one token from rule's bucket for key (buckets are per rule name).
+func (s *server) limit(r *http.Request, key string, rule ratelimit.Rule) error {
+	if s.Limiter == nil {
+		return nil
+	}
+	d := s.Limiter.Allow(r.Context(), key, rule)
+	if d.Allowed {
+		return nil
+	}
+	e := apierr.New(apierr.RateLimited, "Too many requests. Please wait before trying again.")
+	e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(d.RetryAfter)
+	return e
+}
+
+// Operations lists every route as "METHOD /path", for the test that keeps
+// routes.go and the OpenAPI document in step.
+func Operations() []string {
+	s := &server{}
+	var ops []string
+	for _, rt := range s.routes() {
+		ops = append(ops, rt.method+" "+rt.path)
+	}
+	return ops
+}

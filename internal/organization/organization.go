@@ -1,0 +1,176 @@
+// Package organization holds organizations and their members' roles.
+package organization
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+)
+
+// Status is an organization's standing with the platform.
+type Status string
+
+// Organization statuses.
+const (
+	Active  Status = "active"
+	Paused  Status = "paused"
+	Banned  Status = "banned"
+	Deleted Status = "deleted"
+)
+
+// Statuses lists every status, for validation.
+var Statuses = []Status{Active, Paused, Banned, Deleted}
+
+// EntityStatus is the state of the organization's business verification.
+type EntityStatus string
+
+// Business-verification states.
+const (
+	EntityReady    EntityStatus = "ready"
+	EntityPending  EntityStatus = "pending"
+	EntityRejected EntityStatus = "rejected"
+)
+
+// EntityStatuses lists every entity status, for validation.
+var EntityStatuses = []EntityStatus{EntityReady, EntityPending, EntityRejected}
+
+// Role is a member's role in an organization: owner > admin > member.
+type Role string
+
+// Roles, highest first.
+const (
+	Owner  Role = "owner"
+	Admin  Role = "admin"
+	Member Role = "member"
+)
+
+// Roles lists every role, for validation.
+var Roles = []Role{Owner, Admin, Member}
+
+func (r Role) rank() int {
+	switch r {
+	case Owner:
+		return 3
+	case Admin:
+		return 2
+	case Member:
+		return 1
+	}
+	return 0
+}
+
+// AtLeast reports whether r is other or a higher role.
+func (r Role) AtLeast(other Role) bool { return r.rank() >= other.rank() && r.rank() > 0 }
+
+// Organization is a customer business.
+type Organization struct {
+	ID           uuid.UUID
+	Name         string
+	Status       Status
+	EntityStatus EntityStatus
+	// RequiresTOTP makes every member set up an authenticator app before signing in.
+	RequiresTOTP bool
+	InsertedAt   time.Time
+	UpdatedAt    time.Time
+}
+
+var errNotFound = apierr.NotFoundf("Organization")
+
+// Create stores a new active organization.
+func Create(ctx context.Context, q db.Querier, now time.Time, name string, entity EntityStatus, requiresTOTP bool) (Organization, error) {
+	o := Organization{ID: uuid.Must(uuid.NewV7()), Name: name, Status: Active, EntityStatus: entity,
+		RequiresTOTP: requiresTOTP, InsertedAt: now, UpdatedAt: now}
+	_, err := q.ExecContext(ctx, `
+		INSERT INTO organizations (id, name, status, entity_status, requires_totp, inserted_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+		o.ID, o.Name, o.Status, o.EntityStatus, o.RequiresTOTP, now)
+	return o, err
+}
+
+const columns = `id, name, status, entity_status, requires_totp, inserted_at, updated_at`
+
+func scan(row interface{ Scan(...any) error }) (Organization, error) {
+	var o Organization
+	err := row.Scan(&o.ID, &o.Name, &o.Status, &o.EntityStatus, &o.RequiresTOTP, &o.InsertedAt, &o.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, errNotFound
+	}
+	o.InsertedAt, o.UpdatedAt = o.InsertedAt.UTC(), o.UpdatedAt.UTC()
+	return o, err
+}
+
+// Get returns the organization with id, or not_found.
+func Get(ctx context.Context, q db.Querier, id uuid.UUID) (Organization, error) {
+	return scan(q.QueryRowContext(ctx, `SELECT `+columns+` FROM organizations WHERE id = $1`, id))
+}
+
+// Any reports whether at least one organization exists.
+func Any(ctx context.Context, q db.Querier) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM organizations LIMIT 1) AS o`).Scan(&n)
+	return n > 0, err
+}
+
+// SetStatus changes the organization's status.
+func SetStatus(ctx context.Context, q db.Querier, now time.Time, id uuid.UUID, s Status) (Organization, error) {
+	return scan(q.QueryRowContext(ctx, `UPDATE organizations SET status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, now))
+}
+
+// SetEntityStatus records the outcome of business verification.
+func SetEntityStatus(ctx context.Context, q db.Querier, now time.Time, id uuid.UUID, s EntityStatus) (Organization, error) {
+	return scan(q.QueryRowContext(ctx, `UPDATE organizations SET entity_status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, now))
+}
+
+// AddMember gives userID role in orgID; a user already a member is a conflict.
+func AddMember(ctx context.Context, q db.Querier, now time.Time, orgID, userID uuid.UUID, role Role) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO memberships (organization_id, user_id, role, inserted_at) VALUES ($1, $2, $3, $4)`,
+		orgID, userID, role, now)
+	if db.IsConstraint(err, "memberships_pkey") {
+		return apierr.New(apierr.Conflict, "That person is already a member of this organization.")
+	}
+	return err
+}
+
+// MemberRole returns userID's role in orgID; not_found when userID is not a member,
+// so another organization's existence is never revealed.
+func MemberRole(ctx context.Context, q db.Querier, orgID, userID uuid.UUID) (Role, error) {
+	var r Role
+	err := q.QueryRowContext(ctx, `SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2`, orgID, userID).Scan(&r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", errNotFound
+	}
+	return r, err
+}
+
+// Membership is one organization a user belongs to.
+type Membership struct {
+	OrganizationID   uuid.UUID
+	OrganizationName string
+	Role             Role
+}
+
+// Memberships lists the organizations userID belongs to, oldest membership first.
+func Memberships(ctx context.Context, q db.Querier, userID uuid.UUID) ([]Membership, error) {
+	rows, err := q.QueryContext(ctx, `
+		SELECT o.id, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
+		WHERE m.user_id = $1 ORDER BY m.inserted_at, o.id`, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Membership
+	for rows.Next() {
+		var m Membership
+		if err := rows.Scan(&m.OrganizationID, &m.OrganizationName, &m.Role); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/httpapi"
+	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -109,6 +110,10 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		manual = clock.NewManual(time.Now().UTC().Truncate(time.Second))
 		clk = manual
 	}
+	passkeys, err := identity.NewWebAuthn(cfg.PublicURL)
+	if err != nil {
+		return fmt.Errorf("STRONGROOM_PUBLIC_URL: %w", err)
+	}
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -124,8 +129,10 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			PerAddress:    cfg.RateLimitAddress,
 			PerCredential: cfg.RateLimitCredential,
 			SignIn:        cfg.RateLimitSignIn,
+			SignInEmail:   cfg.RateLimitSignInEmail,
 		},
-		OpenAPI: openapiJSON,
+		Identity: &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys},
+		OpenAPI:  openapiJSON,
 	}
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Clock: clk, Manual: manual, Keys: keys}

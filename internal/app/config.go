@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -27,11 +28,13 @@ type Config struct {
 	Secret        string
 	Currencies    []string
 	PartnerSecret string
+	PublicURL     string
 	LogLevel      slog.Level
 
-	RateLimitAddress    ratelimit.Rule
-	RateLimitCredential ratelimit.Rule
-	RateLimitSignIn     ratelimit.Rule
+	RateLimitAddress     ratelimit.Rule
+	RateLimitCredential  ratelimit.Rule
+	RateLimitSignIn      ratelimit.Rule
+	RateLimitSignInEmail ratelimit.Rule
 }
 
 // setting is one configuration variable.
@@ -50,10 +53,12 @@ func settings(raw map[string]*string) []setting {
 		{"STRONGROOM_SECRET", "", "root secret, at least 32 bytes (required in live; generated in test)", nil},
 		{"STRONGROOM_CURRENCIES", "AUD,CAD,CHF,EUR,GBP,HKD,JPY,MXN,SGD,USD", "currencies an organization may hold", nil},
 		{"STRONGROOM_PARTNER_SECRET", "", "HMAC key of partner webhooks (required in live)", nil},
+		{"STRONGROOM_PUBLIC_URL", "http://localhost:8080", "the service's web address; passkeys are bound to it", nil},
 		{"STRONGROOM_LOG_LEVEL", "info", "debug, info, warn or error", nil},
 		{"STRONGROOM_RATE_LIMIT_ADDRESS", "1200/1m", "requests per client address: N/DURATION, or off", nil},
 		{"STRONGROOM_RATE_LIMIT_CREDENTIAL", "600/1m", "requests per session or API key: N/DURATION, or off", nil},
 		{"STRONGROOM_RATE_LIMIT_SIGN_IN", "10/1m", "sign-in family requests per client address: N/DURATION, or off", nil},
+		{"STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL", "10/10m", "sign-in attempts per email address: N/DURATION, or off", nil},
 	}
 	for i := range s {
 		v := new(string)
@@ -89,6 +94,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	get := func(env string) string { return strings.TrimSpace(*raw[env]) }
+	var problems []error
 
 	c := Config{
 		Addr:          get("STRONGROOM_ADDR"),
@@ -98,8 +104,11 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		Clock:         get("STRONGROOM_CLOCK"),
 		Secret:        *raw["STRONGROOM_SECRET"],
 		PartnerSecret: *raw["STRONGROOM_PARTNER_SECRET"],
+		PublicURL:     get("STRONGROOM_PUBLIC_URL"),
 	}
-	var problems []error
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		problems = append(problems, fmt.Errorf("STRONGROOM_PUBLIC_URL must be an http(s) URL such as https://bank.example.com"))
+	}
 	if c.Env != "test" && c.Env != "live" {
 		problems = append(problems, fmt.Errorf("STRONGROOM_ENV must be test or live, not %q", c.Env))
 	}
@@ -138,9 +147,10 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		problems = append(problems, fmt.Errorf("STRONGROOM_LOG_LEVEL must be debug, info, warn or error"))
 	}
 	for env, rule := range map[string]*ratelimit.Rule{
-		"STRONGROOM_RATE_LIMIT_ADDRESS":    &c.RateLimitAddress,
-		"STRONGROOM_RATE_LIMIT_CREDENTIAL": &c.RateLimitCredential,
-		"STRONGROOM_RATE_LIMIT_SIGN_IN":    &c.RateLimitSignIn,
+		"STRONGROOM_RATE_LIMIT_ADDRESS":       &c.RateLimitAddress,
+		"STRONGROOM_RATE_LIMIT_CREDENTIAL":    &c.RateLimitCredential,
+		"STRONGROOM_RATE_LIMIT_SIGN_IN":       &c.RateLimitSignIn,
+		"STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL": &c.RateLimitSignInEmail,
 	} {
 		r, err := parseRule(flagName(env), get(env))
 		if err != nil {

@@ -94,6 +94,14 @@ func TestStrictJSONDecoding(t *testing.T) {
 	s := apitest.Start(t)
 	path := "/api/v1/sandbox/organizations"
 	owner := map[string]any{"email": "o@example.com", "password": "long enough password"}
+	countMessages := func() int {
+		var page struct {
+			Data []any `json:"data"`
+		}
+		s.Get(t, "/api/v1/sandbox/outbox", sbx).ExpectStatus(t, 200).Decode(t, &page)
+		return len(page.Data)
+	}
+	before := countMessages()
 	cases := []struct {
 		name  string
 		body  any
@@ -128,12 +136,8 @@ func TestStrictJSONDecoding(t *testing.T) {
 		})
 	}
 	// Nothing was created by any of the refused requests.
-	var page struct {
-		Data []any `json:"data"`
-	}
-	s.Get(t, "/api/v1/sandbox/outbox", sbx).ExpectStatus(t, 200).Decode(t, &page)
-	if len(page.Data) != 0 {
-		t.Fatalf("refused requests left %d messages behind", len(page.Data))
+	if after := countMessages(); after != before {
+		t.Fatalf("refused requests left %d messages behind", after-before)
 	}
 	s.Do(t, apitest.Request{Method: "POST", Path: path, Bearer: sbx, Body: `{"name":"x"}`,
 		Header: map[string]string{"Content-Type": "text/plain"}}).ExpectError(t, 400, "invalid_request")
@@ -163,7 +167,7 @@ func TestPaginationLimitsAndCursors(t *testing.T) {
 		HasMore    bool    `json:"has_more"`
 		NextCursor *string `json:"next_cursor"`
 	}
-	// Walk all five welcome notices two at a time, newest first.
+	// Walk all six membership notices (five here and the demo owner's) two at a time, newest first.
 	var seen []string
 	var firstCursor string
 	path := "/api/v1/sandbox/outbox?kind=notification&limit=2"
@@ -187,10 +191,10 @@ func TestPaginationLimitsAndCursors(t *testing.T) {
 		}
 		path = "/api/v1/sandbox/outbox?kind=notification&limit=2&cursor=" + url.QueryEscape(*p.NextCursor)
 	}
-	if len(seen) != 5 {
-		t.Fatalf("walked %d messages, want 5", len(seen))
+	if len(seen) != 6 {
+		t.Fatalf("walked %d messages, want 6", len(seen))
 	}
-	if !slices.IsSortedFunc(seen, func(a, b string) int { return strings.Compare(b, a) }) || len(slices.Compact(slices.Clone(seen))) != 5 {
+	if !slices.IsSortedFunc(seen, func(a, b string) int { return strings.Compare(b, a) }) || len(slices.Compact(slices.Clone(seen))) != 6 {
 		t.Fatalf("messages not newest first without repeats: %v", seen)
 	}
 

@@ -56,6 +56,19 @@ func decode(r *http.Request, dst any) error {
 	return nil
 }
 
+// noBody refuses a body on an operation that takes none, so a client that
+// thinks it is sending options learns they are ignored.
+func noBody(r *http.Request) error {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 64))
+	if err != nil {
+		return apierr.InvalidField("", "The request body could not be read.")
+	}
+	if t := bytes.TrimSpace(b); len(t) > 0 && string(t) != "{}" {
+		return apierr.InvalidField("", "This operation takes no body.")
+	}
+	return nil
+}
+
 // decodeError turns encoding/json's errors into field details.
 func decodeError(err error) error {
 	var syntax *json.SyntaxError

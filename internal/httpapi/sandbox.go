@@ -161,10 +161,6 @@ func (s *server) sandboxOutbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := page.Build(pages, req, msgs, outbox.PageKey)
-	out := page.Page[outboxMessage]{HasMore: p.HasMore, NextCursor: p.NextCursor, Data: make([]outboxMessage, len(p.Data))}
-	for i, m := range p.Data {
-		out.Data[i] = outboxMessage(m)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, mapPage(p, func(m outbox.Message) outboxMessage { return outboxMessage(m) }))
 	return nil
 }

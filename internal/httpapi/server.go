@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -25,16 +26,20 @@ type Limits struct {
 	PerCredential ratelimit.Rule
 	// SignIn applies to the sign-in family by client IP address, on top of PerAddress.
 	SignIn ratelimit.Rule
+	// SignInEmail applies to sign-in attempts per email address, from any address.
+	SignInEmail ratelimit.Rule
 }
 
 // Deps is everything the handlers need.
 type Deps struct {
-	Logger  *slog.Logger
-	DB      *db.DB
-	Clock   clock.Clock
-	Keys    *keyring.Keyring
-	Limiter ratelimit.Limiter
-	Limits  Limits
+	Logger *slog.Logger
+	DB     *db.DB
+	Clock  clock.Clock
+	Keys   *keyring.Keyring
+	// Identity signs people in and resolves session tokens.
+	Identity *identity.Service
+	Limiter  ratelimit.Limiter
+	Limits   Limits
 	// OpenAPI is the OpenAPI document as JSON, served at /api/v1/openapi.json.
 	OpenAPI []byte
 	// Sandbox is nil in live: its routes then do not exist.
@@ -82,6 +87,7 @@ type authKind int
 const (
 	authNone    authKind = iota // operational endpoints and the sign-in family
 	authSandbox                 // the sandbox token
+	authSession                 // a person's session token
 )
 
 type limitClass int
@@ -112,6 +118,8 @@ func (s *server) wrap(rt route) http.Handler {
 			switch rt.auth {
 			case authSandbox:
 				err = s.authenticateSandbox(r)
+			case authSession:
+				r, err = s.authenticateSession(r)
 			}
 		}
 		if err == nil {

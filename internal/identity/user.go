@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/url"
 	"strings"
 	"time"
 
@@ -49,13 +50,24 @@ type Authenticator struct {
 // totpPurpose names the keyring purpose TOTP seeds are sealed under.
 const totpPurpose = "totp-secret"
 
+// AuthenticatorURI is the otpauth:// URI of secret for email, as apps scan it.
+func AuthenticatorURI(email, secret string) string {
+	v := url.Values{}
+	v.Set("secret", secret)
+	v.Set("issuer", "Strongroom")
+	v.Set("algorithm", "SHA1")
+	v.Set("digits", "6")
+	v.Set("period", "30")
+	return "otpauth://totp/" + url.PathEscape("Strongroom:"+email) + "?" + v.Encode()
+}
+
 // NewAuthenticator generates a TOTP seed for email.
 func NewAuthenticator(email string) (Authenticator, error) {
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: "Strongroom", AccountName: email})
 	if err != nil {
 		return Authenticator{}, err
 	}
-	return Authenticator{Secret: key.Secret(), URI: key.URL()}, nil
+	return Authenticator{Secret: key.Secret(), URI: AuthenticatorURI(email, key.Secret())}, nil
 }
 
 // CreateUser stores a user with an argon2id password hash; with WithTOTP it also

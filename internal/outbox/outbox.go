@@ -66,17 +66,13 @@ type Filter struct {
 
 // List returns a page of messages, newest first (ids are time-ordered).
 func List(ctx context.Context, q db.Querier, f Filter, req page.Request) ([]Message, error) {
-	after := ""
-	if req.After != nil {
-		after = req.After.ID
-	}
 	rows, err := q.QueryContext(ctx, `
 		SELECT id, user_id, kind, channel, subject, body, code, inserted_at FROM outbox_messages
-		WHERE ($1 = '' OR CAST(user_id AS TEXT) = $1)
+		WHERE ($1 IS NULL OR user_id = $1)
 		  AND ($2 = '' OR kind = $2)
-		  AND ($3 = '' OR CAST(id AS TEXT) < $3)
+		  AND ($3 IS NULL OR id < $3)
 		ORDER BY id DESC LIMIT $4`,
-		idText(f.UserID), string(f.Kind), after, req.Limit+1)
+		f.UserID, string(f.Kind), req.AfterUUID(), req.Limit+1)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +91,3 @@ func List(ctx context.Context, q db.Querier, f Filter, req page.Request) ([]Mess
 
 // PageKey positions a page after m.
 func PageKey(m Message) page.Key { return page.Key{ID: m.ID.String()} }
-
-func idText(id *uuid.UUID) string {
-	if id == nil {
-		return ""
-	}
-	return id.String()
-}

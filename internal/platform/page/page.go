@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"github.com/google/uuid"
 	"net/url"
 	"slices"
 	"strconv"
@@ -257,4 +258,20 @@ func bind(q url.Values, filters []string) []byte {
 	}
 	sum := sha256.Sum256(buf)
 	return sum[:]
+}
+
+// AfterUUID is the position of a list ordered by time-ordered UUID ids
+// alone: nil on the first page. Store code passes it as a parameter of
+// `($n IS NULL OR id < $n)`.
+func (r Request) AfterUUID() *uuid.UUID {
+	if r.After == nil {
+		return nil
+	}
+	id, err := uuid.Parse(r.After.ID)
+	if err != nil {
+		// Cursors are signed, so an id that does not parse was minted by a
+		// list of another kind; treat it as the end of this one.
+		id = uuid.Nil
+	}
+	return &id
 }

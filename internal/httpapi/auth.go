@@ -1,0 +1,307 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/page"
+)
+
+type actorKey struct{}
+
+// actorOf returns the person a session-authenticated request acts as.
+func actorOf(r *http.Request) identity.Actor {
+	a, _ := r.Context().Value(actorKey{}).(identity.Actor)
+	return a
+}
+
+// authenticateSession resolves the bearer session token and rate-limits per session.
+func (s *server) authenticateSession(r *http.Request) (*http.Request, error) {
+	token, ok := bearer(r)
+	if !ok {
+		return r, identity.ErrNotAuthenticated()
+	}
+	a, err := s.Identity.Authenticate(r.Context(), token)
+	if err != nil {
+		return r, err
+	}
+	if err := s.limit(r, "session:"+a.Session.ID.String(), s.Limits.PerCredential); err != nil {
+		return r, err
+	}
+	return r.WithContext(context.WithValue(r.Context(), actorKey{}, a)), nil
+}
+
+// userRecord is the signed-in person as the API shows them.
+type userRecord struct {
+	ID          uuid.UUID `json:"id"`
+	Email       string    `json:"email"`
+	FirstName   *string   `json:"first_name"`
+	LastName    *string   `json:"last_name"`
+	TOTPEnabled bool      `json:"totp_enabled"`
+}
+
+func newUserRecord(u *identity.User) *userRecord {
+	if u == nil {
+		return nil
+	}
+	return &userRecord{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, TOTPEnabled: u.TOTPEnabled}
+}
+
+type signInRecord struct {
+	Status         string      `json:"status"`
+	Token          *string     `json:"token"`
+	ChallengeToken *string     `json:"challenge_token"`
+	DeviceID       *uuid.UUID  `json:"device_id"`
+	User           *userRecord `json:"user"`
+	TrustToken     *string     `json:"trust_token,omitempty"`
+}
+
+func newSignInRecord(res identity.SignInResult) signInRecord {
+	out := signInRecord{Status: res.Status, Token: res.Token, ChallengeToken: res.ChallengeToken, User: newUserRecord(res.User), TrustToken: res.TrustToken}
+	if res.DeviceID != uuid.Nil {
+		out.DeviceID = &res.DeviceID
+	}
+	return out
+}
+
+func (s *server) signIn(w http.ResponseWriter, r *http.Request) error {
+	var req identity.SignInRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := s.limit(r, "email:"+identity.NormalizeEmail(req.Email), s.Limits.SignInEmail); err != nil {
+		return err
+	}
+	res, err := s.Identity.SignIn(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newSignInRecord(res))
+	return nil
+}
+
+func (s *server) mfa(w http.ResponseWriter, r *http.Request) error {
+	var req identity.MFARequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	res, err := s.Identity.MFA(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newSignInRecord(res))
+	return nil
+}
+
+type totpSetupRecord struct {
+	Enabled       bool      `json:"enabled"`
+	InsertedAt    time.Time `json:"inserted_at"`
+	SecretEncoded string    `json:"secret_encoded"`
+	URI           string    `json:"uri"`
+}
+
+func (s *server) signInTOTPSetup(w http.ResponseWriter, r *http.Request) error {
+	var req identity.ChallengeTokenRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	res, err := s.Identity.SignInTOTPSetup(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"uri": res.URI, "secret_encoded": res.SecretEncoded})
+	return nil
+}
+
+func (s *server) signInTOTPActivate(w http.ResponseWriter, r *http.Request) error {
+	var req identity.MFARequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	res, err := s.Identity.SignInTOTPActivate(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newSignInRecord(res))
+	return nil
+}
+
+func (s *server) totpSetup(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err
+	}
+	res, err := s.Identity.StartTOTPEnrollment(r.Context(), actorOf(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, totpSetupRecord(res))
+	return nil
+}
+
+func (s *server) totpActivate(w http.ResponseWriter, r *http.Request) error {
+	var req identity.ActivateRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	res, err := s.Identity.ActivateTOTP(r.Context(), actorOf(r), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, totpSetupRecord(res))
+	return nil
+}
+
+// signOut ends the bearer's session; it answers the same for a dead token.
+func (s *server) signOut(w http.ResponseWriter, r *http.Request) error {
+	if token, ok := bearer(r); ok {
+		if err := s.Identity.SignOut(r.Context(), token); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"message": "You have been signed out. See you soon."})
+	return nil
+}
+
+type membershipRecord struct {
+	OrganizationID   uuid.UUID         `json:"organization_id"`
+	OrganizationName string            `json:"organization_name"`
+	Role             organization.Role `json:"role"`
+}
+
+type meRecord struct {
+	User        *userRecord        `json:"user"`
+	Memberships []membershipRecord `json:"memberships"`
+	Session     struct {
+		DeviceID      uuid.UUID `json:"device_id"`
+		ExpiresAt     time.Time `json:"expires_at"`
+		IdleExpiresAt time.Time `json:"idle_expires_at"`
+	} `json:"session"`
+}
+
+func (s *server) me(w http.ResponseWriter, r *http.Request) error {
+	a := actorOf(r)
+	u, err := identity.GetUser(r.Context(), s.DB.Reader(), a.UserID)
+	if err != nil {
+		return err
+	}
+	ms, err := organization.Memberships(r.Context(), s.DB.Reader(), a.UserID)
+	if err != nil {
+		return err
+	}
+	out := meRecord{User: newUserRecord(&u), Memberships: make([]membershipRecord, len(ms))}
+	for i, m := range ms {
+		out.Memberships[i] = membershipRecord(m)
+	}
+	out.Session.DeviceID, out.Session.ExpiresAt, out.Session.IdleExpiresAt = a.Session.DeviceID, a.Session.ExpiresAt, a.Session.IdleExpiresAt
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type deviceRecord struct {
+	ID         uuid.UUID         `json:"id"`
+	ThisDevice bool              `json:"this_device"`
+	Name       *string           `json:"name"`
+	Platform   identity.Platform `json:"platform"`
+	InsertedAt time.Time         `json:"inserted_at"`
+	LastSeenAt time.Time         `json:"last_seen_at"`
+}
+
+func (s *server) devices(w http.ResponseWriter, r *http.Request) error {
+	pages := s.pages("devices")
+	req, err := pages.Parse(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	a := actorOf(r)
+	ds, err := s.Identity.Devices(r.Context(), a, req)
+	if err != nil {
+		return err
+	}
+	p := page.Build(pages, req, ds, identity.DevicePageKey)
+	writeJSON(w, http.StatusOK, mapPage(p, func(d identity.Device) deviceRecord {
+		return deviceRecord{ID: d.ID, ThisDevice: d.ID == a.Session.DeviceID, Name: d.Name, Platform: d.Platform, InsertedAt: d.InsertedAt, LastSeenAt: d.LastSeenAt}
+	}))
+	return nil
+}
+
+// mapPage converts a page of domain values into a page of records.
+func mapPage[T, R any](p page.Page[T], f func(T) R) page.Page[R] {
+	out := page.Page[R]{HasMore: p.HasMore, NextCursor: p.NextCursor, Data: make([]R, len(p.Data))}
+	for i, v := range p.Data {
+		out.Data[i] = f(v)
+	}
+	return out
+}
+
+type passkeyRecord struct {
+	ID         uuid.UUID  `json:"id"`
+	InsertedAt time.Time  `json:"inserted_at"`
+	Label      *string    `json:"label"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	Transports []string   `json:"transports"`
+}
+
+func newPasskeyRecord(p identity.Passkey) passkeyRecord {
+	out := passkeyRecord{ID: p.ID, InsertedAt: p.InsertedAt, Label: p.Label, LastUsedAt: p.LastUsedAt, Transports: p.Transports}
+	if out.Transports == nil {
+		out.Transports = []string{}
+	}
+	return out
+}
+
+func (s *server) passkeys(w http.ResponseWriter, r *http.Request) error {
+	pages := s.pages("passkeys")
+	req, err := pages.Parse(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	ps, err := s.Identity.Passkeys(r.Context(), actorOf(r), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, ps, identity.PasskeyPageKey), newPasskeyRecord))
+	return nil
+}
+
+func (s *server) beginPasskeyRegistration(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err
+	}
+	opts, err := s.Identity.BeginPasskeyRegistration(r.Context(), actorOf(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ceremony_id": opts.CeremonyID, "expires_at": opts.ExpiresAt, "public_key": opts.PublicKey})
+	return nil
+}
+
+func (s *server) registerPasskey(w http.ResponseWriter, r *http.Request) error {
+	var req identity.RegisterPasskeyRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	p, err := s.Identity.RegisterPasskey(r.Context(), actorOf(r), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, newPasskeyRecord(p))
+	return nil
+}
+
+func (s *server) removePasskey(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "passkey_id", "Passkey")
+	if err != nil {
+		return err
+	}
+	p, err := s.Identity.RemovePasskey(r.Context(), actorOf(r), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPasskeyRecord(p))
+	return nil
+}

@@ -1,0 +1,124 @@
+package identity
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+)
+
+// Session limits (spec §8).
+const (
+	SessionIdle     = 30 * time.Minute
+	SessionLifetime = 30 * 24 * time.Hour
+)
+
+// Keyring purposes of the tokens this package issues.
+const (
+	sessionPurpose   = "session-token"
+	challengePurpose = "sign-in-challenge"
+	trustPurpose     = "device-trust-token"
+)
+
+// Token prefixes tell a reader which kind of secret leaked, without revealing it.
+const (
+	sessionPrefix   = "srs_"
+	challengePrefix = "src_"
+	trustPrefix     = "srt_"
+)
+
+// Session is a signed-in person's session.
+type Session struct {
+	ID            uuid.UUID
+	UserID        uuid.UUID
+	DeviceID      uuid.UUID
+	Platform      Platform
+	InsertedAt    time.Time
+	ExpiresAt     time.Time
+	IdleExpiresAt time.Time
+}
+
+// Actor is who acts on a request: a person through a session.
+type Actor struct {
+	UserID  uuid.UUID
+	Session Session
+}
+
+// errNotAuthenticated is the one answer for every token that does not act
+// as a person: missing, unknown, ended, idle too long or too old.
+var errNotAuthenticated = apierr.New(apierr.NotAuthenticated, "You are not signed in, or your session has ended. Please sign in again.")
+
+// ErrNotAuthenticated returns the error of a request without a live session.
+func ErrNotAuthenticated() error { return errNotAuthenticated }
+
+// startSession creates a session for userID on deviceID and returns its token.
+func startSession(ctx context.Context, q db.Querier, keys *keyring.Keyring, now time.Time, userID, deviceID uuid.UUID) (string, error) {
+	token := sessionPrefix + keyring.RandomToken(32)
+	_, err := q.ExecContext(ctx, `
+		INSERT INTO sessions (id, token_hash, user_id, device_id, inserted_at, expires_at, idle_expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		uuid.Must(uuid.NewV7()), keys.Hash(sessionPurpose, token), userID, deviceID, now,
+		now.Add(SessionLifetime), minTime(now.Add(SessionIdle), now.Add(SessionLifetime)))
+	return token, err
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// IsSessionToken reports whether token has the form of a session token.
+func IsSessionToken(token string) bool {
+	return len(token) > len(sessionPrefix) && token[:len(sessionPrefix)] == sessionPrefix
+}
+
+// Authenticate resolves a session token to its actor and renews the idle end
+// to 30 minutes after now (never past the absolute end). A single conditional
+// update checks and renews, so a session cannot be renewed after it ended.
+func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error) {
+	if !IsSessionToken(token) {
+		return Actor{}, errNotAuthenticated
+	}
+	var a Actor
+	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		now := s.Clock.Now()
+		ses := &a.Session
+		err := tx.QueryRowContext(ctx, `
+			UPDATE sessions SET idle_expires_at = CASE WHEN expires_at < $3 THEN expires_at ELSE $3 END
+			WHERE token_hash = $1 AND ended_at IS NULL AND expires_at > $2 AND idle_expires_at > $2
+			RETURNING id, user_id, device_id, inserted_at, expires_at, idle_expires_at`,
+			s.Keys.Hash(sessionPurpose, token), now, now.Add(SessionIdle)).
+			Scan(&ses.ID, &ses.UserID, &ses.DeviceID, &ses.InsertedAt, &ses.ExpiresAt, &ses.IdleExpiresAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errNotAuthenticated
+		}
+		if err != nil {
+			return err
+		}
+		ses.InsertedAt, ses.ExpiresAt, ses.IdleExpiresAt = ses.InsertedAt.UTC(), ses.ExpiresAt.UTC(), ses.IdleExpiresAt.UTC()
+		a.UserID = ses.UserID
+		return tx.QueryRowContext(ctx, `UPDATE devices SET last_seen_at = $2 WHERE id = $1 RETURNING platform`, ses.DeviceID, now).
+			Scan(&ses.Platform)
+	})
+	return a, err
+}
+
+// SignOut ends the session of token, if it is one; it never fails for a dead token.
+func (s *Service) SignOut(ctx context.Context, token string) error {
+	if !IsSessionToken(token) {
+		return nil
+	}
+	return s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL`,
+			s.Keys.Hash(sessionPurpose, token), s.Clock.Now())
+		return err
+	})
+}

@@ -1,0 +1,323 @@
+// Command load measures Strongroom end to end: it starts the real server
+// in-process (app.Run, SQLite by default, manual clock, rate limits off),
+// prepares data through the sandbox, then drives one scenario with
+// concurrent clients and prints throughput and latency percentiles.
+//
+//	go run ./bench/load -scenario signin -c 4 -rounds 5 -users 40
+//	go run ./bench/load -scenario bare -c 32 -d 10s
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pquerna/otp/totp"
+
+	"github.com/strongroom/strongroom/internal/app"
+)
+
+const sandboxToken = "sbx_load_tool_token_0123456789abcdef"
+
+func main() {
+	scenario := flag.String("scenario", "signin", "signin (password + authenticator code) or bare (a bare net/http JSON handler)")
+	concurrency := flag.Int("c", 4, "concurrent clients")
+	duration := flag.Duration("d", 10*time.Second, "how long to run (bare)")
+	rounds := flag.Int("rounds", 5, "rounds of sign-ins, one per user per round (signin)")
+	users := flag.Int("users", 40, "users signing in each round (signin)")
+	database := flag.String("database", "", "STRONGROOM_DATABASE (default: a new SQLite file)")
+	flag.Parse()
+	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *database); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(scenario string, concurrency int, duration time.Duration, rounds, users int, database string) error {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}, Timeout: 30 * time.Second}
+	switch scenario {
+	case "bare":
+		url, stop, err := startBare()
+		if err != nil {
+			return err
+		}
+		defer stop()
+		res := forDuration(concurrency, duration, func() error { return get(client, url+"/bare", "") })
+		res.print("bare net/http JSON handler")
+		return nil
+	case "signin":
+		srv, err := startServer(database)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		return signIns(client, srv, concurrency, rounds, users)
+	}
+	return fmt.Errorf("unknown scenario %q", scenario)
+}
+
+type server struct {
+	url  string
+	stop func()
+}
+
+// startServer runs the real server on a free port until stop.
+func startServer(database string) (*server, error) {
+	dir, err := os.MkdirTemp("", "strongroom-load")
+	if err != nil {
+		return nil, err
+	}
+	if database == "" {
+		database = "sqlite:" + filepath.Join(dir, "load.db")
+	}
+	env := map[string]string{
+		"STRONGROOM_ADDR": "127.0.0.1:0", "STRONGROOM_DATABASE": database, "STRONGROOM_CLOCK": "manual",
+		"STRONGROOM_SANDBOX_TOKEN": sandboxToken, "STRONGROOM_SECRET": "load-tool-root-secret-0123456789abcdef",
+		"STRONGROOM_LOG_LEVEL": "warn", "STRONGROOM_RATE_LIMIT_ADDRESS": "off", "STRONGROOM_RATE_LIMIT_CREDENTIAL": "off",
+		"STRONGROOM_RATE_LIMIT_SIGN_IN": "off", "STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL": "off",
+	}
+	done := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := func() { cancel(); <-done; os.RemoveAll(dir) }
+	stderr := &syncBuffer{}
+	go func() { done <- app.Run(ctx, []string{"server"}, func(k string) string { return env[k] }, io.Discard, stderr) }()
+	listening := regexp.MustCompile(`listening on (http://\S+)`)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
+			return &server{url: m[1], stop: stop}, nil
+		}
+		select {
+		case err := <-done:
+			cancel()
+			return nil, fmt.Errorf("server exited: %v\n%s", err, stderr.String())
+		default:
+		}
+	}
+	stop()
+	return nil, errors.New("server did not start")
+}
+
+// startBare serves a minimal JSON handler: the ceiling of this machine and tool.
+func startBare() (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /bare", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": []map[string]string{{"currency": "EUR", "state": "active"}}})
+	})
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+func signIns(client *http.Client, srv *server, concurrency, rounds, users int) error {
+	var org struct {
+		Organization struct{ ID string } `json:"organization"`
+	}
+	if err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
+		"name": "Load Ltd", "owner": map[string]any{"email": "owner@load.test", "password": "load test password"},
+	}, &org); err != nil {
+		return err
+	}
+	type account struct{ email, secret string }
+	accounts := make([]account, users)
+	for i := range accounts {
+		var u struct {
+			TOTPSecret string `json:"totp_secret"`
+		}
+		email := fmt.Sprintf("user%d@load.test", i)
+		if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+org.Organization.ID+"/users", sandboxToken,
+			map[string]any{"email": email, "password": "load test password", "role": "member"}, &u); err != nil {
+			return err
+		}
+		accounts[i] = account{email, u.TOTPSecret}
+	}
+	var all results
+	for range rounds {
+		var clock struct {
+			Now time.Time `json:"now"`
+		}
+		// Each code works once per user and 30-second step: a new round is a new step.
+		if err := post(client, srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
+			return err
+		}
+		next := make(chan account, len(accounts))
+		for _, a := range accounts {
+			next <- a
+		}
+		close(next)
+		res := forEach(concurrency, next, func(a account) error {
+			var step1 struct {
+				Status         string `json:"status"`
+				ChallengeToken string `json:"challenge_token"`
+			}
+			if err := post(client, srv.url+"/api/v1/auth/sign-in", "", map[string]any{"email": a.email, "password": "load test password"}, &step1); err != nil {
+				return err
+			}
+			code, err := totp.GenerateCode(a.secret, clock.Now)
+			if err != nil {
+				return err
+			}
+			var step2 struct{ Status string }
+			if err := post(client, srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &step2); err != nil {
+				return err
+			}
+			if step2.Status != "authenticated" {
+				return fmt.Errorf("mfa: %s", step2.Status)
+			}
+			return nil
+		})
+		all.merge(res)
+	}
+	all.print(fmt.Sprintf("sign-in (password + code), %d users × %d rounds", users, rounds))
+	return nil
+}
+
+func post(client *http.Client, url, bearer string, body, out any) error {
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+func get(client *http.Client, url, bearer string) error {
+	req, _ := http.NewRequest("GET", url, nil)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET %s: %d", url, resp.StatusCode)
+	}
+	return nil
+}
+
+type results struct {
+	latencies []time.Duration
+	errors    int
+	firstErr  error
+	elapsed   time.Duration
+}
+
+func (r *results) merge(o results) {
+	r.latencies = append(r.latencies, o.latencies...)
+	r.errors += o.errors
+	if r.firstErr == nil {
+		r.firstErr = o.firstErr
+	}
+	r.elapsed += o.elapsed
+}
+
+func (r results) print(name string) {
+	slices.Sort(r.latencies)
+	pct := func(p float64) time.Duration {
+		if len(r.latencies) == 0 {
+			return 0
+		}
+		return r.latencies[min(len(r.latencies)-1, int(p*float64(len(r.latencies))))]
+	}
+	fmt.Printf("%s\n  operations: %d ok, %d failed in %v\n  throughput: %.1f/s\n  latency:    p50 %v  p90 %v  p99 %v  max %v\n",
+		name, len(r.latencies), r.errors, r.elapsed.Round(time.Millisecond), float64(len(r.latencies))/r.elapsed.Seconds(),
+		pct(0.5).Round(10*time.Microsecond), pct(0.9).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), pct(1).Round(10*time.Microsecond))
+	if r.firstErr != nil {
+		fmt.Printf("  first error: %v\n", r.firstErr)
+	}
+}
+
+// forDuration runs op from c clients until d has passed.
+func forDuration(c int, d time.Duration, op func() error) results {
+	stop := time.Now().Add(d)
+	work := make(chan struct{})
+	go func() {
+		for time.Now().Before(stop) {
+			work <- struct{}{}
+		}
+		close(work)
+	}()
+	return forEach(c, work, func(struct{}) error { return op() })
+}
+
+// forEach runs op on every item from c clients, timing each call.
+func forEach[T any](c int, items <-chan T, op func(T) error) results {
+	var mu sync.Mutex
+	var out results
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range items {
+				t0 := time.Now()
+				err := op(it)
+				d := time.Since(t0)
+				mu.Lock()
+				if err != nil {
+					out.errors++
+					if out.firstErr == nil {
+						out.firstErr = err
+					}
+				} else {
+					out.latencies = append(out.latencies, d)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	out.elapsed = time.Since(start)
+	return out
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

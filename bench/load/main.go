@@ -93,7 +93,9 @@ func startServer(database string) (*server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := func() { cancel(); <-done; os.RemoveAll(dir) }
 	stderr := &syncBuffer{}
-	go func() { done <- app.Run(ctx, []string{"server"}, func(k string) string { return env[k] }, io.Discard, stderr) }()
+	go func() {
+		done <- app.Run(ctx, []string{"server"}, func(k string) string { return env[k] }, io.Discard, stderr)
+	}()
 	listening := regexp.MustCompile(`listening on (http://\S+)`)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := listening.FindStringSubmatch(stderr.String()); m != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,7 +25,12 @@ import (
 
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/app"
+	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
+
+// E2EDatabaseEnv, set to "postgres", runs test servers on the PostgreSQL of
+// dbtest.PostgresEnv instead of SQLite.
+const E2EDatabaseEnv = "STRONGROOM_TEST_E2E_DATABASE"
 
 // SandboxToken is the sandbox bearer of test servers.
 const SandboxToken = "sbx_test_token_for_end_to_end_tests_0123456789"
@@ -54,6 +60,10 @@ func Start(t testing.TB, env ...string) *Server {
 		"STRONGROOM_SANDBOX_TOKEN": SandboxToken,
 		"STRONGROOM_SECRET":        "end-to-end-test-root-secret-0123456789abcdef",
 		"STRONGROOM_LOG_LEVEL":     "debug",
+	}
+	// CI runs the end-to-end suite a second time on PostgreSQL.
+	if os.Getenv(E2EDatabaseEnv) == "postgres" {
+		vars["STRONGROOM_DATABASE"] = dbtest.PostgresDSN(t)
 	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")

@@ -158,7 +158,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	startWorkers(workerCtx, &workers, d, clk, logger)
+	newWorkers(d, clk, logger).start(workerCtx, &workers)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

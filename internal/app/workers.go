@@ -5,10 +5,32 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/event"
+	"github.com/strongroom/strongroom/internal/platform/job"
 )
 
-// startWorkers starts the background workers; each stops when ctx is cancelled.
-func startWorkers(ctx context.Context, wg *sync.WaitGroup, d *db.DB, clk clock.Clock, logger *slog.Logger) {
+// workers are the background loops of the process: the job runner (message
+// delivery and every retried task) and the domain-event dispatcher.
+type workers struct {
+	jobs   *job.Runner
+	events *event.Dispatcher
+}
+
+func newWorkers(d *db.DB, clk clock.Clock, logger *slog.Logger) *workers {
+	w := &workers{
+		jobs:   job.NewRunner(d, clk, logger),
+		events: event.NewDispatcher(d, logger),
+	}
+	(&outbox.Delivery{DB: d, Clock: clk, Sender: outbox.LogSender{Logger: logger}}).Register(w.jobs)
+	return w
+}
+
+// start runs the workers until ctx is cancelled; wg tells when they have stopped.
+func (w *workers) start(ctx context.Context, wg *sync.WaitGroup) {
+	wg.Add(2)
+	go func() { defer wg.Done(); w.jobs.Run(ctx) }()
+	go func() { defer wg.Done(); w.events.Run(ctx) }()
 }

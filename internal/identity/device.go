@@ -62,7 +62,7 @@ func findDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device
 func (s *Service) Devices(ctx context.Context, a Actor, req page.Request) ([]Device, error) {
 	rows, err := s.DB.Reader().QueryContext(ctx, `
 		SELECT id, user_id, name, platform, inserted_at, last_seen_at FROM devices
-		WHERE user_id = $1 AND ($2 IS NULL OR id < $2)
+		WHERE user_id = $1 AND (id < $2 OR $2 IS NULL)
 		ORDER BY id DESC LIMIT $3`, a.UserID, req.AfterUUID(), req.Limit+1)
 	if err != nil {
 		return nil, err

@@ -208,7 +208,7 @@ func scanPasskey(row interface{ Scan(...any) error }) (Passkey, error) {
 // Passkeys lists the actor's passkeys, newest first.
 func (s *Service) Passkeys(ctx context.Context, a Actor, req page.Request) ([]Passkey, error) {
 	rows, err := s.DB.Reader().QueryContext(ctx, `SELECT `+passkeyColumns+` FROM passkeys
-		WHERE user_id = $1 AND ($2 IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, a.UserID, req.AfterUUID(), req.Limit+1)
+		WHERE user_id = $1 AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`, a.UserID, req.AfterUUID(), req.Limit+1)
 	if err != nil {
 		return nil, err
 	}

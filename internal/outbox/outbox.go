@@ -6,11 +6,18 @@ package outbox
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -47,15 +54,78 @@ type Message struct {
 	InsertedAt time.Time
 }
 
-// Queue stores m in q (the transaction of the change that causes it).
+// deliverJob is the job kind that hands a message to the Sender.
+const deliverJob = "outbox.deliver"
+
+// Queue stores m in q (the transaction of the change that causes it) with
+// the job that delivers it, so a message is sent if and only if the change commits.
 func Queue(ctx context.Context, q db.Querier, now time.Time, m Message) (Message, error) {
 	m.ID = uuid.Must(uuid.NewV7())
 	m.InsertedAt = now
-	_, err := q.ExecContext(ctx, `
+	if _, err := q.ExecContext(ctx, `
 		INSERT INTO outbox_messages (id, user_id, kind, channel, subject, body, code, inserted_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		m.ID, m.UserID, m.Kind, m.Channel, m.Subject, m.Body, m.Code, now)
+		m.ID, m.UserID, m.Kind, m.Channel, m.Subject, m.Body, m.Code, now); err != nil {
+		return m, err
+	}
+	_, err := job.Enqueue(ctx, q, now, deliverJob, deliverPayload{MessageID: m.ID})
 	return m, err
+}
+
+type deliverPayload struct {
+	MessageID uuid.UUID `json:"message_id"`
+}
+
+// Sender delivers a message to its person on its channel (email, messaging app).
+type Sender interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// Delivery hands queued messages to a Sender through the job runner.
+type Delivery struct {
+	DB     *db.DB
+	Clock  clock.Clock
+	Sender Sender
+}
+
+// Register adds the delivery job to r.
+func (d *Delivery) Register(r *job.Runner) {
+	r.Handle(deliverJob, d.deliver)
+}
+
+func (d *Delivery) deliver(ctx context.Context, j job.Job) error {
+	var p deliverPayload
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return job.Permanent(err)
+	}
+	var m Message
+	var delivered *time.Time
+	err := d.DB.Reader().QueryRowContext(ctx, `
+		SELECT id, user_id, kind, channel, subject, body, code, inserted_at, delivered_at FROM outbox_messages WHERE id = $1`, p.MessageID).
+		Scan(&m.ID, &m.UserID, &m.Kind, &m.Channel, &m.Subject, &m.Body, &m.Code, &m.InsertedAt, &delivered)
+	if errors.Is(err, sql.ErrNoRows) {
+		return job.Permanent(fmt.Errorf("message %s is gone", p.MessageID))
+	}
+	if err != nil || delivered != nil {
+		return err
+	}
+	if err := d.Sender.Send(ctx, m); err != nil {
+		return err
+	}
+	_, err = d.DB.Reader().ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, m.ID, d.Clock.Now())
+	return err
+}
+
+// LogSender stands in for real channels: it records that a message went out,
+// naming its kind and person but never its body or code.
+type LogSender struct {
+	Logger *slog.Logger
+}
+
+// Send logs the delivery.
+func (s LogSender) Send(ctx context.Context, m Message) error {
+	s.Logger.InfoContext(ctx, "message delivered", "message_id", m.ID.String(), "kind", string(m.Kind), "channel", m.Channel)
+	return nil
 }
 
 // Filter narrows List; zero fields do not filter.
@@ -68,9 +138,9 @@ type Filter struct {
 func List(ctx context.Context, q db.Querier, f Filter, req page.Request) ([]Message, error) {
 	rows, err := q.QueryContext(ctx, `
 		SELECT id, user_id, kind, channel, subject, body, code, inserted_at FROM outbox_messages
-		WHERE ($1 IS NULL OR user_id = $1)
+		WHERE (user_id = $1 OR $1 IS NULL)
 		  AND ($2 = '' OR kind = $2)
-		  AND ($3 IS NULL OR id < $3)
+		  AND (id < $3 OR $3 IS NULL)
 		ORDER BY id DESC LIMIT $4`,
 		f.UserID, string(f.Kind), req.AfterUUID(), req.Limit+1)
 	if err != nil {

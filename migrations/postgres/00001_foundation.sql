@@ -44,7 +44,7 @@ CREATE INDEX memberships_user_idx ON memberships (user_id);
 
 -- Append-only domain events, written in the transaction of the change they describe.
 CREATE TABLE domain_events (
-    seq          BIGSERIAL PRIMARY KEY,
+    seq          BIGINT PRIMARY KEY,
     id           UUID NOT NULL,
     stream       TEXT NOT NULL,
     aggregate_id TEXT NOT NULL,
@@ -53,8 +53,24 @@ CREATE TABLE domain_events (
     occurred_at  TIMESTAMPTZ NOT NULL,
     -- Sequence numbers are taken before commit, so a later seq can commit first.
     -- The dispatcher reads only events of transactions older than every running one.
-    tx_id        XID8 NOT NULL DEFAULT pg_current_xact_id()
+    tx_id        XID8 NOT NULL
 );
+CREATE SEQUENCE domain_events_seq OWNED BY domain_events.seq;
+
+-- The transaction id must exist before the sequence number is drawn: were the
+-- number drawn first, a transaction that gets its id a moment later could be
+-- overtaken by one that drew a higher number and committed in between.
+-- +goose StatementBegin
+CREATE FUNCTION domain_events_number() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.tx_id := pg_current_xact_id();
+    NEW.seq := nextval('domain_events_seq');
+    RETURN NEW;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER domain_events_number BEFORE INSERT ON domain_events
+    FOR EACH ROW EXECUTE FUNCTION domain_events_number();
 CREATE UNIQUE INDEX domain_events_id_key ON domain_events (id);
 CREATE INDEX domain_events_stream_idx ON domain_events (stream, seq);
 

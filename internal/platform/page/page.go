@@ -262,7 +262,7 @@ func bind(q url.Values, filters []string) []byte {
 
 // AfterUUID is the position of a list ordered by time-ordered UUID ids
 // alone: nil on the first page. Store code passes it as a parameter of
-// `($n IS NULL OR id < $n)`.
+// `(id < $n OR $n IS NULL)`.
 func (r Request) AfterUUID() *uuid.UUID {
 	if r.After == nil {
 		return nil

@@ -1,0 +1,495 @@
+// Package job runs background work from a durable job table. A job is
+// enqueued in the transaction of the change that needs it, so both commit or
+// neither; a Runner in any server instance claims it when due and retries it
+// with exponential backoff until it succeeds or runs out of attempts.
+//
+// Delivery is at least once: a worker that dies mid-job leaves the job
+// leased, and once the lease expires another runner runs it again. Handlers
+// must therefore be idempotent.
+package job
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+)
+
+// Job is one claimed job as its handler sees it.
+type Job struct {
+	ID      uuid.UUID
+	Kind    string
+	Payload json.RawMessage
+	// Attempts counts the runs so far, including this one.
+	Attempts    int
+	MaxAttempts int
+}
+
+// Handler runs one job. An error schedules a retry (unless wrapped with
+// Permanent or the job is out of attempts); a panic counts as an error.
+type Handler func(ctx context.Context, j Job) error
+
+// DefaultMaxAttempts is how often a job runs at most unless Enqueue is told otherwise.
+const DefaultMaxAttempts = 10
+
+type options struct {
+	runAt       time.Time
+	maxAttempts int
+}
+
+// Option configures Enqueue.
+type Option func(*options)
+
+// RunAt delays the job's first run until t.
+func RunAt(t time.Time) Option { return func(o *options) { o.runAt = t } }
+
+// MaxAttempts sets how often the job runs at most before it is dead.
+func MaxAttempts(n int) Option { return func(o *options) { o.maxAttempts = n } }
+
+// Enqueue adds a job of kind with payload (stored as JSON) to q, normally the
+// transaction of the change that needs it. The job is due at now unless
+// RunAt says otherwise. Call the Runner's Notify after the commit.
+func Enqueue(ctx context.Context, q db.Querier, now time.Time, kind string, payload any, opts ...Option) (uuid.UUID, error) {
+	o := options{runAt: now, maxAttempts: DefaultMaxAttempts}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.maxAttempts < 1 {
+		return uuid.Nil, fmt.Errorf("job %s: max attempts %d: must be at least 1", kind, o.maxAttempts)
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("job %s: encode payload: %w", kind, err)
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("job %s: %w", kind, err)
+	}
+	_, err = q.ExecContext(ctx, `
+		INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, inserted_at, updated_at)
+		VALUES ($1, $2, $3, 'pending', 0, $4, $5, $6, $6)`,
+		id, kind, string(body), o.maxAttempts, o.runAt.UTC(), now.UTC())
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("job %s: enqueue: %w", kind, err)
+	}
+	return id, nil
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// Permanent marks err as one no retry can cure (a malformed payload, a
+// record that no longer exists): the job becomes dead at once. Permanent(nil)
+// is nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+// IsPermanent reports whether err was marked with Permanent.
+func IsPermanent(err error) bool {
+	var p *permanentError
+	return errors.As(err, &p)
+}
+
+// DefaultBackoff waits 1 s after the first failed attempt and doubles up to
+// 10 minutes, plus up to 10% jitter so jobs that failed together (a partner
+// outage) do not all retry in the same instant.
+func DefaultBackoff(attempts int) time.Duration {
+	d := 10 * time.Minute
+	if attempts < 1 {
+		attempts = 1
+	}
+	if attempts <= 10 {
+		d = min(d, time.Second<<(attempts-1))
+	}
+	return d + rand.N(d/10+1)
+}
+
+// RunnerOption configures a Runner.
+type RunnerOption func(*Runner)
+
+// WithPollInterval sets how long Run waits for a Notify before looking for
+// due jobs anyway (retries and other instances' jobs only show up so).
+func WithPollInterval(d time.Duration) RunnerOption {
+	return func(r *Runner) {
+		if d > 0 {
+			r.poll = d
+		}
+	}
+}
+
+// WithLease sets how long a claimed job stays reserved for its runner. A job
+// still running after that may be claimed again elsewhere, so the lease is
+// also the handler's time limit.
+func WithLease(d time.Duration) RunnerOption {
+	return func(r *Runner) {
+		if d > 0 {
+			r.lease = d
+		}
+	}
+}
+
+// WithBatchSize sets how many jobs one claim takes at most.
+func WithBatchSize(n int) RunnerOption {
+	return func(r *Runner) {
+		if n > 0 {
+			r.batch = n
+		}
+	}
+}
+
+// WithConcurrency sets how many jobs Run keeps running at once.
+func WithConcurrency(n int) RunnerOption {
+	return func(r *Runner) {
+		if n > 0 {
+			r.concurrency = n
+		}
+	}
+}
+
+// WithBackoff replaces DefaultBackoff; it gets the number of attempts made.
+func WithBackoff(f func(attempts int) time.Duration) RunnerOption {
+	return func(r *Runner) {
+		if f != nil {
+			r.backoff = f
+		}
+	}
+}
+
+// WithShutdownGrace sets how long running handlers may go on after Run's
+// context is cancelled before their own context is cancelled too.
+func WithShutdownGrace(d time.Duration) RunnerOption {
+	return func(r *Runner) {
+		if d >= 0 {
+			r.grace = d
+		}
+	}
+}
+
+// Runner claims due jobs and runs their handlers.
+type Runner struct {
+	db          *db.DB
+	clk         clock.Clock
+	logger      *slog.Logger
+	poll        time.Duration
+	lease       time.Duration
+	batch       int
+	concurrency int
+	grace       time.Duration
+	backoff     func(int) time.Duration
+	wake        chan struct{}
+
+	mu       sync.RWMutex
+	handlers map[string]Handler
+}
+
+// NewRunner returns a runner over d whose every time reading (due times,
+// leases, backoff) comes from clk. Defaults: poll 1 s, lease 5 min, batch 10,
+// concurrency 10, shutdown grace 10 s, DefaultBackoff.
+func NewRunner(d *db.DB, clk clock.Clock, logger *slog.Logger, opts ...RunnerOption) *Runner {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Runner{
+		db: d, clk: clk, logger: logger,
+		poll: time.Second, lease: 5 * time.Minute, batch: 10, concurrency: 10,
+		grace: 10 * time.Second, backoff: DefaultBackoff,
+		wake:     make(chan struct{}, 1),
+		handlers: map[string]Handler{},
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Handle registers the handler of kind. Jobs of kinds without a handler are
+// never claimed, so an instance running older code leaves new kinds to the
+// instances that know them. Handle panics if kind already has one.
+func (r *Runner) Handle(kind string, h Handler) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.handlers[kind]; ok {
+		panic("job: kind " + kind + " registered twice")
+	}
+	r.handlers[kind] = h
+}
+
+// Notify wakes Run at once. It never blocks.
+func (r *Runner) Notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// RunDue claims up to one batch of due jobs, runs them concurrently with ctx
+// and records their outcomes. It returns how many jobs ran; handler failures
+// are recorded on the jobs, not returned.
+func (r *Runner) RunDue(ctx context.Context) (int, error) {
+	jobs, err := r.claim(ctx, r.batch)
+	if err != nil {
+		return 0, err
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, j := range jobs {
+		wg.Go(func() {
+			if err := r.execute(ctx, j); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return len(jobs), errors.Join(errs...)
+}
+
+// Run claims and runs jobs until ctx is done, keeping up to the concurrency
+// limit running. On cancellation it stops claiming and waits for the running
+// handlers. Their context is not cancelled with ctx: a payout half submitted
+// is better finished than abandoned. It is cancelled only after the shutdown
+// grace, so a handler that honours its context cannot hold the shutdown for
+// longer; whatever it returns is still recorded.
+func (r *Runner) Run(ctx context.Context) {
+	hctx, cancelHandlers := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelHandlers()
+	stopGrace := context.AfterFunc(ctx, func() { time.AfterFunc(r.grace, cancelHandlers) })
+	defer stopGrace()
+
+	var running sync.WaitGroup
+	defer running.Wait()
+	slots := make(chan struct{}, r.concurrency)
+
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		case <-t.C:
+		}
+		for ctx.Err() == nil {
+			// Only this loop fills slots, so the free count can only grow meanwhile.
+			want := min(r.batch, cap(slots)-len(slots))
+			if want == 0 {
+				break // a finishing job calls Notify
+			}
+			jobs, err := r.claim(ctx, want)
+			if err != nil {
+				if ctx.Err() == nil {
+					r.logger.LogAttrs(ctx, slog.LevelError, "job claim failed", slog.String("error", err.Error()))
+				}
+				break
+			}
+			for _, j := range jobs {
+				slots <- struct{}{}
+				running.Go(func() {
+					defer func() {
+						<-slots
+						r.Notify()
+					}()
+					if err := r.execute(hctx, j); err != nil {
+						r.logger.LogAttrs(hctx, slog.LevelError, "job outcome not recorded",
+							slog.String("job_id", j.ID.String()), slog.String("kind", j.Kind),
+							slog.Int("attempt", j.Attempts), slog.String("error", err.Error()))
+					}
+				})
+			}
+			if len(jobs) < want {
+				break
+			}
+		}
+		t.Reset(r.poll)
+	}
+}
+
+// claim leases up to n due jobs of the kinds this runner handles.
+//
+// One UPDATE in a short transaction of its own: on PostgreSQL the subquery
+// locks the rows it picks and skips rows another instance is claiming, so no
+// job is claimed twice and claimers do not queue behind each other; SQLite
+// has a single writer. A running job whose lease expired (its runner died)
+// is claimed again; one that had no attempts left is declared dead instead,
+// so a job that kills its worker cannot do so forever.
+func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
+	r.mu.RLock()
+	kinds := make([]string, 0, len(r.handlers))
+	for k := range r.handlers {
+		kinds = append(kinds, k)
+	}
+	r.mu.RUnlock()
+	if len(kinds) == 0 || n < 1 {
+		return nil, nil
+	}
+	slices.Sort(kinds)
+	now := r.clk.Now()
+	claimArgs := []any{now.Add(r.lease), now, n}
+	sweepArgs := []any{now}
+	claimKinds, sweepKinds := make([]string, len(kinds)), make([]string, len(kinds))
+	for i, k := range kinds {
+		claimArgs = append(claimArgs, k)
+		sweepArgs = append(sweepArgs, k)
+		claimKinds[i] = fmt.Sprintf("$%d", len(claimArgs))
+		sweepKinds[i] = fmt.Sprintf("$%d", len(sweepArgs))
+	}
+
+	var jobs []Job
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			UPDATE jobs SET status = 'dead', locked_until = NULL, updated_at = $1,
+				last_error = 'lease expired during the last attempt: the worker stopped or overran its lease'
+			WHERE status = 'running' AND locked_until < $1 AND attempts >= max_attempts
+				AND kind IN (`+strings.Join(sweepKinds, ", ")+`)`, sweepArgs...)
+		if err != nil {
+			return fmt.Errorf("job: expire leases: %w", err)
+		}
+		rows, err := tx.QueryContext(ctx, `
+			UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, updated_at = $2
+			WHERE id IN (
+				SELECT id FROM jobs
+				WHERE ((status = 'pending' AND run_at <= $2)
+					OR (status = 'running' AND locked_until < $2 AND attempts < max_attempts))
+					AND kind IN (`+strings.Join(claimKinds, ", ")+`)
+				ORDER BY run_at
+				LIMIT $3`+r.db.SkipLocked()+`)
+			RETURNING id, kind, payload, attempts, max_attempts`, claimArgs...)
+		if err != nil {
+			return fmt.Errorf("job: claim: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				j       Job
+				payload string
+			)
+			if err := rows.Scan(&j.ID, &j.Kind, &payload, &j.Attempts, &j.MaxAttempts); err != nil {
+				return fmt.Errorf("job: claim: %w", err)
+			}
+			j.Payload = json.RawMessage(payload)
+			jobs = append(jobs, j)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}
+
+// maxErrorLen bounds last_error: a handler may fail with a whole response body.
+const maxErrorLen = 2000
+
+// execute runs a claimed job and records its outcome. The error is about
+// recording; the handler's own error goes on the job.
+func (r *Runner) execute(ctx context.Context, j Job) error {
+	r.mu.RLock()
+	h := r.handlers[j.Kind]
+	r.mu.RUnlock()
+
+	hctx, cancel := context.WithTimeout(ctx, r.lease)
+	err := r.call(hctx, h, j)
+	cancel()
+
+	// The outcome is recorded even when ctx has just been cancelled, or the
+	// job would run again for nothing.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	now := r.clk.Now()
+	attrs := []slog.Attr{
+		slog.String("job_id", j.ID.String()), slog.String("kind", j.Kind),
+		slog.Int("attempt", j.Attempts), slog.Int("max_attempts", j.MaxAttempts),
+	}
+	var (
+		query string
+		args  []any
+	)
+	switch {
+	case err == nil:
+		query = `UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1
+			WHERE id = $2 AND status = 'running' AND attempts = $3`
+		args = []any{now, j.ID, j.Attempts}
+	case IsPermanent(err) || j.Attempts >= j.MaxAttempts:
+		query = `UPDATE jobs SET status = 'dead', locked_until = NULL, last_error = $4, updated_at = $1
+			WHERE id = $2 AND status = 'running' AND attempts = $3`
+		args = []any{now, j.ID, j.Attempts, truncate(err.Error())}
+		r.logger.LogAttrs(ctx, slog.LevelError, "job dead", append(attrs,
+			slog.Bool("permanent", IsPermanent(err)), slog.String("error", err.Error()))...)
+	default:
+		runAt := now.Add(r.backoff(j.Attempts))
+		query = `UPDATE jobs SET status = 'pending', run_at = $5, locked_until = NULL, last_error = $4, updated_at = $1
+			WHERE id = $2 AND status = 'running' AND attempts = $3`
+		args = []any{now, j.ID, j.Attempts, truncate(err.Error()), runAt}
+		r.logger.LogAttrs(ctx, slog.LevelWarn, "job failed, will retry", append(attrs,
+			slog.Time("retry_at", runAt), slog.String("error", err.Error()))...)
+	}
+	// The status and attempts conditions make a runner whose lease expired
+	// and whose job was claimed again leave the newer run's record alone.
+	var stale bool
+	txErr := r.db.Tx(rctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(rctx, query, args...)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		stale = err == nil && n == 0
+		return err
+	})
+	if txErr != nil {
+		return fmt.Errorf("job %s: record outcome: %w", j.ID, txErr)
+	}
+	if stale {
+		r.logger.LogAttrs(ctx, slog.LevelWarn, "job outcome dropped: lease lost to another run", attrs...)
+	}
+	return nil
+}
+
+// call runs h, turning a panic into an error so the job is retried like any
+// failure instead of taking the process down.
+func (r *Runner) call(ctx context.Context, h Handler, j Job) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.logger.LogAttrs(ctx, slog.LevelError, "job handler panicked",
+				slog.String("job_id", j.ID.String()), slog.String("kind", j.Kind),
+				slog.Int("attempt", j.Attempts), slog.String("panic", fmt.Sprint(p)),
+				slog.String("stack", string(debug.Stack())))
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return h(ctx, j)
+}
+
+func truncate(s string) string {
+	if len(s) <= maxErrorLen {
+		return s
+	}
+	n := maxErrorLen
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"math/big"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -40,8 +39,11 @@ func (p *SoftPasskey) Register(origin string, publicKey map[string]any) map[stri
 	challenge, _ := publicKey["challenge"].(string)
 	clientData, _ := json.Marshal(map[string]any{"type": "webauthn.create", "challenge": challenge, "origin": origin, "crossOrigin": false})
 
-	pub := p.key.PublicKey
-	coseKey, err := cbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: pad32(pub.X), -3: pad32(pub.Y)})
+	point, err := p.key.PublicKey.Bytes() // 0x04 || X || Y
+	if err != nil {
+		panic(err)
+	}
+	coseKey, err := cbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: point[1:33], -3: point[33:65]})
 	if err != nil {
 		panic(err)
 	}
@@ -62,9 +64,4 @@ func (p *SoftPasskey) Register(origin string, publicKey map[string]any) map[stri
 		"id": b64(p.ID), "rawId": b64(p.ID), "type": "public-key",
 		"response": map[string]any{"clientDataJSON": b64(clientData), "attestationObject": b64(attestation), "transports": []string{"internal", "hybrid"}},
 	}
-}
-
-func pad32(n *big.Int) []byte {
-	b := make([]byte, 32)
-	return n.FillBytes(b)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
+	"github.com/strongroom/strongroom/internal/stepup"
 )
 
 // Version is the build's version, set with -ldflags "-X …/internal/app.Version=…".
@@ -114,6 +115,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("STRONGROOM_PUBLIC_URL: %w", err)
 	}
+	ids := &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys}
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -131,7 +133,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			SignIn:        cfg.RateLimitSignIn,
 			SignInEmail:   cfg.RateLimitSignInEmail,
 		},
-		Identity: &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys},
+		Identity: ids,
+		StepUp:   &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids},
 		OpenAPI:  openapiJSON,
 	}
 	if cfg.Env == "test" {

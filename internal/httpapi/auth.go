@@ -135,7 +135,19 @@ func (s *server) totpSetup(w http.ResponseWriter, r *http.Request) error {
 	if err := noBody(r); err != nil {
 		return err
 	}
-	res, err := s.Identity.StartTOTPEnrollment(r.Context(), actorOf(r))
+	a := actorOf(r)
+	u, err := identity.GetUser(r.Context(), s.DB.Reader(), a.UserID)
+	if err != nil {
+		return err
+	}
+	// Replacing a working authenticator is sensitive: whoever holds the
+	// session must prove they are the person.
+	if u.TOTPEnabled {
+		if err := s.StepUp.Require(r.Context(), a); err != nil {
+			return err
+		}
+	}
+	res, err := s.Identity.StartTOTPEnrollment(r.Context(), a)
 	if err != nil {
 		return err
 	}

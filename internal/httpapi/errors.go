@@ -31,6 +31,7 @@ var statusOf = map[apierr.Type]int{
 	apierr.IdempotencyKeyReused:       http.StatusUnprocessableEntity,
 	apierr.InvalidCode:                http.StatusUnprocessableEntity,
 	apierr.MatchCodeMismatch:          http.StatusUnprocessableEntity,
+	apierr.InvalidSignature:           http.StatusUnprocessableEntity,
 	apierr.ApprovalCredentialRequired: http.StatusUnprocessableEntity,
 	apierr.QuoteExpired:               http.StatusUnprocessableEntity,
 	apierr.QuoteAlreadyUsed:           http.StatusUnprocessableEntity,

@@ -24,6 +24,15 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/auth/passkeys", authSession, limitDefault, s.registerPasskey},
 		{"DELETE", "/api/v1/auth/passkeys/{passkey_id}", authSession, limitDefault, s.removePasskey},
 
+		{"GET", "/api/v1/auth/step-up/{sudo_session_id}", authSession, limitDefault, s.stepUpStatus},
+		{"POST", "/api/v1/auth/step-up/complete", authSession, limitDefault, s.completeStepUp},
+		{"POST", "/api/v1/auth/step-up/fallback", authSession, limitDefault, s.stepUpFallback},
+		{"POST", "/api/v1/auth/step-up/exit", authSession, limitDefault, s.exitStepUp},
+		{"POST", "/api/v1/me/approval-credential", authSession, limitDefault, s.registerApprovalCredential},
+		{"GET", "/api/v1/me/challenges", authSession, limitDefault, s.challenges},
+		{"POST", "/api/v1/me/challenges/{challenge_id}/approve", authSession, limitDefault, s.approveChallenge},
+		{"POST", "/api/v1/me/challenges/{challenge_id}/decline", authSession, limitDefault, s.declineChallenge},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},

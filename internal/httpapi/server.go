@@ -16,6 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
+	"github.com/strongroom/strongroom/internal/stepup"
 )
 
 // Limits are the rate-limit rules the server enforces.
@@ -38,8 +39,10 @@ type Deps struct {
 	Keys   *keyring.Keyring
 	// Identity signs people in and resolves session tokens.
 	Identity *identity.Service
-	Limiter  ratelimit.Limiter
-	Limits   Limits
+	// StepUp gates sensitive operations on a person being present.
+	StepUp  *stepup.Service
+	Limiter ratelimit.Limiter
+	Limits  Limits
 	// OpenAPI is the OpenAPI document as JSON, served at /api/v1/openapi.json.
 	OpenAPI []byte
 	// Sandbox is nil in live: its routes then do not exist.

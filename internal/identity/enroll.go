@@ -133,7 +133,7 @@ func (s *Service) StartTOTPEnrollment(ctx context.Context, a Actor) (TOTPSetup, 
 		if err != nil {
 			return err
 		}
-		code := randomDigits(6)
+		code := RandomDigits(6)
 		// A new setup replaces any earlier one still waiting.
 		if _, err := tx.ExecContext(ctx, `UPDATE totp_enrollments SET consumed_at = $2 WHERE user_id = $1 AND consumed_at IS NULL`, a.UserID, now); err != nil {
 			return err
@@ -230,7 +230,8 @@ func (s *Service) ActivateTOTP(ctx context.Context, a Actor, req ActivateRequest
 	return out, err
 }
 
-func randomDigits(n int) string {
+// RandomDigits returns n random decimal digits (crypto/rand), for codes people type.
+func RandomDigits(n int) string {
 	max := big.NewInt(1)
 	for range n {
 		max.Mul(max, big.NewInt(10))

@@ -240,3 +240,58 @@ func (s *Service) RemovePasskey(ctx context.Context, a Actor, id uuid.UUID) (Pas
 	})
 	return out, err
 }
+
+// AssertionOptions are the passkey options of a step-up challenge (spec 2.4).
+type AssertionOptions struct {
+	AllowCredentials []AllowedCredential `json:"allow_credentials"`
+	Challenge        string              `json:"challenge"`
+	ChallengeID      uuid.UUID           `json:"challenge_id"`
+	RPID             string              `json:"rp_id"`
+	Timeout          int                 `json:"timeout"`
+	UserVerification string              `json:"user_verification"`
+}
+
+// AllowedCredential names one passkey the assertion may use.
+type AllowedCredential struct {
+	ID         string   `json:"id"`
+	Transports []string `json:"transports"`
+	Type       string   `json:"type"`
+}
+
+// PasskeyAssertion starts a passkey assertion for userID when they hold
+// passkeys (nil otherwise), keeping its ceremony for the same lifetime as registrations.
+func (s *Service) PasskeyAssertion(ctx context.Context, q db.Querier, userID uuid.UUID) (*AssertionOptions, error) {
+	user, err := s.webauthnUser(ctx, q, userID)
+	if err != nil || len(user.credentials) == 0 {
+		return nil, err
+	}
+	assertion, session, err := s.WebAuthn.BeginLogin(user)
+	if err != nil {
+		return nil, err
+	}
+	session.Expires = time.Time{}
+	raw, err := json.Marshal(session)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now()
+	opts := assertion.Response
+	out := &AssertionOptions{
+		Challenge: opts.Challenge.String(), ChallengeID: uuid.Must(uuid.NewV7()), RPID: opts.RelyingPartyID,
+		Timeout: opts.Timeout, UserVerification: string(opts.UserVerification), AllowCredentials: []AllowedCredential{},
+	}
+	if out.Timeout == 0 {
+		out.Timeout = int(CeremonyLifetime / time.Millisecond)
+	}
+	for _, c := range opts.AllowedCredentials {
+		transports := make([]string, len(c.Transport))
+		for i, t := range c.Transport {
+			transports[i] = string(t)
+		}
+		out.AllowCredentials = append(out.AllowCredentials, AllowedCredential{
+			ID: base64.RawURLEncoding.EncodeToString(c.CredentialID), Transports: transports, Type: string(c.Type)})
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO passkey_ceremonies (id, user_id, session_data, expires_at, inserted_at) VALUES ($1, $2, $3, $4, $5)`,
+		out.ChallengeID, userID, string(raw), now.Add(CeremonyLifetime), now)
+	return out, err
+}

@@ -3,6 +3,8 @@ package identity
 import (
 	"context"
 	"crypto/subtle"
+	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -67,4 +69,17 @@ func checkTOTP(ctx context.Context, q db.Querier, keys *keyring.Keyring, userID 
 		return false, nil
 	}
 	return useTOTPStep(ctx, q, userID, step, now)
+}
+
+// VerifyTOTP checks code against userID's enabled authenticator and spends
+// its time step; false when the user has none or the code is wrong or used.
+func (s *Service) VerifyTOTP(ctx context.Context, q db.Querier, userID uuid.UUID, code string) (bool, error) {
+	var sealed *string
+	if err := q.QueryRowContext(ctx, `SELECT totp_secret FROM users WHERE id = $1 AND totp_enabled`, userID).Scan(&sealed); err != nil || sealed == nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			err = nil
+		}
+		return false, err
+	}
+	return checkTOTP(ctx, q, s.Keys, userID, *sealed, code, s.Clock.Now())
 }

@@ -35,6 +35,7 @@ const (
 	IdempotencyKeyReused       Type = "idempotency_key_reused"
 	InvalidCode                Type = "invalid_code"
 	MatchCodeMismatch          Type = "match_code_mismatch"
+	InvalidSignature           Type = "invalid_signature"
 	ApprovalCredentialRequired Type = "approval_credential_required"
 	QuoteExpired               Type = "quote_expired"
 	QuoteAlreadyUsed           Type = "quote_already_used"

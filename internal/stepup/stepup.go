@@ -1,0 +1,210 @@
+// Package stepup makes a person present for sensitive actions: it mints
+// step-up challenges (a sudo session waiting for verification, and an
+// assurance challenge in the person's approving app), verifies them by app
+// approval, authenticator code or emailed code, and opens the sudo window.
+//
+// The state machines of sudo sessions (spec 3.4) and challenges (3.3) live
+// here alone; every move is a conditional update, so concurrent answers and
+// an answer racing an expiry settle to one outcome.
+package stepup
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+)
+
+// Limits of step-up (CONTRACT §3, §4).
+const (
+	ChallengeLifetime = 5 * time.Minute
+	WindowLifetime    = 10 * time.Minute
+	// MaxCodeFailures wrong codes end a step-up.
+	MaxCodeFailures = 5
+	// MaxMatchFailures wrong match codes decline a challenge.
+	MaxMatchFailures = 3
+	// DeclineAlertThreshold declines within DeclineAlertWindow raise a security alert.
+	DeclineAlertThreshold = 3
+	DeclineAlertWindow    = 24 * time.Hour
+)
+
+// Sudo-session states (spec 3.4).
+const (
+	StatusPending  = "pending"
+	StatusActive   = "active"
+	StatusDeclined = "declined"
+	StatusExpired  = "expired"
+)
+
+// Challenge states (spec 2.8) beyond those shared with sudo sessions.
+const (
+	ChallengeSatisfied = "satisfied"
+	ChallengeConsumed  = "consumed"
+)
+
+// Verification methods.
+const (
+	MethodApp   = "app"
+	MethodTOTP  = "totp"
+	MethodEmail = "email"
+)
+
+// Service runs step-up.
+type Service struct {
+	DB       *db.DB
+	Clock    clock.Clock
+	Keys     *keyring.Keyring
+	Identity *identity.Service
+}
+
+// StepUpChallenge is error.step_up of a step_up_required answer (spec 2.4).
+type StepUpChallenge struct {
+	Delivery               string                     `json:"delivery"`
+	ExpiresAt              *time.Time                 `json:"expires_at"`
+	ID                     uuid.UUID                  `json:"id"`
+	MatchCode              *string                    `json:"match_code"`
+	Methods                []string                   `json:"methods"`
+	StepUpAuthenticationID uuid.UUID                  `json:"step_up_authentication_id"`
+	WebAuthn               *identity.AssertionOptions `json:"webauthn"`
+}
+
+// Require lets the actor's gated call through while the bearer session has
+// an open sudo window; otherwise it mints a step-up and answers
+// step_up_required carrying the challenge. The mint commits on its own,
+// since the gated call itself does not go ahead.
+func (s *Service) Require(ctx context.Context, a identity.Actor) error {
+	var open bool
+	err := s.DB.Reader().QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM sudo_sessions
+		               WHERE session_id = $1 AND purpose = 'identity' AND status = 'active' AND expires_at > $2)`,
+		a.Session.ID, s.Clock.Now()).Scan(&open)
+	if err != nil || open {
+		return err
+	}
+	ch, err := s.Mint(ctx, a, Request{Purpose: "identity", Kind: "step_up", Binding: "none"})
+	if err != nil {
+		return err
+	}
+	return &apierr.Error{
+		Type:    apierr.StepUpRequired,
+		Message: "Please confirm it is you: approve the request in the Strongroom app, entering the code shown here, or use another listed method.",
+		StepUp:  ch,
+	}
+}
+
+// Request describes a step-up to mint.
+type Request struct {
+	Purpose       string // identity or payment_approval
+	Kind          string // step_up or payment_approval
+	Binding       string // none or tx_signed
+	ApprovalID    *uuid.UUID
+	ActionSummary *string
+}
+
+// Mint creates a pending sudo session, its step-up authentication and the
+// assurance challenge in the person's inbox, in one transaction.
+func (s *Service) Mint(ctx context.Context, a identity.Actor, r Request) (StepUpChallenge, error) {
+	var out StepUpChallenge
+	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.mint(ctx, tx, a, r)
+		return err
+	})
+	return out, err
+}
+
+func (s *Service) mint(ctx context.Context, tx *sql.Tx, a identity.Actor, r Request) (StepUpChallenge, error) {
+	now := s.Clock.Now()
+	expires := now.Add(ChallengeLifetime)
+	methods, err := s.methods(ctx, tx, a.UserID, r.Binding)
+	if err != nil {
+		return StepUpChallenge{}, err
+	}
+	matchCode := identity.RandomDigits(3)
+	sudoID, stepUpID, challengeID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO sudo_sessions (id, session_id, user_id, purpose, approval_id, status, inserted_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, now); err != nil {
+		return StepUpChallenge{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO step_up_authentications (id, sudo_session_id, user_id, methods, expires_at, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, now); err != nil {
+		return StepUpChallenge{}, err
+	}
+	rail, level := "web", "l2"
+	if a.Session.Platform.IsApp() {
+		rail = "native_app"
+	}
+	if r.Binding == "tx_signed" {
+		level = "l3"
+	}
+	payload := signingPayload(challengeID, a.UserID, r, expires)
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO assurance_challenges (id, user_id, step_up_authentication_id, approval_id, kind, binding, action_summary,
+		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`,
+		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
+		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, now); err != nil {
+		return StepUpChallenge{}, err
+	}
+	out := StepUpChallenge{Delivery: methods[0], ExpiresAt: &expires, ID: sudoID, MatchCode: &matchCode, Methods: methods, StepUpAuthenticationID: stepUpID}
+	if r.Binding != "tx_signed" {
+		if out.WebAuthn, err = s.Identity.PasskeyAssertion(ctx, tx, a.UserID); err != nil {
+			return StepUpChallenge{}, err
+		}
+	}
+	return out, nil
+}
+
+// matchPurpose keys the hashes of match codes (bound to their challenge).
+const matchPurpose = "challenge-match-code"
+
+// methods lists how the person can answer: the app when they registered an
+// approval credential, their authenticator, and email. A payment approval
+// is answered in the app alone.
+func (s *Service) methods(ctx context.Context, tx *sql.Tx, userID uuid.UUID, binding string) ([]string, error) {
+	if binding == "tx_signed" {
+		return []string{MethodApp}, nil
+	}
+	var app, totp bool
+	err := tx.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1), totp_enabled FROM users WHERE id = $1`, userID).Scan(&app, &totp)
+	if err != nil {
+		return nil, err
+	}
+	var m []string
+	if app {
+		m = append(m, MethodApp)
+	}
+	if totp {
+		m = append(m, MethodTOTP)
+	}
+	return append(m, MethodEmail), nil
+}
+
+// signingPayload is what the app signs: the challenge, the person, what is
+// approved and until when, so a signature cannot be replayed on another challenge.
+func signingPayload(id, userID uuid.UUID, r Request, expires time.Time) string {
+	summary := ""
+	if r.ActionSummary != nil {
+		summary = *r.ActionSummary
+	}
+	approval := ""
+	if r.ApprovalID != nil {
+		approval = r.ApprovalID.String()
+	}
+	text := fmt.Sprintf("strongroom-assurance-challenge/v1\nchallenge:%s\nuser:%s\nkind:%s\nbinding:%s\napproval:%s\naction:%s\nexpires:%s\n",
+		id, userID, r.Kind, r.Binding, approval, summary, expires.UTC().Format(time.RFC3339))
+	return base64.RawURLEncoding.EncodeToString([]byte(text))
+}

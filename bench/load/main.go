@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -33,14 +34,27 @@ import (
 const sandboxToken = "sbx_load_tool_token_0123456789abcdef"
 
 func main() {
-	scenario := flag.String("scenario", "signin", "signin (password + authenticator code) or bare (a bare net/http JSON handler)")
+	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
 	concurrency := flag.Int("c", 4, "concurrent clients")
 	duration := flag.Duration("d", 10*time.Second, "how long to run (bare)")
 	rounds := flag.Int("rounds", 5, "rounds of sign-ins, one per user per round (signin)")
 	users := flag.Int("users", 40, "users signing in each round (signin)")
 	database := flag.String("database", "", "STRONGROOM_DATABASE (default: a new SQLite file)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *database); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
@@ -57,6 +71,32 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 		defer stop()
 		res := forDuration(concurrency, duration, func() error { return get(client, url+"/bare", "") })
 		res.print("bare net/http JSON handler")
+		return nil
+	case "accounts":
+		bareURL, stopBare, err := startBare()
+		if err != nil {
+			return err
+		}
+		bare := forDuration(concurrency, duration, func() error { return get(client, bareURL+"/bare", "") })
+		stopBare()
+		srv, err := startServer(database)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		org, key, err := apiKey(client, srv)
+		if err != nil {
+			return err
+		}
+		url := srv.url + "/api/v1/organizations/" + org + "/multi-currency-accounts"
+		if err := get(client, url, key); err != nil {
+			return err
+		}
+		res := forDuration(concurrency, duration, func() error { return get(client, url, key) })
+		bare.print("bare net/http JSON handler")
+		res.print("GET multi-currency-accounts with an API key")
+		fmt.Printf("ratio: %.0f%% of the bare handler's requests per second\n",
+			100*float64(len(res.latencies))/res.elapsed.Seconds()/(float64(len(bare.latencies))/bare.elapsed.Seconds()))
 		return nil
 	case "signin":
 		srv, err := startServer(database)
@@ -191,6 +231,76 @@ func signIns(client *http.Client, srv *server, concurrency, rounds, users int) e
 	return nil
 }
 
+// apiKey makes an organization and a balances:read key, answering the
+// key's step-up with the owner's authenticator code.
+func apiKey(client *http.Client, srv *server) (string, string, error) {
+	var org struct {
+		Organization struct{ ID string } `json:"organization"`
+		Owner        struct {
+			TOTPSecret string `json:"totp_secret"`
+		} `json:"owner"`
+	}
+	if err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
+		"name": "Load Ltd", "owner": map[string]any{"email": "owner@load.test", "password": "load test password"},
+	}, &org); err != nil {
+		return "", "", err
+	}
+	codeNow := func() (string, error) {
+		var clock struct {
+			Now time.Time `json:"now"`
+		}
+		if err := post(client, srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
+			return "", err
+		}
+		return totp.GenerateCode(org.Owner.TOTPSecret, clock.Now)
+	}
+	var step1 struct {
+		ChallengeToken string `json:"challenge_token"`
+	}
+	if err := post(client, srv.url+"/api/v1/auth/sign-in", "", map[string]any{"email": "owner@load.test", "password": "load test password"}, &step1); err != nil {
+		return "", "", err
+	}
+	code, err := codeNow()
+	if err != nil {
+		return "", "", err
+	}
+	var session struct{ Token string }
+	if err := post(client, srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &session); err != nil {
+		return "", "", err
+	}
+	keysURL := srv.url + "/api/v1/organizations/" + org.Organization.ID + "/api-keys"
+	body := map[string]any{"name": "load", "role": "member", "scopes": []string{"balances:read"}}
+	err = post(client, keysURL, session.Token, body, nil)
+	var stepUp struct {
+		Error struct {
+			StepUp struct{ ID string } `json:"step_up"`
+		} `json:"error"`
+	}
+	if se, ok := err.(*statusError); !ok || se.status != 403 || json.Unmarshal(se.body, &stepUp) != nil {
+		return "", "", fmt.Errorf("create key: want a step-up, got %v", err)
+	}
+	if code, err = codeNow(); err != nil {
+		return "", "", err
+	}
+	if err := post(client, srv.url+"/api/v1/auth/step-up/complete", session.Token,
+		map[string]any{"sudo_session_id": stepUp.Error.StepUp.ID, "method": "totp", "code": code}, nil); err != nil {
+		return "", "", err
+	}
+	var key struct{ Secret string }
+	if err := post(client, keysURL, session.Token, body, &key); err != nil {
+		return "", "", err
+	}
+	return org.Organization.ID, key.Secret, nil
+}
+
+type statusError struct {
+	url    string
+	status int
+	body   []byte
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("POST %s: %d %s", e.url, e.status, e.body) }
+
 func post(client *http.Client, url, bearer string, body, out any) error {
 	raw, _ := json.Marshal(body)
 	req, _ := http.NewRequest("POST", url, bytes.NewReader(raw))
@@ -205,7 +315,7 @@ func post(client *http.Client, url, bearer string, body, out any) error {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
+		return &statusError{url, resp.StatusCode, b}
 	}
 	if out != nil {
 		return json.Unmarshal(b, out)
@@ -307,6 +417,8 @@ func forEach[T any](c int, items <-chan T, op func(T) error) results {
 	return out
 }
 
+// syncBuffer keeps the head of the server's stderr (enough to find the
+// listening line and start-up errors) and drops the access log after it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  strings.Builder
@@ -315,7 +427,10 @@ type syncBuffer struct {
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Write(p)
+	if s.b.Len() < 64<<10 {
+		s.b.Write(p)
+	}
+	return len(p), nil
 }
 
 func (s *syncBuffer) String() string {

@@ -5,6 +5,7 @@ package app
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +16,10 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/api"
+	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -116,6 +119,17 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return fmt.Errorf("STRONGROOM_PUBLIC_URL: %w", err)
 	}
 	ids := &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys}
+	stepUp := &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}
+	accounts := &mca.Service{DB: d, Clock: clk, Currencies: cfg.Currencies, Partner: mca.UnconfiguredPartner{}}
+	var sandboxPartner *mca.SandboxPartner
+	partnerSecret := []byte(cfg.PartnerSecret)
+	if cfg.Env == "test" {
+		sandboxPartner = mca.NewSandboxPartner()
+		accounts.Partner = sandboxPartner
+		if len(partnerSecret) == 0 {
+			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
+		}
+	}
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -133,9 +147,13 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			SignIn:        cfg.RateLimitSignIn,
 			SignInEmail:   cfg.RateLimitSignInEmail,
 		},
-		Identity: ids,
-		StepUp:   &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids},
-		OpenAPI:  openapiJSON,
+		Identity:         ids,
+		StepUp:           stepUp,
+		APIKeys:          &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env, Guard: stepUp},
+		CurrencyAccounts: accounts,
+		Partner:          sandboxPartner,
+		PartnerSecret:    partnerSecret,
+		OpenAPI:          openapiJSON,
 	}
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Clock: clk, Manual: manual, Keys: keys}
@@ -161,7 +179,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	newWorkers(d, clk, logger).start(workerCtx, &workers)
+	newWorkers(d, clk, logger, accounts).start(workerCtx, &workers)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

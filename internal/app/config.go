@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,6 +143,11 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 			continue
 		}
 		c.Currencies = append(c.Currencies, code)
+	}
+	slices.Sort(c.Currencies)
+	c.Currencies = slices.Compact(c.Currencies)
+	if len(c.Currencies) == 0 {
+		problems = append(problems, errors.New("STRONGROOM_CURRENCIES must name at least one currency"))
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("STRONGROOM_LOG_LEVEL"))); err != nil {
 		problems = append(problems, fmt.Errorf("STRONGROOM_LOG_LEVEL must be debug, info, warn or error"))

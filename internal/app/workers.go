@@ -19,12 +19,20 @@ type workers struct {
 	events *event.Dispatcher
 }
 
-func newWorkers(d *db.DB, clk clock.Clock, logger *slog.Logger) *workers {
+// jobHandlers is implemented by services that run background jobs.
+type jobHandlers interface {
+	Register(r *job.Runner)
+}
+
+func newWorkers(d *db.DB, clk clock.Clock, logger *slog.Logger, services ...jobHandlers) *workers {
 	w := &workers{
 		jobs:   job.NewRunner(d, clk, logger),
 		events: event.NewDispatcher(d, logger),
 	}
 	(&outbox.Delivery{DB: d, Clock: clk, Sender: outbox.LogSender{Logger: logger}}).Register(w.jobs)
+	for _, s := range services {
+		s.Register(w.jobs)
+	}
 	return w
 }
 

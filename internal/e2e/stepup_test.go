@@ -18,7 +18,18 @@ import (
 type person struct {
 	email, secret, userID string
 	web, app              string
+	appDevice             string
 	key                   ed25519.PrivateKey
+}
+
+// signInAgain opens new web and app sessions (after the old ones ended),
+// the app on the same device so its approval credential still applies.
+func (p *person) signInAgain(t *testing.T, s *apitest.Server) {
+	t.Helper()
+	p.web = signInFully(t, s, p.email, p.secret)
+	step1 := signIn(t, s, map[string]any{"email": p.email, "password": password, "platform": "ios", "device_id": p.appDevice})
+	p.app = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token
+	advance(t, s, 30*time.Second)
 }
 
 type stepUpChallenge struct {
@@ -62,14 +73,19 @@ func newPerson(t *testing.T, s *apitest.Server, email string) *person {
 	p := &person{email: email, secret: *org.Owner.TOTPSecret, userID: org.Owner.UserID}
 	p.web = signInFully(t, s, email, p.secret)
 	step1 := signIn(t, s, map[string]any{"email": email, "password": password, "platform": "ios", "device_name": "iPhone"})
-	p.app = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token
+	p.app, p.appDevice = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token, *step1.DeviceID
 	advance(t, s, 30*time.Second)
-	pub, key, _ := ed25519.GenerateKey(rand.Reader)
+	pub, key := newAppKey()
 	p.key = key
-	s.Post(t, "/api/v1/me/approval-credential", p.app, map[string]any{
-		"public_key": base64.RawURLEncoding.EncodeToString(pub), "label": "iPhone",
-	}).ExpectStatus(t, http.StatusCreated)
+	s.Post(t, "/api/v1/me/approval-credential", p.app, map[string]any{"public_key": pub, "label": "iPhone"}).
+		ExpectStatus(t, http.StatusCreated)
 	return p
+}
+
+// newAppKey is an approving app's key pair: the public half as base64url.
+func newAppKey() (string, ed25519.PrivateKey) {
+	pub, key, _ := ed25519.GenerateKey(rand.Reader)
+	return base64.RawURLEncoding.EncodeToString(pub), key
 }
 
 // gated calls the gated operation (replacing the authenticator) with token.

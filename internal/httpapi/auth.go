@@ -3,12 +3,15 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -20,20 +23,54 @@ func actorOf(r *http.Request) identity.Actor {
 	return a
 }
 
-// authenticateSession resolves the bearer session token and rate-limits per session.
-func (s *server) authenticateSession(r *http.Request) (*http.Request, error) {
+var errKeyNotPermitted = apierr.New(apierr.APIKeyNotPermitted, "This operation does not accept API keys; a person must sign in.")
+
+// authenticate resolves the bearer: a session token, or an API key where the
+// operation accepts one (otherwise api_key_not_permitted once the key is
+// known to be valid). Each credential has its own rate limit.
+func (s *server) authenticate(r *http.Request, keysAllowed bool) (*http.Request, error) {
 	token, ok := bearer(r)
 	if !ok {
 		return r, identity.ErrNotAuthenticated()
 	}
-	a, err := s.Identity.Authenticate(r.Context(), token)
-	if err != nil {
-		return r, err
+	var a identity.Actor
+	var err error
+	credential := ""
+	if strings.HasPrefix(token, apikey.Prefix) {
+		if a, err = s.APIKeys.Authenticate(r.Context(), token); err != nil {
+			return r, err
+		}
+		infoOf(r).apiKeyLookup = a.APIKey.Lookup
+		if !keysAllowed {
+			return r, errKeyNotPermitted
+		}
+		credential = "api-key:" + a.APIKey.ID.String()
+	} else {
+		if a, err = s.Identity.Authenticate(r.Context(), token); err != nil {
+			return r, err
+		}
+		credential = "session:" + a.Session.ID.String()
 	}
-	if err := s.limit(r, "session:"+a.Session.ID.String(), s.Limits.PerCredential); err != nil {
+	if err := s.limit(r, credential, s.Limits.PerCredential); err != nil {
 		return r, err
 	}
 	return r.WithContext(context.WithValue(r.Context(), actorKey{}, a)), nil
+}
+
+// refuseAPIKey answers api_key_not_permitted when an API operation that
+// takes no bearer (the sign-in family, sign-out, the document) is called
+// with an API key: a key can never sign in or act as a person.
+func (s *server) refuseAPIKey(r *http.Request, path string) error {
+	token, ok := bearer(r)
+	if !ok || !strings.HasPrefix(token, apikey.Prefix) || !strings.HasPrefix(path, "/api/v1/") {
+		return nil
+	}
+	a, err := s.APIKeys.Authenticate(r.Context(), token)
+	if err != nil {
+		return err
+	}
+	infoOf(r).apiKeyLookup = a.APIKey.Lookup
+	return errKeyNotPermitted
 }
 
 // userRecord is the signed-in person as the API shows them.

@@ -39,6 +39,11 @@ func decode(r *http.Request, dst any) error {
 		}
 		return apierr.InvalidField("", "The request body could not be read.")
 	}
+	return decodeBytes(body, dst)
+}
+
+// decodeBytes is decode for a body already read.
+func decodeBytes(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apierr.InvalidField("", "A JSON object body is required.")
 	}

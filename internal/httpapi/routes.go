@@ -33,11 +33,22 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/me/challenges/{challenge_id}/approve", authSession, limitDefault, s.approveChallenge},
 		{"POST", "/api/v1/me/challenges/{challenge_id}/decline", authSession, limitDefault, s.declineChallenge},
 
+		{"POST", "/api/v1/organizations/{organization_id}/api-keys", authSession, limitDefault, s.createAPIKey},
+		{"GET", "/api/v1/organizations/{organization_id}/api-keys", authSession, limitDefault, s.listAPIKeys},
+		{"PATCH", "/api/v1/organizations/{organization_id}/api-keys/{api_key_id}", authSession, limitDefault, s.updateAPIKey},
+		{"POST", "/api/v1/organizations/{organization_id}/api-keys/{api_key_id}/rotate", authSession, limitDefault, s.rotateAPIKey},
+		{"POST", "/api/v1/organizations/{organization_id}/api-keys/{api_key_id}/revoke", authSession, limitDefault, s.revokeAPIKey},
+		{"GET", "/api/v1/organizations/{organization_id}/multi-currency-accounts", authSessionOrKey, limitDefault, s.listCurrencyAccounts},
+		{"POST", "/api/v1/organizations/{organization_id}/multi-currency-accounts", authSession, limitDefault, s.requestCurrencyAccounts},
+		{"POST", "/api/v1/partner/webhooks", authNone, limitDefault, s.partnerWebhook},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/entity", authSandbox, limitDefault, s.sandboxSetEntity},
 		{"POST", "/api/v1/sandbox/clock/advance", authSandbox, limitDefault, s.sandboxAdvanceClock},
 		{"GET", "/api/v1/sandbox/outbox", authSandbox, limitDefault, s.sandboxOutbox},
+		{"POST", "/api/v1/sandbox/partner", authSandbox, limitDefault, s.sandboxPartner},
+		{"POST", "/api/v1/sandbox/partner/webhook", authSandbox, limitDefault, s.sandboxPartnerWebhook},
 	}
 }

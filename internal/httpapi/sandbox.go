@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -162,5 +166,46 @@ func (s *server) sandboxOutbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := page.Build(pages, req, msgs, outbox.PageKey)
 	writeJSON(w, http.StatusOK, mapPage(p, func(m outbox.Message) outboxMessage { return outboxMessage(m) }))
+	return nil
+}
+
+type partnerSettingsRequest struct {
+	OfferedCurrencies []string `json:"offered_currencies"`
+	Unavailable       *bool    `json:"unavailable"`
+	EligibilityError  *bool    `json:"eligibility_error"`
+}
+
+func (p partnerSettingsRequest) Validate() error {
+	var f apierr.Fields
+	for i, c := range p.OfferedCurrencies {
+		f.Check(mca.IsCurrencyCode(c), fmt.Sprintf("offered_currencies[%d]", i), "must be a three-letter ISO 4217 code in capitals.")
+	}
+	return f.Err()
+}
+
+func (s *server) sandboxPartner(w http.ResponseWriter, r *http.Request) error {
+	var req partnerSettingsRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError))
+	return nil
+}
+
+// sandboxPartnerWebhook sends a webhook as the partner would: signed, and
+// through the same code as the real endpoint.
+func (s *server) sandboxPartnerWebhook(w http.ResponseWriter, r *http.Request) error {
+	var hook mca.Webhook
+	if err := decode(r, &hook); err != nil {
+		return err
+	}
+	body, err := json.Marshal(hook)
+	if err != nil {
+		return err
+	}
+	if err := s.receiveWebhook(r.Context(), body, "sha256="+hex.EncodeToString(signWebhook(s.PartnerSecret, body))); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -39,6 +41,14 @@ type Deps struct {
 	Keys   *keyring.Keyring
 	// Identity signs people in and resolves session tokens.
 	Identity *identity.Service
+	// APIKeys manages and authenticates API keys.
+	APIKeys *apikey.Service
+	// CurrencyAccounts runs multi-currency receiving accounts.
+	CurrencyAccounts *mca.Service
+	// Partner is the sandbox banking partner the sandbox helpers control (test only).
+	Partner *mca.SandboxPartner
+	// PartnerSecret is the HMAC key partner webhooks are signed with.
+	PartnerSecret []byte
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter
@@ -88,9 +98,10 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 type authKind int
 
 const (
-	authNone    authKind = iota // operational endpoints and the sign-in family
-	authSandbox                 // the sandbox token
-	authSession                 // a person's session token
+	authNone         authKind = iota // operational endpoints and the sign-in family
+	authSandbox                      // the sandbox token
+	authSession                      // a person's session token
+	authSessionOrKey                 // a session token, or an API key (spec 4.13: one operation today)
 )
 
 type limitClass int
@@ -121,8 +132,10 @@ func (s *server) wrap(rt route) http.Handler {
 			switch rt.auth {
 			case authSandbox:
 				err = s.authenticateSandbox(r)
-			case authSession:
-				r, err = s.authenticateSession(r)
+			case authSession, authSessionOrKey:
+				r, err = s.authenticate(r, rt.auth == authSessionOrKey)
+			case authNone:
+				err = s.refuseAPIKey(r, rt.path)
 			}
 		}
 		if err == nil {

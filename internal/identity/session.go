@@ -44,10 +44,20 @@ type Session struct {
 	IdleExpiresAt time.Time
 }
 
-// Actor is who acts on a request: a person through a session.
+// Actor is who acts on a request: a person through a session, or a
+// program through an API key (then APIKey is set and Session is empty).
 type Actor struct {
 	UserID  uuid.UUID
 	Session Session
+	APIKey  *APIKeyActor
+}
+
+// APIKeyActor is the API key a program acts through.
+type APIKeyActor struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Lookup         string
+	Scopes         []string
 }
 
 // errNotAuthenticated is the one answer for every token that does not act

@@ -174,3 +174,19 @@ func Memberships(ctx context.Context, q db.Querier, userID uuid.UUID) ([]Members
 	}
 	return out, rows.Err()
 }
+
+var errForbidden = apierr.New(apierr.Forbidden, "Your role in this organization does not allow this.")
+
+// Authorize checks that userID belongs to orgID with at least role min. A
+// non-member gets not_found (the organization's existence is not revealed);
+// a member with a lower role gets forbidden.
+func Authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, min Role) (Role, error) {
+	role, err := MemberRole(ctx, q, orgID, userID)
+	if err != nil {
+		return "", err
+	}
+	if !role.AtLeast(min) {
+		return role, errForbidden
+	}
+	return role, nil
+}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -229,9 +231,17 @@ type StatusResult struct {
 func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange) (StatusResult, error) {
 	var out StatusResult
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-		org, err := organization.SetStatus(ctx, tx, s.Clock.Now(), orgID, c.Status)
+		now := s.Clock.Now()
+		org, err := organization.SetStatus(ctx, tx, now, orgID, c.Status)
+		if err != nil {
+			return err
+		}
 		out = StatusResult{ID: org.ID, Status: org.Status}
-		return err
+		// A ban revokes every key for good; lifting it restores none (spec 4.13 rule 6).
+		if org.Status == organization.Banned {
+			return apikey.RevokeAll(ctx, tx, now, org.ID)
+		}
+		return nil
 	})
 	return out, err
 }
@@ -258,9 +268,16 @@ type EntityResult struct {
 func (s *Service) SetEntity(ctx context.Context, orgID uuid.UUID, c EntityChange) (EntityResult, error) {
 	var out EntityResult
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-		org, err := organization.SetEntityStatus(ctx, tx, s.Clock.Now(), orgID, c.Status)
+		now := s.Clock.Now()
+		org, err := organization.SetEntityStatus(ctx, tx, now, orgID, c.Status)
+		if err != nil {
+			return err
+		}
 		out = EntityResult{ID: org.ID, EntityStatus: org.EntityStatus}
-		return err
+		if org.EntityStatus == organization.EntityReady {
+			return mca.EntityReady(ctx, tx, now, org.ID)
+		}
+		return nil
 	})
 	return out, err
 }

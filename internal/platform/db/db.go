@@ -53,6 +53,8 @@ type DB struct {
 	// is the write pool.
 	read       *sql.DB
 	migrations *goose.Provider
+	// reader runs reads outside transactions through prepared statements.
+	reader *stmtCache
 }
 
 // Open connects to dsn: "sqlite:PATH" or a postgres:// (postgresql://) URL.
@@ -123,7 +125,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 }
 
 func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
-	d := &DB{dialect: dialect, write: write, read: read}
+	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}}
 	var (
 		gooseDialect goose.Dialect
 		opts         []goose.ProviderOption
@@ -155,6 +157,7 @@ func (d *DB) Dialect() Dialect { return d.dialect }
 
 // Close closes every connection.
 func (d *DB) Close() error {
+	d.reader.close()
 	err := d.write.Close()
 	if d.read != d.write {
 		err = errors.Join(err, d.read.Close())
@@ -188,8 +191,10 @@ func (d *DB) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Reader returns the Querier for reads outside a transaction.
-func (d *DB) Reader() Querier { return d.read }
+// Reader returns the Querier for reads outside a transaction. Its
+// statements are prepared once and reused: parsing SQL is a large share of
+// a short read on SQLite.
+func (d *DB) Reader() Querier { return d.reader }
 
 // Pools returns the connection pools by name, for pool gauges.
 func (d *DB) Pools() map[string]*sql.DB {

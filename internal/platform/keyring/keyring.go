@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // MinRootSecret is the shortest root secret accepted, in bytes.
@@ -21,7 +22,8 @@ const MinRootSecret = 32
 
 // Keyring holds the root secret.
 type Keyring struct {
-	root []byte
+	root    []byte
+	derived sync.Map // purpose → []byte, so hot paths (every API-key request) skip HKDF
 }
 
 // New returns a keyring over root, which must hold at least MinRootSecret bytes.
@@ -34,10 +36,14 @@ func New(root []byte) (*Keyring, error) {
 
 // Key derives a 32-byte key for purpose (HKDF-SHA-256).
 func (k *Keyring) Key(purpose string) []byte {
+	if key, ok := k.derived.Load(purpose); ok {
+		return key.([]byte)
+	}
 	key, err := hkdf.Key(sha256.New, k.root, nil, "strongroom/"+purpose, 32)
 	if err != nil {
 		panic(err) // only for lengths hkdf cannot produce; 32 always works
 	}
+	k.derived.Store(purpose, key)
 	return key
 }
 

@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+)
+
+func (s *server) listCurrencyAccounts(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	entries, err := s.CurrencyAccounts.List(r.Context(), actorOf(r), org)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": entries})
+	return nil
+}
+
+func (s *server) requestCurrencyAccounts(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	var req mca.RequestBody
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	res, err := s.CurrencyAccounts.Request(r.Context(), actorOf(r), org, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+var errBadSignature = apierr.New(apierr.NotAuthenticated, "The webhook signature is missing or wrong.")
+
+// partnerWebhook takes the banking partner's notifications, authenticated by
+// an HMAC-SHA-256 signature of the exact body; a bad signature changes nothing.
+func (s *server) partnerWebhook(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return apierr.New(apierr.PayloadTooLarge, "The request body is larger than 1 MiB.")
+	}
+	if err := s.receiveWebhook(r.Context(), body, r.Header.Get("X-Partner-Signature")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// receiveWebhook checks the signature header of body and applies it; the
+// sandbox helper signs its body and comes through here too.
+func (s *server) receiveWebhook(ctx context.Context, body []byte, signature string) error {
+	sig, ok := strings.CutPrefix(signature, "sha256=")
+	given, err := hex.DecodeString(sig)
+	if !ok || err != nil || !hmac.Equal(given, signWebhook(s.PartnerSecret, body)) {
+		return errBadSignature
+	}
+	var hook mca.Webhook
+	if err := decodeBytes(body, &hook); err != nil {
+		return err
+	}
+	return s.CurrencyAccounts.Activated(ctx, hook)
+}
+
+func signWebhook(secret, body []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	return m.Sum(nil)
+}

@@ -1,0 +1,429 @@
+// Package mca holds multi-currency receiving accounts (spec 2.13, 3.8,
+// 4.11): which currencies an organization can receive, requests to the
+// banking partner, selections saved until business verification is done,
+// retries while the partner is unreachable, and partner webhooks.
+package mca
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/apikey"
+	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/job"
+)
+
+// Account states (spec 2.13).
+const (
+	Available  = "available"
+	Processing = "processing"
+	Failed     = "failed"
+	Active     = "active"
+)
+
+// Outcomes of one requested currency (spec 2.13).
+const (
+	Requested           = "requested"
+	AlreadyActive       = "already_active"
+	AlreadyProcessing   = "already_processing"
+	OutcomeFailed       = "failed"
+	ProviderUnavailable = "provider_unavailable"
+)
+
+// Service runs currency accounts.
+type Service struct {
+	DB    *db.DB
+	Clock clock.Clock
+	// Currencies an organization may hold, sorted.
+	Currencies []string
+	Partner    Partner
+}
+
+// Entry is one currency's account as the list reports it.
+type Entry struct {
+	Currency         string     `json:"currency"`
+	State            string     `json:"state"`
+	FailureNote      *string    `json:"failure_note"`
+	FirstRequestedAt *time.Time `json:"first_requested_at"`
+	RequestsEnabled  bool       `json:"requests_enabled"`
+}
+
+// Outcome is what a request did for one currency.
+type Outcome struct {
+	Currency string `json:"currency"`
+	Result   string `json:"result"`
+}
+
+// Result answers a request.
+type Result struct {
+	Data     []Entry   `json:"data"`
+	Outcomes []Outcome `json:"outcomes"`
+}
+
+// BalancesScope is the API-key scope that reads the list.
+const BalancesScope = "balances:read"
+
+// List returns every currency the organization may hold, sorted by code.
+// A session actor must be a member; an API key must be the organization's
+// and hold balances:read.
+func (s *Service) List(ctx context.Context, a identity.Actor, orgID uuid.UUID) ([]Entry, error) {
+	q := s.DB.Reader()
+	if a.APIKey != nil {
+		if a.APIKey.OrganizationID != orgID {
+			return nil, apierr.NotFoundf("Organization")
+		}
+		if !apikey.HasScope(a.APIKey, BalancesScope) {
+			return nil, apierr.New(apierr.APIScopeMissing, "This API key lacks the balances:read scope.")
+		}
+	} else if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Member); err != nil {
+		return nil, err
+	}
+	return s.entries(ctx, q, orgID)
+}
+
+type row struct {
+	state            string
+	awaiting         bool
+	failureNote      *string
+	firstRequestedAt time.Time
+}
+
+// rows reads the organization's status and its currency rows in one query
+// (the list is the one operation programs poll).
+//
+// With lock, the organization's row is locked for the transaction: requests,
+// submissions and webhooks of one organization then change its currencies
+// one at a time.
+func (s *Service) rows(ctx context.Context, q db.Querier, orgID uuid.UUID, lock bool) (map[string]row, organization.Status, error) {
+	clause := ""
+	if lock && s.DB.Dialect() == db.Postgres {
+		clause = " FOR UPDATE OF o"
+	}
+	rs, err := q.QueryContext(ctx, `SELECT o.status, ca.currency, ca.state, ca.awaiting_submission, ca.failure_note, ca.first_requested_at
+		FROM organizations o LEFT JOIN currency_accounts ca ON ca.organization_id = o.id
+		WHERE o.id = $1`+clause, orgID)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rs.Close()
+	out := map[string]row{}
+	var status organization.Status
+	found := false
+	for rs.Next() {
+		var c, state *string
+		var awaiting *bool
+		var r row
+		var first *time.Time
+		if err := rs.Scan(&status, &c, &state, &awaiting, &r.failureNote, &first); err != nil {
+			return nil, "", err
+		}
+		found = true
+		if c == nil {
+			continue // no currency rows yet
+		}
+		r.state, r.awaiting, r.firstRequestedAt = *state, *awaiting, first.UTC()
+		out[*c] = r
+	}
+	if err := rs.Err(); err != nil {
+		return nil, "", err
+	}
+	if !found {
+		return nil, "", apierr.NotFoundf("Organization")
+	}
+	return out, status, nil
+}
+
+func (s *Service) entries(ctx context.Context, q db.Querier, orgID uuid.UUID) ([]Entry, error) {
+	rows, status, err := s.rows(ctx, q, orgID, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(rows, status), nil
+}
+
+func (s *Service) view(rows map[string]row, status organization.Status) []Entry {
+	out := make([]Entry, 0, len(s.Currencies))
+	for _, c := range s.Currencies {
+		e := Entry{Currency: c, State: Available, RequestsEnabled: status == organization.Active}
+		if r, ok := rows[c]; ok {
+			e.State, e.FailureNote = r.state, r.failureNote
+			t := r.firstRequestedAt
+			e.FirstRequestedAt = &t
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// RequestBody is the body of requesting currencies.
+type RequestBody struct {
+	Currencies []string `json:"currencies"`
+}
+
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// IsCurrencyCode reports whether c has the form of an ISO 4217 code.
+func IsCurrencyCode(c string) bool { return currencyCode.MatchString(c) }
+
+// Validate checks the body's fields.
+func (r RequestBody) Validate() error {
+	var f apierr.Fields
+	f.Check(len(r.Currencies) >= 1 && len(r.Currencies) <= 50, "currencies", "is required: 1 to 50 ISO 4217 currency codes.")
+	for i, c := range r.Currencies {
+		f.Check(currencyCode.MatchString(c), fmt.Sprintf("currencies[%d]", i), "must be a three-letter ISO 4217 code in capitals.")
+	}
+	return f.Err()
+}
+
+// Request asks for receiving accounts in currencies (spec 4.11). Owners and
+// admins may ask. The partner's eligibility is read before anything is
+// written, so a failed read changes nothing.
+func (s *Service) Request(ctx context.Context, a identity.Actor, orgID uuid.UUID, body RequestBody) (Result, error) {
+	q := s.DB.Reader()
+	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Admin); err != nil {
+		return Result{}, err
+	}
+	org, err := organization.Get(ctx, q, orgID)
+	if err != nil {
+		return Result{}, err
+	}
+	if org.EntityStatus == organization.EntityRejected {
+		return Result{}, apierr.New(apierr.EntityRejected, "Business verification was rejected, so no receiving account can be opened. Contact support.")
+	}
+	wanted := slices.Clone(body.Currencies)
+	slices.Sort(wanted)
+	wanted = slices.Compact(wanted)
+
+	var offered []string
+	submitNow := org.EntityStatus == organization.EntityReady && org.Status == organization.Active
+	if submitNow {
+		if offered, err = s.Partner.Offered(ctx, orgID); err != nil {
+			return Result{}, apierr.New(apierr.PartnerError, "The banking partner could not be reached to check eligibility; nothing was changed. Try again shortly.")
+		}
+	}
+	var out Result
+	var retry bool
+	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		now := s.Clock.Now()
+		rows, status, err := s.rows(ctx, tx, orgID, true)
+		if err != nil {
+			return err
+		}
+		hasActive := false
+		for _, r := range rows {
+			hasActive = hasActive || r.state == Active
+		}
+		for _, c := range wanted {
+			r, exists := rows[c]
+			result := ""
+			switch {
+			case exists && r.state == Active:
+				result = AlreadyActive
+			case exists && r.state == Processing:
+				result = AlreadyProcessing
+			case status != organization.Active || !slices.Contains(s.Currencies, c):
+				// Not requestable here: nothing is asked of the partner or recorded.
+				result = OutcomeFailed
+			case !submitNow:
+				result = Requested
+				err = s.move(ctx, tx, now, orgID, c, r, exists, Processing, true, "selection saved until business verification is done")
+			case !slices.Contains(offered, c):
+				result = OutcomeFailed
+				err = s.move(ctx, tx, now, orgID, c, r, exists, Failed, false, "the partner does not offer this currency to this business")
+			default:
+				// The partner call is inside the transaction so the outcome is
+				// recorded with the state it produced; the sandbox partner answers at once.
+				var opening Opening
+				opening, err = s.Partner.Open(ctx, orgID, c, hasActive)
+				switch {
+				case errors.Is(err, ErrUnavailable):
+					result, retry = ProviderUnavailable, true
+					err = s.move(ctx, tx, now, orgID, c, r, exists, Processing, true, "partner unavailable; will retry")
+				case err != nil:
+					return err
+				case opening == Refused:
+					result = OutcomeFailed
+					err = s.move(ctx, tx, now, orgID, c, r, exists, Failed, false, "the partner refused the account")
+				default:
+					result = Requested
+					hasActive = hasActive || opening == Opened
+					err = s.move(ctx, tx, now, orgID, c, r, exists, string(opening), false, "requested from the partner")
+				}
+			}
+			if err != nil {
+				return err
+			}
+			out.Outcomes = append(out.Outcomes, Outcome{Currency: c, Result: result})
+		}
+		if retry {
+			if _, err := job.Enqueue(ctx, tx, now, submitJob, submitPayload{OrganizationID: orgID}); err != nil {
+				return err
+			}
+		}
+		out.Data, err = s.entries(ctx, tx, orgID)
+		return err
+	})
+	return out, err
+}
+
+// move records a currency's new state and its history.
+func (s *Service) move(ctx context.Context, tx *sql.Tx, now time.Time, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
+	from := Available
+	if exists {
+		from = r.state
+		if _, err := tx.ExecContext(ctx, `UPDATE currency_accounts SET state = $3, awaiting_submission = $4, updated_at = $5
+			WHERE organization_id = $1 AND currency = $2`, orgID, currency, to, awaiting, now); err != nil {
+			return err
+		}
+	} else if _, err := tx.ExecContext(ctx, `
+		INSERT INTO currency_accounts (organization_id, currency, state, awaiting_submission, first_requested_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $5)`, orgID, currency, to, awaiting, now); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO currency_account_history (id, organization_id, currency, from_state, to_state, reason, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, uuid.Must(uuid.NewV7()), orgID, currency, from, to, reason, now)
+	return err
+}
+
+// submitJob submits saved selections once the entity is ready, and retries
+// requests the partner could not take.
+const submitJob = "mca.submit"
+
+type submitPayload struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+}
+
+// Register adds the submission job to r.
+func (s *Service) Register(r *job.Runner) { r.Handle(submitJob, s.submit) }
+
+// EntityReady is called in the transaction that marks the organization's
+// business verification ready: its saved selections get submitted.
+func EntityReady(ctx context.Context, tx *sql.Tx, now time.Time, orgID uuid.UUID) error {
+	_, err := job.Enqueue(ctx, tx, now, submitJob, submitPayload{OrganizationID: orgID})
+	return err
+}
+
+func (s *Service) submit(ctx context.Context, j job.Job) error {
+	var p submitPayload
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return job.Permanent(err)
+	}
+	org, err := organization.Get(ctx, s.DB.Reader(), p.OrganizationID)
+	if err != nil {
+		return job.Permanent(err)
+	}
+	if org.EntityStatus != organization.EntityReady || org.Status != organization.Active {
+		return nil // submitted when the entity becomes ready (a new job then)
+	}
+	offered, err := s.Partner.Offered(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	return s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		now := s.Clock.Now()
+		rows, _, err := s.rows(ctx, tx, org.ID, true)
+		if err != nil {
+			return err
+		}
+		hasActive := false
+		for _, r := range rows {
+			hasActive = hasActive || r.state == Active
+		}
+		currencies := make([]string, 0, len(rows))
+		for c := range rows {
+			currencies = append(currencies, c)
+		}
+		slices.Sort(currencies)
+		for _, c := range currencies {
+			r := rows[c]
+			if !r.awaiting || r.state != Processing {
+				continue
+			}
+			if !slices.Contains(offered, c) {
+				if err := s.move(ctx, tx, now, org.ID, c, r, true, Failed, false, "the partner does not offer this currency to this business"); err != nil {
+					return err
+				}
+				continue
+			}
+			opening, err := s.Partner.Open(ctx, org.ID, c, hasActive)
+			if err != nil {
+				return err // unavailable: the job retries with backoff
+			}
+			hasActive = hasActive || opening == Opened
+			if err := s.move(ctx, tx, now, org.ID, c, r, true, string(opening), false, "submitted to the partner"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Webhook is a partner notification.
+type Webhook struct {
+	OrganizationID uuid.UUID `json:"organization_id"`
+	Currency       string    `json:"currency"`
+	Event          string    `json:"event"`
+}
+
+// Validate checks the body's fields.
+func (w Webhook) Validate() error {
+	var f apierr.Fields
+	f.Check(w.OrganizationID != uuid.Nil, "organization_id", "is required.")
+	f.Check(currencyCode.MatchString(w.Currency), "currency", "must be a three-letter ISO 4217 code in capitals.")
+	f.Check(w.Event == "account.activated", "event", "must be account.activated.")
+	return f.Err()
+}
+
+// Activated records the partner's word that an account supports a currency:
+// processing or failed becomes active, with the earlier history kept.
+func (s *Service) Activated(ctx context.Context, w Webhook) error {
+	return s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		rows, _, err := s.rows(ctx, tx, w.OrganizationID, true)
+		if err != nil {
+			return err
+		}
+		r, exists := rows[w.Currency]
+		if exists && r.state == Active {
+			return nil
+		}
+		return s.move(ctx, tx, s.Clock.Now(), w.OrganizationID, w.Currency, r, exists, Active, false, "partner webhook: account activated")
+	})
+}
+
+// History is one recorded state change.
+type History struct {
+	From, To, Reason string
+	At               time.Time
+}
+
+// HistoryOf lists the state changes of one currency, oldest first.
+func (s *Service) HistoryOf(ctx context.Context, orgID uuid.UUID, currency string) ([]History, error) {
+	rows, err := s.DB.Reader().QueryContext(ctx, `SELECT from_state, to_state, reason, inserted_at FROM currency_account_history
+		WHERE organization_id = $1 AND currency = $2 ORDER BY id`, orgID, currency)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []History
+	for rows.Next() {
+		var h History
+		if err := rows.Scan(&h.From, &h.To, &h.Reason, &h.At); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,61 @@
+package mca_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+)
+
+func TestWebhookKeepsTheFailedHistory(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		clk := clock.NewManual(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+		keys, _ := keyring.New([]byte(strings.Repeat("k", 32)))
+		var actor identity.Actor
+		var org organization.Organization
+		if err := d.Tx(ctx, func(tx *sql.Tx) error {
+			var err error
+			if org, err = organization.Create(ctx, tx, clk.Now(), "Acme", organization.EntityReady, false); err != nil {
+				return err
+			}
+			u, _, err := identity.CreateUser(ctx, tx, keys, clk.Now(), identity.NewUser{Email: "ada@acme.test", Password: "long enough"})
+			if err != nil {
+				return err
+			}
+			actor.UserID = u.ID
+			return organization.AddMember(ctx, tx, clk.Now(), org.ID, u.ID, organization.Owner)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		svc := &mca.Service{DB: d, Clock: clk, Currencies: []string{"EUR", "JPY"}, Partner: mca.NewSandboxPartner()}
+		res, err := svc.Request(ctx, actor, org.ID, mca.RequestBody{Currencies: []string{"JPY"}})
+		if err != nil || res.Outcomes[0].Result != mca.OutcomeFailed {
+			t.Fatalf("request = %+v, %v", res, err)
+		}
+		clk.Advance(time.Hour)
+		if err := svc.Activated(ctx, mca.Webhook{OrganizationID: org.ID, Currency: "JPY", Event: "account.activated"}); err != nil {
+			t.Fatal(err)
+		}
+		hist, err := svc.HistoryOf(ctx, org.ID, "JPY")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hist) != 2 || hist[0].From != mca.Available || hist[0].To != mca.Failed || hist[1].From != mca.Failed || hist[1].To != mca.Active {
+			t.Fatalf("history = %+v, want available→failed then failed→active", hist)
+		}
+		entries, err := svc.List(ctx, actor, org.ID)
+		if err != nil || entries[1].State != mca.Active {
+			t.Fatalf("list = %+v, %v", entries, err)
+		}
+	})
+}

@@ -10,6 +10,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -34,7 +37,7 @@ import (
 const sandboxToken = "sbx_load_tool_token_0123456789abcdef"
 
 func main() {
-	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
+	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
 	concurrency := flag.Int("c", 4, "concurrent clients")
 	duration := flag.Duration("d", 10*time.Second, "how long to run (bare)")
 	rounds := flag.Int("rounds", 5, "rounds of sign-ins, one per user per round (signin)")
@@ -98,6 +101,13 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 		fmt.Printf("ratio: %.0f%% of the bare handler's requests per second\n",
 			100*float64(len(res.latencies))/res.elapsed.Seconds()/(float64(len(bare.latencies))/bare.elapsed.Seconds()))
 		return nil
+	case "payments":
+		srv, err := startServer(database)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		return payments(client, srv, concurrency, duration)
 	case "signin":
 		srv, err := startServer(database)
 		if err != nil {
@@ -300,6 +310,128 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string { return fmt.Sprintf("POST %s: %d %s", e.url, e.status, e.body) }
+
+// payments executes and approves payments end to end: quote, execute,
+// approve (answered by a step-up), and the signed approval in the app.
+func payments(client *http.Client, srv *server, concurrency int, duration time.Duration) error {
+	var org struct {
+		Organization struct{ ID string } `json:"organization"`
+		Owner        struct {
+			TOTPSecret string `json:"totp_secret"`
+		} `json:"owner"`
+	}
+	if err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
+		"name": "Load Ltd", "owner": map[string]any{"email": "owner@load.test", "password": "load test password"},
+	}, &org); err != nil {
+		return err
+	}
+	orgID := org.Organization.ID
+	if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+orgID+"/deposits", sandboxToken,
+		map[string]any{"currency": "EUR", "amount": "100000000.00"}, nil); err != nil {
+		return err
+	}
+	signIn := func(platform string) (string, error) {
+		var clock struct {
+			Now time.Time `json:"now"`
+		}
+		if err := post(client, srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
+			return "", err
+		}
+		var step1 struct {
+			ChallengeToken string `json:"challenge_token"`
+		}
+		if err := post(client, srv.url+"/api/v1/auth/sign-in", "", map[string]any{"email": "owner@load.test", "password": "load test password", "platform": platform}, &step1); err != nil {
+			return "", err
+		}
+		code, err := totp.GenerateCode(org.Owner.TOTPSecret, clock.Now)
+		if err != nil {
+			return "", err
+		}
+		var session struct{ Token string }
+		err = post(client, srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &session)
+		return session.Token, err
+	}
+	web, err := signIn("web")
+	if err != nil {
+		return err
+	}
+	app, err := signIn("ios")
+	if err != nil {
+		return err
+	}
+	pub, key, _ := ed25519.GenerateKey(rand.Reader)
+	if err := post(client, srv.url+"/api/v1/me/approval-credential", app,
+		map[string]any{"public_key": base64.RawURLEncoding.EncodeToString(pub), "label": "load"}, nil); err != nil {
+		return err
+	}
+	var contact struct{ ID string }
+	if err := post(client, srv.url+"/api/v1/organizations/"+orgID+"/payment-contacts", web, map[string]any{
+		"name": "Supplier", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013000"}, &contact); err != nil {
+		return err
+	}
+	res := forDuration(concurrency, duration, func() error {
+		var quote struct{ ID string }
+		if err := post(client, srv.url+"/api/v1/payments/preflight", web, map[string]any{"organization_id": orgID, "rail": "fiat",
+			"payment_contact_id": contact.ID, "source_currency": "EUR", "amount": "10.00", "amount_side": "send"}, &quote); err != nil {
+			return err
+		}
+		var payment struct {
+			ApprovalRequestID string `json:"approval_request_id"`
+		}
+		if err := post(client, srv.url+"/api/v1/payments/execute", web, map[string]any{"quote_id": quote.ID, "payout_reason": "PYR002",
+			"statement_description": "Load test"}, &payment); err != nil {
+			return err
+		}
+		err := post(client, srv.url+"/api/v1/approvals/"+payment.ApprovalRequestID+"/approve", web, nil, nil)
+		var stepUp struct {
+			Error struct {
+				StepUp struct {
+					MatchCode string `json:"match_code"`
+				} `json:"step_up"`
+			} `json:"error"`
+		}
+		if se, ok := err.(*statusError); !ok || se.status != 403 || json.Unmarshal(se.body, &stepUp) != nil {
+			return fmt.Errorf("approve: want a step-up, got %v", err)
+		}
+		// The app finds the challenge of this approval in its inbox.
+		var inbox struct {
+			Data []struct {
+				ID             string  `json:"id"`
+				ApprovalID     *string `json:"approval_id"`
+				SigningPayload string  `json:"signing_payload"`
+			} `json:"data"`
+		}
+		if err := getJSON(client, srv.url+"/api/v1/me/challenges?limit=100", app, &inbox); err != nil {
+			return err
+		}
+		for _, c := range inbox.Data {
+			if c.ApprovalID == nil || *c.ApprovalID != payment.ApprovalRequestID {
+				continue
+			}
+			payload, _ := base64.RawURLEncoding.DecodeString(c.SigningPayload)
+			return post(client, srv.url+"/api/v1/me/challenges/"+c.ID+"/approve", app, map[string]any{
+				"match_code": stepUp.Error.StepUp.MatchCode, "signature": base64.RawURLEncoding.EncodeToString(ed25519.Sign(key, payload))}, nil)
+		}
+		return errors.New("the approval's challenge is not in the app inbox")
+	})
+	res.print("payment executed and approved end to end (quote, execute, approve, app approval)")
+	return nil
+}
+
+func getJSON(client *http.Client, url, bearer string, out any) error {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return json.Unmarshal(b, out)
+}
 
 func post(client *http.Client, url, bearer string, body, out any) error {
 	raw, _ := json.Marshal(body)

@@ -25,6 +25,8 @@ import (
 
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/app"
+	"github.com/strongroom/strongroom/internal/ledger"
+	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
 
@@ -52,26 +54,13 @@ type Server struct {
 // adds or overrides variables (KEY=VALUE). The server stops when t ends.
 func Start(t testing.TB, env ...string) *Server {
 	t.Helper()
-	vars := map[string]string{
-		"STRONGROOM_ADDR":          "127.0.0.1:0",
-		"STRONGROOM_DATABASE":      "sqlite:" + filepath.Join(t.TempDir(), "strongroom.db"),
-		"STRONGROOM_ENV":           "test",
-		"STRONGROOM_CLOCK":         "manual",
-		"STRONGROOM_SANDBOX_TOKEN": SandboxToken,
-		"STRONGROOM_SECRET":        "end-to-end-test-root-secret-0123456789abcdef",
-		"STRONGROOM_LOG_LEVEL":     "debug",
-	}
-	// CI runs the end-to-end suite a second time on PostgreSQL.
-	if os.Getenv(E2EDatabaseEnv) == "postgres" {
-		vars["STRONGROOM_DATABASE"] = dbtest.PostgresDSN(t)
-	}
+	vars := defaults(t)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
 	doc, router := loadDocument(t)
-	s := &Server{Stdout: &Buffer{}, Logs: &Buffer{}, done: make(chan error, 1), doc: doc, router: router,
-		client: &http.Client{Timeout: 30 * time.Second}}
+	s := &Server{Stdout: &Buffer{}, Logs: &Buffer{}, done: make(chan error, 1), doc: doc, router: router, client: newClient()}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go func() {
@@ -94,8 +83,52 @@ func Start(t testing.TB, env ...string) *Server {
 			t.Fatalf("server did not start listening in time:\n%s", s.Logs.String())
 		}
 	}
-	t.Cleanup(func() { _ = s.Stop() })
+	t.Cleanup(func() {
+		_ = s.Stop()
+		checkLedger(t, vars["STRONGROOM_DATABASE"])
+	})
 	return s
+}
+
+// defaults are the variables of a test server: a new SQLite database (or a
+// PostgreSQL schema when E2EDatabaseEnv says so), the manual clock, and
+// known secrets. The ledger of the database is checked when t ends.
+func defaults(t testing.TB) map[string]string {
+	vars := map[string]string{
+		"STRONGROOM_ADDR":          "127.0.0.1:0",
+		"STRONGROOM_DATABASE":      "sqlite:" + filepath.Join(t.TempDir(), "strongroom.db"),
+		"STRONGROOM_ENV":           "test",
+		"STRONGROOM_CLOCK":         "manual",
+		"STRONGROOM_SANDBOX_TOKEN": SandboxToken,
+		"STRONGROOM_SECRET":        "end-to-end-test-root-secret-0123456789abcdef",
+		"STRONGROOM_LOG_LEVEL":     "debug",
+		// Tests sign in many times from one address; the rate-limit tests set their own limits.
+		"STRONGROOM_RATE_LIMIT_SIGN_IN":       "600/1m",
+		"STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL": "600/1m",
+	}
+	// CI runs the end-to-end suite a second time on PostgreSQL.
+	if os.Getenv(E2EDatabaseEnv) == "postgres" {
+		vars["STRONGROOM_DATABASE"] = dbtest.PostgresDSN(t)
+	}
+	return vars
+}
+
+func newClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
+
+// checkLedger verifies the ledger invariant (every entry balances per
+// currency, balances equal the sum of their postings, no customer balance
+// below zero) on the database a test server used, after every test.
+func checkLedger(t testing.TB, dsn string) {
+	ctx := context.Background()
+	d, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Errorf("ledger check: %v", err)
+		return
+	}
+	defer d.Close()
+	if err := ledger.CheckInvariants(ctx, d.Reader()); err != nil {
+		t.Errorf("ledger invariant broken: %v", err)
+	}
 }
 
 // Stop stops the server as SIGTERM would and returns what Run returned.

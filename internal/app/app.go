@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -121,6 +122,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	ids := &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys}
 	stepUp := &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}
 	accounts := &mca.Service{DB: d, Clock: clk, Currencies: cfg.Currencies, Partner: mca.UnconfiguredPartner{}}
+	payments := &payment.Service{DB: d, Clock: clk, Rates: payment.SandboxRates{}, StepUp: stepUp}
+	stepUp.OnPaymentApproval = payments.RecordApproval
 	var sandboxPartner *mca.SandboxPartner
 	partnerSecret := []byte(cfg.PartnerSecret)
 	if cfg.Env == "test" {
@@ -151,6 +154,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		StepUp:           stepUp,
 		APIKeys:          &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env, Guard: stepUp},
 		CurrencyAccounts: accounts,
+		Payments:         payments,
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,
 		OpenAPI:          openapiJSON,
@@ -179,7 +183,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	newWorkers(d, clk, logger, accounts).start(workerCtx, &workers)
+	newWorkers(d, clk, logger, accounts, payments).start(workerCtx, &workers)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -68,7 +68,7 @@ func noBody(r *http.Request) error {
 	if err != nil {
 		return apierr.InvalidField("", "The request body could not be read.")
 	}
-	if t := bytes.TrimSpace(b); len(t) > 0 && string(t) != "{}" {
+	if t := bytes.TrimSpace(b); len(t) > 0 && string(t) != "{}" && string(t) != "null" {
 		return apierr.InvalidField("", "This operation takes no body.")
 	}
 	return nil

@@ -42,6 +42,23 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/organizations/{organization_id}/multi-currency-accounts", authSession, limitDefault, s.requestCurrencyAccounts},
 		{"POST", "/api/v1/partner/webhooks", authNone, limitDefault, s.partnerWebhook},
 
+		{"GET", "/api/v1/organizations/{organization_id}/balances", authSession, limitDefault, s.balances},
+		{"GET", "/api/v1/organizations/{organization_id}/transactions", authSession, limitDefault, s.listTransactions},
+		{"GET", "/api/v1/organizations/{organization_id}/transactions/{transaction_id}", authSession, limitDefault, s.getTransaction},
+		{"GET", "/api/v1/organizations/{organization_id}/payments/config", authSession, limitDefault, s.paymentsConfig},
+		{"POST", "/api/v1/organizations/{organization_id}/payment-contacts", authSession, limitDefault, s.createContact},
+		{"GET", "/api/v1/organizations/{organization_id}/payment-contacts", authSession, limitDefault, s.listContacts},
+		{"GET", "/api/v1/payment-contacts/{payment_contact_id}", authSession, limitDefault, s.getContact},
+		{"POST", "/api/v1/payments/preflight", authSession, limitDefault, s.preflight},
+		{"POST", "/api/v1/payments/execute", authSession, limitDefault, s.executePayment},
+		{"GET", "/api/v1/payments/{payment_id}", authSession, limitDefault, s.getPayment},
+		{"POST", "/api/v1/payments/{payment_id}/cancel", authSession, limitDefault, s.cancelPayment},
+		{"POST", "/api/v1/payment-batches", authSession, limitDefault, s.createBatch},
+		{"GET", "/api/v1/payment-batches/{batch_id}", authSession, limitDefault, s.getBatch},
+		{"GET", "/api/v1/organizations/{organization_id}/approvals", authSession, limitDefault, s.listApprovals},
+		{"POST", "/api/v1/approvals/{approval_id}/approve", authSession, limitDefault, s.approveApproval},
+		{"POST", "/api/v1/approvals/{approval_id}/reject", authSession, limitDefault, s.rejectApproval},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},
@@ -49,6 +66,8 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/clock/advance", authSandbox, limitDefault, s.sandboxAdvanceClock},
 		{"GET", "/api/v1/sandbox/outbox", authSandbox, limitDefault, s.sandboxOutbox},
 		{"POST", "/api/v1/sandbox/partner", authSandbox, limitDefault, s.sandboxPartner},
+		{"POST", "/api/v1/sandbox/organizations/{organization_id}/deposits", authSandbox, limitDefault, s.sandboxDeposit},
+		{"POST", "/api/v1/sandbox/payments/{payment_id}/settle", authSandbox, limitDefault, s.sandboxSettle},
 		{"POST", "/api/v1/sandbox/partner/webhook", authSandbox, limitDefault, s.sandboxPartnerWebhook},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -49,6 +50,8 @@ type Deps struct {
 	Partner *mca.SandboxPartner
 	// PartnerSecret is the HMAC key partner webhooks are signed with.
 	PartnerSecret []byte
+	// Payments moves money out after a person approves.
+	Payments *payment.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter

@@ -7,6 +7,7 @@ package sandbox
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/outbox"
@@ -23,6 +25,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -310,4 +313,52 @@ func (s *Service) AdvanceClock(c ClockAdvance) (time.Time, error) {
 // Outbox returns a page of queued messages, newest first.
 func (s *Service) Outbox(ctx context.Context, f outbox.Filter, req page.Request) ([]outbox.Message, error) {
 	return outbox.List(ctx, s.DB.Reader(), f, req)
+}
+
+// DepositRequest is the body of the sandbox deposit helper.
+type DepositRequest struct {
+	Currency string `json:"currency"`
+	Amount   string `json:"amount"`
+}
+
+// Validate checks the body's fields.
+func (r DepositRequest) Validate() error {
+	var f apierr.Fields
+	f.Check(money.IsCurrency(r.Currency), "currency", "must be an ISO 4217 currency code in capitals.")
+	if f.Err() == nil {
+		a, err := money.Parse(r.Amount, r.Currency)
+		var pe *money.ParseError
+		switch {
+		case errors.As(err, &pe):
+			f.Add("amount", pe.Reason)
+		case err != nil || !a.IsPositive():
+			f.Add("amount", "must be a positive decimal amount.")
+		}
+	}
+	return f.Err()
+}
+
+// Deposit funds the organization's balance as money arriving from outside:
+// a balanced entry from the world account, and a deposit row in the feed.
+func (s *Service) Deposit(ctx context.Context, orgID uuid.UUID, r DepositRequest) (ledger.Transaction, error) {
+	amount, _ := money.Parse(r.Amount, r.Currency)
+	var out ledger.Transaction
+	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := organization.Get(ctx, tx, orgID); err != nil {
+			return err
+		}
+		now := s.Clock.Now()
+		entry, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &orgID, Kind: "deposit", Description: "Sandbox deposit",
+			Postings: []ledger.Posting{
+				{Account: ledger.PlatformAccount(amount.Currency, ledger.World), Amount: -amount.Minor},
+				{Account: ledger.OrgAccount(orgID, amount.Currency, ledger.Available), Amount: amount.Minor},
+			}})
+		if err != nil {
+			return err
+		}
+		out, err = ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: orgID, Type: "deposit", EntryID: &entry, Direction: "in",
+			Amount: amount.Minor, Currency: amount.Currency, Description: "Deposit", RecordedAt: now})
+		return err
+	})
+	return out, err
 }

@@ -230,6 +230,14 @@ func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID, r
 		if !ok {
 			return errNotPending(c)
 		}
+		if c.Kind == "payment_approval" && c.ApprovalID != nil && s.OnPaymentApproval != nil {
+			if err := s.OnPaymentApproval(ctx, tx, *c.ApprovalID, a.UserID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET status = 'consumed' WHERE id = $1`, id); err != nil {
+				return err
+			}
+		}
 		out, _, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id))
 		return err
 	})

@@ -65,6 +65,9 @@ type Service struct {
 	Clock    clock.Clock
 	Keys     *keyring.Keyring
 	Identity *identity.Service
+	// OnPaymentApproval records a payment approval when its tx_signed
+	// challenge is satisfied, in the same transaction.
+	OnPaymentApproval func(ctx context.Context, tx *sql.Tx, approvalID, approverID uuid.UUID) error
 }
 
 // StepUpChallenge is error.step_up of a step_up_required answer (spec 2.4).

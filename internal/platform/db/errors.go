@@ -130,11 +130,15 @@ func loadSQLiteUniqueIndexes(ctx context.Context, q *sql.DB) error {
 	defer rows.Close()
 	columns := map[string][]string{}
 	for rows.Next() {
-		var table, index, column string
+		var table, index string
+		var column *string // NULL for an expression, which SQLite reports by index name instead
 		if err := rows.Scan(&table, &index, &column); err != nil {
 			return err
 		}
-		columns[index] = append(columns[index], table+"."+column)
+		if column == nil {
+			continue
+		}
+		columns[index] = append(columns[index], table+"."+*column)
 	}
 	if err := rows.Err(); err != nil {
 		return err

@@ -1,0 +1,640 @@
+package e2e_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strongroom/strongroom/internal/apitest"
+)
+
+type amount struct {
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+type paymentRecord struct {
+	ID                string  `json:"id"`
+	OrganizationID    string  `json:"organization_id"`
+	Rail              string  `json:"rail"`
+	Status            string  `json:"status"`
+	QuoteID           *string `json:"quote_id"`
+	PaymentBatchID    *string `json:"payment_batch_id"`
+	ApprovalRequestID *string `json:"approval_request_id"`
+	TransactionID     *string `json:"transaction_id"`
+	Debited           amount  `json:"debited"`
+	Delivered         amount  `json:"delivered"`
+	DomainEvent       struct {
+		EventID     string `json:"event_id"`
+		Stream      string `json:"stream"`
+		AggregateID string `json:"aggregate_id"`
+		Type        string `json:"type"`
+	} `json:"domain_event"`
+	RailState *string `json:"rail_state"`
+}
+
+type quoteRecord struct {
+	ID          string    `json:"id"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	Source      amount    `json:"source"`
+	Destination amount    `json:"destination"`
+	Fee         amount    `json:"fee"`
+	Rate        string    `json:"rate"`
+}
+
+type approvalRecord struct {
+	ID         string  `json:"id"`
+	Status     string  `json:"status"`
+	Kind       string  `json:"kind"`
+	TargetID   string  `json:"target_id"`
+	DecidedBy  *string `json:"decided_by_id"`
+	RequestedBy string `json:"requested_by_id"`
+}
+
+// payer is an owner with a funded balance and a supplier to pay.
+type payer struct {
+	*person
+	org, contact string
+}
+
+func newPayer(t *testing.T, s *apitest.Server, email, deposit string) *payer {
+	t.Helper()
+	p := &payer{person: newPerson(t, s, email)}
+	p.org = orgOf(t, s, p.person)
+	if deposit != "" {
+		s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": deposit}).ExpectStatus(t, 201)
+	}
+	var c struct {
+		ID string `json:"id"`
+	}
+	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
+		"name": "Müller Maschinenbau GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89 3704 0044 0532 0130 00", "swift_code": "COBADEFFXXX",
+	}).ExpectStatus(t, 201).Decode(t, &c)
+	p.contact = c.ID
+	return p
+}
+
+func (p *payer) quote(t *testing.T, s *apitest.Server, amt string) quoteRecord {
+	t.Helper()
+	var q quoteRecord
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": p.contact,
+		"source_currency": "EUR", "amount": amt, "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
+	return q
+}
+
+func executeBody(quoteID string) map[string]any {
+	return map[string]any{"quote_id": quoteID, "payout_reason": "PYR002", "statement_description": "Invoice 2026-118"}
+}
+
+func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) paymentRecord {
+	t.Helper()
+	var pay paymentRecord
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(p.quote(t, s, amt).ID)).ExpectStatus(t, 201).Decode(t, &pay)
+	return pay
+}
+
+// approveInApp asks to approve and answers the bound challenge in the app;
+// it returns the challenge the app satisfied.
+func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) challenge {
+	t.Helper()
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
+	for _, c := range inbox(t, s, p.app) {
+		if c.ApprovalID != nil && *c.ApprovalID == approvalID && c.Status == "pending" {
+			approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
+			return c
+		}
+	}
+	t.Fatal("no payment-approval challenge in the app inbox")
+	return challenge{}
+}
+
+func balance(t *testing.T, s *apitest.Server, token, org, currency string) (string, string) {
+	t.Helper()
+	var b struct {
+		Data []struct {
+			Currency  string `json:"currency"`
+			Available string `json:"available"`
+			Pending   string `json:"pending"`
+		} `json:"data"`
+	}
+	s.Get(t, "/api/v1/organizations/"+org+"/balances", token).ExpectStatus(t, 200).Decode(t, &b)
+	for _, x := range b.Data {
+		if x.Currency == currency {
+			return x.Available, x.Pending
+		}
+	}
+	return "", ""
+}
+
+func getPayment(t *testing.T, s *apitest.Server, token, id string) paymentRecord {
+	t.Helper()
+	var p paymentRecord
+	s.Get(t, "/api/v1/payments/"+id, token).ExpectStatus(t, 200).Decode(t, &p)
+	return p
+}
+
+func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	q := p.quote(t, s, "100.00")
+	if q.Source != (amount{"100.00", "EUR"}) || q.Destination != (amount{"100.00", "EUR"}) || q.Fee != (amount{"1.00", "EUR"}) || q.Rate != "1" {
+		t.Fatalf("quote = %+v", q)
+	}
+	if !q.ExpiresAt.Equal(now(t, s).Add(15 * time.Minute)) {
+		t.Fatalf("quote expires at %v", q.ExpiresAt)
+	}
+	var pay paymentRecord
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.ID)).ExpectStatus(t, 201).Decode(t, &pay)
+	if pay.Status != "awaiting_approval" || pay.Debited != (amount{"101.00", "EUR"}) || pay.Delivered != (amount{"100.00", "EUR"}) ||
+		pay.ApprovalRequestID == nil || pay.TransactionID != nil || pay.DomainEvent.Type != "payment.created" ||
+		pay.DomainEvent.Stream != "payment-"+pay.ID || pay.DomainEvent.AggregateID != pay.ID || pay.DomainEvent.EventID == "" {
+		t.Fatalf("payment = %+v", pay)
+	}
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "1000.00" || pe != "0.00" {
+		t.Fatalf("before approval: available %s pending %s; nothing should move", av, pe)
+	}
+	// Approving asks for a signed approval in the app, naming the payment.
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	if len(up.Methods) != 1 || up.Methods[0] != "app" {
+		t.Fatalf("methods = %v, want app only", up.Methods)
+	}
+	var c challenge
+	for _, x := range inbox(t, s, p.app) {
+		if x.ApprovalID != nil && *x.ApprovalID == *pay.ApprovalRequestID {
+			c = x
+		}
+	}
+	if c.Binding != "tx_signed" || c.Kind != "payment_approval" || c.StepUpAuthenticationID != nil || c.ActionSummary == nil ||
+		!strings.Contains(*c.ActionSummary, "100.00 EUR") || !strings.Contains(*c.ActionSummary, "Müller Maschinenbau GmbH") {
+		t.Fatalf("challenge = %+v", c)
+	}
+	// The authenticator code cannot stand in for the app.
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "totp", "code": code(t, s, p.secret)}).
+		ExpectError(t, 400, "invalid_request")
+	approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
+
+	after := getPayment(t, s, p.web, pay.ID)
+	if after.Status != "approved" && after.Status != "processing" || after.TransactionID == nil {
+		t.Fatalf("after approval = %+v", after)
+	}
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "899.00" || pe != "100.00" {
+		t.Fatalf("after approval: available %s pending %s, want 899.00 and 100.00", av, pe)
+	}
+	var x approvalRecord
+	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
+	if x.Status != "approved" || x.DecidedBy == nil || *x.DecidedBy != p.userID {
+		t.Fatalf("retry of approve = %+v", x)
+	}
+	var settled paymentRecord
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200).Decode(t, &settled)
+	if settled.Status != "completed" {
+		t.Fatalf("settled = %+v", settled)
+	}
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "899.00" || pe != "0.00" {
+		t.Fatalf("after settlement: available %s pending %s", av, pe)
+	}
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectError(t, 409, "conflict")
+}
+
+func TestFailedPaymentIsReversed(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "500.00")
+	pay := p.pay(t, s, "200.00")
+	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.ID).Status == "processing" })
+	var failed paymentRecord
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200).Decode(t, &failed)
+	if failed.Status != "failed" || failed.RailState == nil || *failed.RailState != "returned" {
+		t.Fatalf("failed = %+v", failed)
+	}
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "500.00" || pe != "0.00" {
+		t.Fatalf("after the failure: available %s pending %s, want everything back", av, pe)
+	}
+	var feed struct {
+		Data []struct {
+			Type   string `json:"type"`
+			Effect struct {
+				Direction string `json:"direction"`
+				Total     string `json:"total"`
+			} `json:"effect"`
+		} `json:"data"`
+	}
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", p.web).ExpectStatus(t, 200).Decode(t, &feed)
+	var types []string
+	for _, x := range feed.Data {
+		types = append(types, x.Type+":"+x.Effect.Direction+":"+x.Effect.Total)
+	}
+	if strings.Join(types, ",") != "reversal:in:201.00,fee:out:1.00,fiat_outgoing:out:200.00,deposit:in:500.00" &&
+		strings.Join(types, ",") != "reversal:in:201.00,fiat_outgoing:out:200.00,fee:out:1.00,deposit:in:500.00" {
+		t.Fatalf("feed = %v", types)
+	}
+}
+
+func TestExecuteRules(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	q := p.quote(t, s, "10.00")
+	exec := func(body map[string]any) *apitest.Response { return s.Post(t, "/api/v1/payments/execute", p.web, body) }
+	e := exec(map[string]any{"quote_id": q.ID}).ExpectError(t, 400, "invalid_request")
+	if len(e.Error.Details) != 2 {
+		t.Fatalf("details = %+v, want payout_reason and statement_description", e.Error.Details)
+	}
+	exec(map[string]any{"quote_id": q.ID, "payout_reason": "PYR999", "statement_description": "x"}).ExpectError(t, 400, "invalid_request")
+	exec(map[string]any{"quote_id": q.ID, "payout_reason": "PYR001", "statement_description": strings.Repeat("x", 36)}).ExpectError(t, 400, "invalid_request")
+	exec(map[string]any{"quote_id": q.ID, "payout_reason": "PYR001", "statement_description": strings.Repeat("x", 35)}).ExpectStatus(t, 201)
+	exec(executeBody(q.ID)).ExpectError(t, 422, "quote_already_used")
+	late := p.quote(t, s, "10.00")
+	advance(t, s, 15*time.Minute)
+	p.signInAgain(t, s)
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(late.ID)).ExpectError(t, 422, "quote_expired")
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody("5f0c0a4e-0000-4000-8000-000000000000")).ExpectError(t, 404, "not_found")
+	// Another organization's quote is not found.
+	other := newPayer(t, s, "eve@evil.test", "")
+	s.Post(t, "/api/v1/payments/execute", other.web, executeBody(p.quote(t, s, "5.00").ID)).ExpectError(t, 404, "not_found")
+}
+
+func TestIdempotencyKeyReplaysForADay(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	q := p.quote(t, s, "50.00")
+	send := func(body map[string]any, key string) *apitest.Response {
+		return s.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/payments/execute", Bearer: p.web, Body: body, Header: map[string]string{"Idempotency-Key": key}})
+	}
+	first := send(executeBody(q.ID), "inv-118").ExpectStatus(t, 201)
+	again := send(executeBody(q.ID), "inv-118").ExpectStatus(t, 201)
+	if string(first.Body) != string(again.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay differs:\n%s\n%s", first.Body, again.Body)
+	}
+	other := executeBody(q.ID)
+	other["statement_description"] = "Another text"
+	send(other, "inv-118").ExpectError(t, 422, "idempotency_key_reused")
+	var list struct {
+		Data []approvalRecord `json:"data"`
+	}
+	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
+	if len(list.Data) != 1 {
+		t.Fatalf("%d payments, want one", len(list.Data))
+	}
+	// After 24 hours the key is forgotten: the quote, now used, decides.
+	advance(t, s, 24*time.Hour)
+	p.signInAgain(t, s)
+	send(executeBody(q.ID), "inv-118").ExpectError(t, 422, "quote_already_used")
+}
+
+func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
+	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	q := p.quote(t, s, "50.00")
+	var wg sync.WaitGroup
+	bodies := make([]string, 16)
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := s.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/payments/execute", Bearer: p.web, Body: executeBody(q.ID),
+				Header: map[string]string{"Idempotency-Key": "same-key"}})
+			if r.Status != 201 {
+				t.Errorf("replay %d: %d %s", i, r.Status, r.Body)
+			}
+			bodies[i] = string(r.Body)
+		}()
+	}
+	wg.Wait()
+	for _, b := range bodies[1:] {
+		if b != bodies[0] {
+			t.Fatalf("replays disagree:\n%s\n%s", bodies[0], b)
+		}
+	}
+	var list struct {
+		Data         []approvalRecord `json:"data"`
+		PendingCount int              `json:"pending_count"`
+	}
+	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
+	if len(list.Data) != 1 || list.PendingCount != 1 {
+		t.Fatalf("%d approvals (%d pending), want exactly one", len(list.Data), list.PendingCount)
+	}
+}
+
+func TestInsufficientFunds(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "100.00")
+	big := p.pay(t, s, "100.00") // 101.00 with the fee
+	s.Post(t, "/api/v1/approvals/"+*big.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
+	if len(inbox(t, s, p.app)) != 0 {
+		t.Fatal("a challenge was minted though funds fall short")
+	}
+	// Funds checked again when the app approves: they fell short in between.
+	a := p.pay(t, s, "60.00")
+	b := p.pay(t, s, "30.00")
+	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil))
+	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/approve", p.web, nil))
+	_ = upB
+	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "0.01"}).ExpectStatus(t, 201)
+	byApproval := map[string]challenge{}
+	for _, c := range inbox(t, s, p.app) {
+		byApproval[*c.ApprovalID] = c
+	}
+	// b (31.00) first leaves 69.01: enough for a (61.00).
+	approve(t, s, p.person, byApproval[*b.ApprovalRequestID], *upB.MatchCode).ExpectStatus(t, 200)
+	// Spend more so a no longer fits, then approve a in the app.
+	c := p.pay(t, s, "40.00")
+	p.approveInApp(t, s, *c.ApprovalRequestID)
+	approve(t, s, p.person, byApproval[*a.ApprovalRequestID], *upA.MatchCode).ExpectStatus(t, 200)
+	if st := getPayment(t, s, p.web, a.ID).Status; st != "awaiting_approval" {
+		t.Fatalf("payment a is %s; the approval should not be recorded", st)
+	}
+	s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
+}
+
+func TestRejectAndCancel(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	rejected := p.pay(t, s, "10.00")
+	var x approvalRecord
+	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/reject", p.web, map[string]any{"reason": "Wrong supplier"}).ExpectStatus(t, 200).Decode(t, &x)
+	if x.Status != "rejected" || getPayment(t, s, p.web, rejected.ID).Status != "rejected" {
+		t.Fatalf("rejection = %+v", x)
+	}
+	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 409, "conflict")
+
+	// Only the initiator cancels, and only while it awaits approval.
+	adminID, adminSecret := addUser(t, s, p.org, "admin@acme.test", "admin", true)
+	_ = adminID
+	admin := signInFully(t, s, "admin@acme.test", adminSecret)
+	cancelled := p.pay(t, s, "10.00")
+	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", admin, nil).ExpectError(t, 403, "forbidden")
+	var c paymentRecord
+	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
+	if c.Status != "cancelled" {
+		t.Fatalf("cancel = %+v", c)
+	}
+	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, "/api/v1/approvals/"+*cancelled.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 409, "conflict")
+
+	// Members initiate but do not approve.
+	addUser(t, s, p.org, "member@acme.test", "member", false)
+	member := *signIn(t, s, map[string]any{"email": "member@acme.test", "password": password}).Token
+	var mine paymentRecord
+	s.Post(t, "/api/v1/payments/execute", member, executeBody(p.quote(t, s, "5.00").ID)).ExpectStatus(t, 201).Decode(t, &mine)
+	s.Post(t, "/api/v1/approvals/"+*mine.ApprovalRequestID+"/approve", member, nil).ExpectError(t, 403, "forbidden")
+	eve := newPayer(t, s, "eve@evil.test", "")
+	s.Post(t, "/api/v1/approvals/"+*mine.ApprovalRequestID+"/approve", eve.web, nil).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/payments/"+mine.ID, eve.web).ExpectError(t, 404, "not_found")
+	// The initiator may approve their own payment.
+	p.approveInApp(t, s, *mine.ApprovalRequestID)
+}
+
+func TestApprovalListAndPendingCount(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	a, b, c := p.pay(t, s, "1.00"), p.pay(t, s, "2.00"), p.pay(t, s, "3.00")
+	p.approveInApp(t, s, *a.ApprovalRequestID)
+	s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
+	type list struct {
+		Data         []approvalRecord `json:"data"`
+		PendingCount int              `json:"pending_count"`
+	}
+	for status, want := range map[string]string{"pending": *c.ApprovalRequestID, "approved": *a.ApprovalRequestID, "rejected": *b.ApprovalRequestID} {
+		var l list
+		s.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status="+status, p.web).ExpectStatus(t, 200).Decode(t, &l)
+		if len(l.Data) != 1 || l.Data[0].ID != want || l.PendingCount != 1 || l.Data[0].Kind != "payment" {
+			t.Fatalf("%s: %+v", status, l)
+		}
+	}
+	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status=maybe", p.web).ExpectError(t, 400, "invalid_request")
+}
+
+func TestBatchIsApprovedOnce(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	q1, q2 := p.quote(t, s, "100.00"), p.quote(t, s, "200.00")
+	var batch struct {
+		ID                string          `json:"id"`
+		Status            string          `json:"status"`
+		ApprovalRequestID *string         `json:"approval_request_id"`
+		Payments          []paymentRecord `json:"payments"`
+	}
+	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.ID), executeBody(q2.ID)}}).
+		ExpectStatus(t, 201).Decode(t, &batch)
+	if len(batch.Payments) != 2 || batch.ApprovalRequestID == nil || batch.Status != "pending" {
+		t.Fatalf("batch = %+v", batch)
+	}
+	for _, pay := range batch.Payments {
+		if pay.ApprovalRequestID != nil || pay.PaymentBatchID == nil || *pay.PaymentBatchID != batch.ID {
+			t.Fatalf("batch row = %+v; rows have no approval of their own", pay)
+		}
+	}
+	s.Post(t, "/api/v1/payments/"+batch.Payments[0].ID+"/cancel", p.web, nil).ExpectError(t, 409, "conflict")
+	c := p.approveInApp(t, s, *batch.ApprovalRequestID)
+	if c.ActionSummary == nil || !strings.Contains(*c.ActionSummary, "Batch of 2 payments (302.00 EUR debited)") {
+		t.Fatalf("batch summary = %v", c.ActionSummary)
+	}
+	s.Get(t, "/api/v1/payment-batches/"+batch.ID, p.web).ExpectStatus(t, 200).Decode(t, &batch)
+	if batch.Status != "approved" {
+		t.Fatalf("batch after approval = %+v", batch)
+	}
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "698.00" || pe != "300.00" {
+		t.Fatalf("after the batch: available %s pending %s", av, pe)
+	}
+	// A batch with one bad row is refused as a whole.
+	used := map[string]any{"organization_id": p.org, "payments": []any{executeBody(p.quote(t, s, "1.00").ID), executeBody(q1.ID)}}
+	s.Post(t, "/api/v1/payment-batches", p.web, used).ExpectError(t, 422, "quote_already_used")
+	var approvals struct {
+		PendingCount int `json:"pending_count"`
+	}
+	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
+	if approvals.PendingCount != 0 {
+		t.Fatal("the refused batch left an approval behind")
+	}
+}
+
+func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
+	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	type pending struct {
+		pay paymentRecord
+		up  stepUpChallenge
+	}
+	var ps []pending
+	for range 10 {
+		pay := p.pay(t, s, "199.00") // 200.00 each with the fee: five fit
+		up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+		ps = append(ps, pending{pay, up})
+	}
+	byApproval := map[string]challenge{}
+	for _, c := range inbox(t, s, p.app) {
+		byApproval[*c.ApprovalID] = c
+	}
+	var wg sync.WaitGroup
+	for _, x := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			approve(t, s, p.person, byApproval[*x.pay.ApprovalRequestID], *x.up.MatchCode).ExpectStatus(t, 200)
+		}()
+	}
+	wg.Wait()
+	approved := 0
+	for _, x := range ps {
+		if st := getPayment(t, s, p.web, x.pay.ID).Status; st != "awaiting_approval" {
+			approved++
+		}
+	}
+	av, pe := balance(t, s, p.web, p.org, "EUR")
+	if approved != 5 || av != "0.00" || pe != "995.00" {
+		t.Fatalf("%d approved, available %s, pending %s; want 5, 0.00, 995.00", approved, av, pe)
+	}
+}
+
+func TestPaymentContactsCheckBankDetails(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "")
+	path := "/api/v1/organizations/" + p.org + "/payment-contacts"
+	bad := []map[string]any{
+		{"name": "X", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013001"},
+		{"name": "X", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013000", "swift_code": "COBA1EFF"},
+		{"name": "X", "currency": "USD", "rail": "fiat", "account_number": "123456789", "aba_code": "021000022"},
+		{"name": "X", "currency": "USD", "rail": "fiat", "account_number": "123456789"},
+		{"name": "X", "currency": "USD", "rail": "crypto", "network": "ethereum", "crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"},
+		{"name": "X", "currency": "USD", "rail": "crypto", "network": "dogecoin", "crypto_address": "D7Y55"},
+		{"name": "X", "currency": "EURO", "rail": "fiat", "iban": "DE89370400440532013000"},
+	}
+	for i, body := range bad {
+		s.Post(t, path, p.web, body).ExpectError(t, 400, "invalid_request")
+		_ = i
+	}
+	s.Post(t, path, p.web, map[string]any{"name": "Acme Inc", "currency": "USD", "rail": "fiat", "account_number": "123456789", "aba_code": "021000021"}).ExpectStatus(t, 201)
+	var crypto struct {
+		ID            string  `json:"id"`
+		CryptoAddress *string `json:"crypto_address"`
+		IBAN          *string `json:"iban"`
+	}
+	s.Post(t, path, p.web, map[string]any{"name": "Vendor DAO", "currency": "USD", "rail": "crypto", "network": "ethereum",
+		"crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &crypto)
+	if crypto.CryptoAddress == nil || crypto.IBAN != nil {
+		t.Fatalf("crypto contact = %+v", crypto)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	s.Get(t, path+"?limit=2", p.web).ExpectStatus(t, 200).Decode(t, &list)
+	s.Get(t, "/api/v1/payment-contacts/"+crypto.ID, p.web).ExpectStatus(t, 200)
+	eve := newPayer(t, s, "eve@evil.test", "")
+	s.Get(t, "/api/v1/payment-contacts/"+crypto.ID, eve.web).ExpectError(t, 404, "not_found")
+	// Crypto payments feed as crypto_outgoing.
+	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "USD", "amount": "500.00"}).ExpectStatus(t, 201)
+	var q quoteRecord
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": crypto.ID,
+		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
+	if q.Fee != (amount{"1.00", "USD"}) || q.Destination != (amount{"100.00", "USD"}) {
+		t.Fatalf("crypto quote = %+v", q)
+	}
+	var pay paymentRecord
+	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.ID}).ExpectStatus(t, 201).Decode(t, &pay)
+	if pay.Rail != "crypto" {
+		t.Fatalf("payment = %+v", pay)
+	}
+}
+
+func TestQuotesConvertCurrencies(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "")
+	var c struct {
+		ID string `json:"id"`
+	}
+	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Tokyo KK", "currency": "JPY", "rail": "fiat",
+		"account_number": "1234567", "swift_code": "MHCBJPJT"}).ExpectStatus(t, 201).Decode(t, &c)
+	var q quoteRecord
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
+	if q.Destination.Currency != "JPY" || strings.Contains(q.Destination.Amount, ".") || q.Source != (amount{"100.00", "EUR"}) {
+		t.Fatalf("quote = %+v", q)
+	}
+	var r quoteRecord
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+		"source_currency": "EUR", "amount": "10000", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &r)
+	if r.Destination != (amount{"10000", "JPY"}) || r.Source.Currency != "EUR" {
+		t.Fatalf("receive quote = %+v", r)
+	}
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+		"source_currency": "EUR", "amount": "100.5", "amount_side": "receive"}).ExpectError(t, 400, "invalid_request")
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": c.ID,
+		"source_currency": "EUR", "amount": "100", "amount_side": "send"}).ExpectError(t, 400, "invalid_request")
+}
+
+// TestTransactionFeedPagination walks the feed page by page (spec 4.17 rules 1–4).
+func TestTransactionFeedPagination(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "")
+	deposit := func(amt string) {
+		s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": amt}).ExpectStatus(t, 201)
+	}
+	for i := 1; i <= 5; i++ {
+		deposit(fmt.Sprintf("%d.00", i))
+	}
+	advance(t, s, 24*time.Hour)
+	p.signInAgain(t, s)
+	for i := 6; i <= 7; i++ {
+		deposit(fmt.Sprintf("%d.00", i))
+	}
+	day1 := now(t, s).Add(-24 * time.Hour).Format(time.DateOnly)
+	type feed struct {
+		Data []struct {
+			ID     string `json:"id"`
+			Type   string `json:"type"`
+			Effect struct {
+				Total string `json:"total"`
+			} `json:"effect"`
+		} `json:"data"`
+		HasMore    bool    `json:"has_more"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	walk := func(query string) []string {
+		var totals []string
+		path := "/api/v1/organizations/" + p.org + "/transactions?" + query
+		for pages := 0; ; pages++ {
+			var f feed
+			s.Get(t, path, p.web).ExpectStatus(t, 200).Decode(t, &f)
+			for _, x := range f.Data {
+				totals = append(totals, x.Effect.Total)
+			}
+			if !f.HasMore {
+				if f.NextCursor != nil {
+					t.Fatal("last page carries a next_cursor")
+				}
+				return totals
+			}
+			if pages > 10 || len(f.Data) == 0 {
+				t.Fatal("the walk does not end")
+			}
+			path = "/api/v1/organizations/" + p.org + "/transactions?" + query + "&cursor=" + url.QueryEscape(*f.NextCursor)
+		}
+	}
+	if got := strings.Join(walk("limit=2"), " "); got != "7.00 6.00 5.00 4.00 3.00 2.00 1.00" {
+		t.Fatalf("whole feed newest first = %s", got)
+	}
+	if got := strings.Join(walk("limit=2&date_start="+day1+"&date_end="+day1), " "); got != "5.00 4.00 3.00 2.00 1.00" {
+		t.Fatalf("first day only = %s", got)
+	}
+	if got := strings.Join(walk("limit=3&type=deposit&date_start="+now(t, s).Format(time.DateOnly)), " "); got != "7.00 6.00" {
+		t.Fatalf("second day = %s", got)
+	}
+	// A cursor is bound to its filters.
+	var f feed
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&date_end="+day1, p.web).ExpectStatus(t, 200).Decode(t, &f)
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&cursor="+url.QueryEscape(*f.NextCursor), p.web).ExpectError(t, 400, "invalid_cursor")
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?date_start=yesterday", p.web).ExpectError(t, 400, "invalid_request")
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?type=gift", p.web).ExpectError(t, 400, "invalid_request")
+	// One transaction, and never another organization's.
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions/"+f.Data[0].ID, p.web).ExpectStatus(t, 200)
+	eve := newPayer(t, s, "eve@evil.test", "")
+	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].ID, eve.web).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", eve.web).ExpectError(t, 404, "not_found")
+	_ = http.StatusOK
+}

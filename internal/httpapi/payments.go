@@ -1,0 +1,456 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/ledger"
+	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/payment"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/money"
+	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/sandbox"
+)
+
+func (s *server) paymentsConfig(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	cfg, err := s.Payments.GetConfig(r.Context(), actorOf(r), org)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, cfg)
+	return nil
+}
+
+type contactRecord struct {
+	ID             uuid.UUID `json:"id"`
+	OrganizationID uuid.UUID `json:"organization_id"`
+	Name           string    `json:"name"`
+	Currency       string    `json:"currency"`
+	Rail           string    `json:"rail"`
+	payment.BankDetails
+	CryptoAddress *string   `json:"crypto_address"`
+	Network       *string   `json:"network"`
+	CreatedByID   uuid.UUID `json:"created_by_id"`
+	InsertedAt    time.Time `json:"inserted_at"`
+}
+
+func newContactRecord(c payment.Contact) contactRecord {
+	return contactRecord{ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Currency: c.Currency, Rail: c.Rail, BankDetails: c.Bank,
+		CryptoAddress: c.CryptoAddress, Network: c.Network, CreatedByID: c.CreatedByID, InsertedAt: c.InsertedAt}
+}
+
+func (s *server) createContact(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	var req payment.ContactRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	c, err := s.Payments.CreateContact(r.Context(), actorOf(r), org, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, newContactRecord(c))
+	return nil
+}
+
+func (s *server) listContacts(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	pages := s.pages("payment-contacts")
+	req, err := pages.Parse(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	cs, err := s.Payments.ListContacts(r.Context(), actorOf(r), org, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, cs, payment.ContactPageKey), newContactRecord))
+	return nil
+}
+
+func (s *server) getContact(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "payment_contact_id", "Payment contact")
+	if err != nil {
+		return err
+	}
+	c, err := s.Payments.GetContact(r.Context(), actorOf(r), id)
+	if err != nil {
+		return err
+	}
+	SetOrganization(r, c.OrganizationID.String())
+	writeJSON(w, http.StatusOK, newContactRecord(c))
+	return nil
+}
+
+type quoteRecord struct {
+	ID          uuid.UUID    `json:"id"`
+	ExpiresAt   time.Time    `json:"expires_at"`
+	Rail        string       `json:"rail"`
+	Source      money.Amount `json:"source"`
+	Destination money.Amount `json:"destination"`
+	Fee         money.Amount `json:"fee"`
+	Rate        string       `json:"rate"`
+}
+
+func (s *server) preflight(w http.ResponseWriter, r *http.Request) error {
+	var req payment.PreflightRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	SetOrganization(r, req.OrganizationID)
+	q, err := s.Payments.Preflight(r.Context(), actorOf(r), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, quoteRecord{ID: q.ID, ExpiresAt: q.ExpiresAt, Rail: q.Rail, Source: q.Source, Destination: q.Destination, Fee: q.Fee, Rate: q.Rate})
+	return nil
+}
+
+// idempotencyKey reads the optional Idempotency-Key header.
+func idempotencyKey(r *http.Request) (string, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if len(key) > 255 || !printable(key) {
+		return "", apierr.InvalidField("Idempotency-Key", "must be 1 to 255 printable ASCII characters.")
+	}
+	return key, nil
+}
+
+func printable(s string) bool {
+	for _, c := range s {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *server) executePayment(w http.ResponseWriter, r *http.Request) error {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var req payment.ExecuteRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	out, err := s.Payments.Execute(r.Context(), actorOf(r), req, key)
+	if err != nil {
+		return err
+	}
+	if out.Replay {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = w.Write(append(out.Payment, '\n'))
+	return nil
+}
+
+func (s *server) getPayment(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "payment_id", "Payment")
+	if err != nil {
+		return err
+	}
+	p, err := s.Payments.GetPayment(r.Context(), actorOf(r), id)
+	if err != nil {
+		return err
+	}
+	SetOrganization(r, p.OrganizationID.String())
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+func (s *server) cancelPayment(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "payment_id", "Payment")
+	if err != nil {
+		return err
+	}
+	if err := noBody(r); err != nil {
+		return err
+	}
+	p, err := s.Payments.Cancel(r.Context(), actorOf(r), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+type approvalsPage struct {
+	page.Page[payment.Approval]
+	PendingCount int `json:"pending_count"`
+}
+
+func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	status := q.Get("status")
+	if status != "" && !slices.Contains(payment.ApprovalStatuses, status) {
+		return apierr.InvalidField("status", "must be pending, approved, rejected or cancelled.")
+	}
+	pages := s.pages("approvals")
+	req, err := pages.Parse(q, "status")
+	if err != nil {
+		return err
+	}
+	xs, pending, err := s.Payments.ListApprovals(r.Context(), actorOf(r), org, status, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, approvalsPage{Page: page.Build(pages, req, xs, payment.ApprovalPageKey), PendingCount: pending})
+	return nil
+}
+
+func (s *server) approveApproval(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "approval_id", "Approval")
+	if err != nil {
+		return err
+	}
+	if err := noBody(r); err != nil {
+		return err
+	}
+	x, err := s.Payments.Approve(r.Context(), actorOf(r), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, x)
+	return nil
+}
+
+func (s *server) rejectApproval(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "approval_id", "Approval")
+	if err != nil {
+		return err
+	}
+	var req payment.RejectRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	x, err := s.Payments.Reject(r.Context(), actorOf(r), id, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, x)
+	return nil
+}
+
+func (s *server) createBatch(w http.ResponseWriter, r *http.Request) error {
+	var req payment.BatchRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	SetOrganization(r, req.OrganizationID)
+	b, err := s.Payments.CreateBatch(r.Context(), actorOf(r), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, b)
+	return nil
+}
+
+func (s *server) getBatch(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "batch_id", "Payment batch")
+	if err != nil {
+		return err
+	}
+	b, err := s.Payments.GetBatch(r.Context(), actorOf(r), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+type effectRecord struct {
+	Direction string `json:"direction"`
+	Total     string `json:"total"`
+	Currency  string `json:"currency"`
+}
+
+type transactionRecord struct {
+	ID             uuid.UUID     `json:"id"`
+	OrganizationID uuid.UUID     `json:"organization_id"`
+	Type           string        `json:"type"`
+	RecordedAt     time.Time     `json:"recorded_at"`
+	Effect         *effectRecord `json:"effect"`
+	Description    string        `json:"description"`
+	PaymentID      *uuid.UUID    `json:"payment_id"`
+}
+
+func newTransactionRecord(t ledger.Transaction) transactionRecord {
+	return transactionRecord{ID: t.ID, OrganizationID: t.OrganizationID, Type: t.Type, RecordedAt: t.RecordedAt, Description: t.Description, PaymentID: t.PaymentID,
+		Effect: &effectRecord{Direction: t.Direction, Total: money.Amount{Minor: t.Amount, Currency: t.Currency}.String(), Currency: t.Currency}}
+}
+
+// feedFilter reads the feed's query filters: inclusive UTC calendar dates and types.
+func feedFilter(r *http.Request) (ledger.FeedFilter, error) {
+	q := r.URL.Query()
+	var f ledger.FeedFilter
+	var errs apierr.Fields
+	for name, target := range map[string]**time.Time{"date_start": &f.From, "date_end": &f.To} {
+		v := q.Get(name)
+		if v == "" {
+			continue
+		}
+		d, err := time.Parse(time.DateOnly, v)
+		if err != nil {
+			errs.Add(name, "must be a calendar date YYYY-MM-DD.")
+			continue
+		}
+		if name == "date_end" {
+			d = d.AddDate(0, 0, 1) // inclusive: up to the start of the next day
+		}
+		*target = &d
+	}
+	for _, t := range q["type"] {
+		if !slices.Contains(ledger.TransactionTypes, t) {
+			errs.Add("type", "must be one of deposit, fiat_outgoing, crypto_outgoing, crypto_incoming, card_transaction, internal_transfer, fee, reversal.")
+			break
+		}
+		f.Types = append(f.Types, t)
+	}
+	if f.From != nil && f.To != nil && !f.From.Before(*f.To) {
+		errs.Add("date_end", "must not be before date_start.")
+	}
+	return f, errs.Err()
+}
+
+func (s *server) listTransactions(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	filter, err := feedFilter(r)
+	if err != nil {
+		return err
+	}
+	pages := s.pages("transactions")
+	req, err := pages.Parse(r.URL.Query(), "date_start", "date_end", "type")
+	if err != nil {
+		return err
+	}
+	if err := s.member(r, org); err != nil {
+		return err
+	}
+	ts, err := ledger.List(r.Context(), s.DB.Reader(), org, filter, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, ts, ledger.FeedPageKey), newTransactionRecord))
+	return nil
+}
+
+func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r, "transaction_id", "Transaction")
+	if err != nil {
+		return err
+	}
+	if err := s.member(r, org); err != nil {
+		return err
+	}
+	t, err := ledger.Get(r.Context(), s.DB.Reader(), org, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newTransactionRecord(t))
+	return nil
+}
+
+type balanceRecord struct {
+	Currency  string `json:"currency"`
+	Available string `json:"available"`
+	Pending   string `json:"pending"`
+}
+
+func (s *server) balances(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	if err := s.member(r, org); err != nil {
+		return err
+	}
+	bs, err := ledger.Balances(r.Context(), s.DB.Reader(), org)
+	if err != nil {
+		return err
+	}
+	out := make([]balanceRecord, len(bs))
+	for i, b := range bs {
+		out[i] = balanceRecord{Currency: b.Currency, Available: money.Amount{Minor: b.Available, Currency: b.Currency}.String(),
+			Pending: money.Amount{Minor: b.Pending, Currency: b.Currency}.String()}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	return nil
+}
+
+// member checks the actor belongs to org (reads open to every member).
+func (s *server) member(r *http.Request, org uuid.UUID) error {
+	_, err := organization.Authorize(r.Context(), s.DB.Reader(), org, actorOf(r).UserID, organization.Member)
+	return err
+}
+
+func (s *server) sandboxDeposit(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	var req sandbox.DepositRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	t, err := s.Sandbox.Deposit(r.Context(), org, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, newTransactionRecord(t))
+	return nil
+}
+
+type settleRequest struct {
+	Outcome string `json:"outcome"`
+}
+
+func (s settleRequest) Validate() error {
+	if s.Outcome != payment.Completed && s.Outcome != payment.Failed {
+		return apierr.InvalidField("outcome", "must be completed or failed.")
+	}
+	return nil
+}
+
+func (s *server) sandboxSettle(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "payment_id", "Payment")
+	if err != nil {
+		return err
+	}
+	var req settleRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	p, err := s.Payments.Settle(r.Context(), id, req.Outcome)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}

@@ -1,0 +1,108 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/page"
+)
+
+// Feed transaction types (CONTRACT §7).
+var TransactionTypes = []string{"deposit", "fiat_outgoing", "crypto_outgoing", "crypto_incoming", "card_transaction", "internal_transfer", "fee", "reversal"}
+
+// Transaction is one row of an organization's transactions feed.
+type Transaction struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Type           string
+	EntryID        *uuid.UUID
+	Direction      string // in or out
+	Amount         int64  // minor units, positive
+	Currency       string
+	Description    string
+	PaymentID      *uuid.UUID
+	RecordedAt     time.Time
+}
+
+// Record adds a feed row in tx.
+func Record(ctx context.Context, tx *sql.Tx, t Transaction) (Transaction, error) {
+	t.ID = uuid.Must(uuid.NewV7())
+	_, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt)
+	return t, err
+}
+
+const transactionColumns = `id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at`
+
+func scanTransaction(row interface{ Scan(...any) error }) (Transaction, error) {
+	var t Transaction
+	err := row.Scan(&t.ID, &t.OrganizationID, &t.Type, &t.EntryID, &t.Direction, &t.Amount, &t.Currency, &t.Description, &t.PaymentID, &t.RecordedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, apierr.NotFoundf("Transaction")
+	}
+	t.RecordedAt = t.RecordedAt.UTC()
+	return t, err
+}
+
+// FeedFilter narrows the feed: dates are inclusive UTC calendar days.
+type FeedFilter struct {
+	From, To *time.Time // start of the first day, start of the day after the last
+	Types    []string
+}
+
+// List returns a page of the feed, newest first (by time recorded, then id).
+func List(ctx context.Context, q db.Querier, orgID uuid.UUID, f FeedFilter, req page.Request) ([]Transaction, error) {
+	var afterTime *time.Time
+	var afterID *uuid.UUID
+	if req.After != nil {
+		t, err1 := time.Parse(time.RFC3339Nano, req.After.Sort)
+		id, err2 := uuid.Parse(req.After.ID)
+		if err1 != nil || err2 != nil {
+			return nil, apierr.New(apierr.InvalidCursor, "The cursor is not valid for this list; start again from the first page.")
+		}
+		afterTime, afterID = &t, &id
+	}
+	types := ""
+	for _, t := range f.Types {
+		types += "," + t
+	}
+	types += ","
+	rows, err := q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions
+		WHERE organization_id = $1
+		  AND (recorded_at >= $2 OR $2 IS NULL)
+		  AND (recorded_at < $3 OR $3 IS NULL)
+		  AND ($4 = ',' OR $4 LIKE '%,' || type || ',%')
+		  AND (recorded_at < $5 OR (recorded_at = $5 AND id < $6) OR $5 IS NULL)
+		ORDER BY recorded_at DESC, id DESC LIMIT $7`,
+		orgID, f.From, f.To, types, afterTime, afterID, req.Limit+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Transaction
+	for rows.Next() {
+		t, err := scanTransaction(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// FeedPageKey positions a page after t.
+func FeedPageKey(t Transaction) page.Key {
+	return page.Key{Sort: t.RecordedAt.UTC().Format(time.RFC3339Nano), ID: t.ID.String()}
+}
+
+// Get returns one feed row of orgID; another organization's is not found.
+func Get(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Transaction, error) {
+	return scanTransaction(q.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM transactions WHERE id = $1 AND organization_id = $2`, id, orgID))
+}

@@ -1,0 +1,265 @@
+// Package ledger is Strongroom's double-entry book of money. Every journal
+// entry's postings sum to zero per currency; postings are never changed or
+// deleted (a correction is a new entry that reverses); account balances are
+// kept in the transaction that posts, and customer balances can never go
+// below zero, by a conditional update and a CHECK constraint behind it.
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+)
+
+// Account kinds. available and pending belong to an organization (its money,
+// free and held for payments in flight); world (money outside Strongroom)
+// and fees belong to the platform.
+const (
+	Available = "available"
+	Pending   = "pending"
+	World     = "world"
+	Fees      = "fees"
+)
+
+// Account names one ledger account.
+type Account struct {
+	OrganizationID *uuid.UUID
+	Currency       string
+	Kind           string
+}
+
+// OrgAccount is an organization's account of kind in currency.
+func OrgAccount(orgID uuid.UUID, currency, kind string) Account {
+	return Account{OrganizationID: &orgID, Currency: currency, Kind: kind}
+}
+
+// PlatformAccount is the platform's account of kind in currency.
+func PlatformAccount(currency, kind string) Account {
+	return Account{Currency: currency, Kind: kind}
+}
+
+func (a Account) customer() bool { return a.Kind == Available || a.Kind == Pending }
+
+// Posting moves Amount (minor units, signed) into Account.
+type Posting struct {
+	Account Account
+	Amount  int64
+}
+
+// Entry is one journal entry.
+type Entry struct {
+	OrganizationID *uuid.UUID
+	Kind           string // deposit, payment, fee, settlement, reversal
+	Description    string
+	Reverses       *uuid.UUID
+	Postings       []Posting
+}
+
+// ErrInsufficientFunds is returned when a posting would take a customer account below zero.
+var ErrInsufficientFunds = apierr.New(apierr.InsufficientFunds, "The balance is not enough for this payment and its fee.")
+
+// ErrUnbalanced is a defect: an entry whose postings do not sum to zero per currency.
+var ErrUnbalanced = errors.New("ledger: entry does not balance")
+
+// Post writes e in tx and updates the balances. Postings are applied in a
+// fixed account order, so concurrent entries lock accounts in the same order.
+func Post(ctx context.Context, tx *sql.Tx, now time.Time, e Entry) (uuid.UUID, error) {
+	sums := map[string]int64{}
+	for _, p := range e.Postings {
+		if p.Amount == 0 {
+			return uuid.Nil, fmt.Errorf("%w: zero posting", ErrUnbalanced)
+		}
+		sums[p.Account.Currency] += p.Amount
+	}
+	for cur, sum := range sums {
+		if sum != 0 {
+			return uuid.Nil, fmt.Errorf("%w: %s off by %d", ErrUnbalanced, cur, sum)
+		}
+	}
+	id := uuid.Must(uuid.NewV7())
+	if _, err := tx.ExecContext(ctx, `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, id, e.OrganizationID, e.Kind, e.Description, e.Reverses, now); err != nil {
+		return uuid.Nil, err
+	}
+	postings := append([]Posting(nil), e.Postings...)
+	sort.SliceStable(postings, func(i, j int) bool { return postings[i].Account.key() < postings[j].Account.key() })
+	for _, p := range postings {
+		accountID, err := ensureAccount(ctx, tx, now, p.Account)
+		if err != nil {
+			return uuid.Nil, err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE ledger_accounts SET balance = balance + $2
+			WHERE id = $1 AND ($3 = 0 OR balance + $2 >= 0)`, accountID, p.Amount, boolInt(p.Account.customer()))
+		if err != nil {
+			return uuid.Nil, err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return uuid.Nil, ErrInsufficientFunds
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO postings (id, entry_id, account_id, amount, currency) VALUES ($1, $2, $3, $4, $5)`,
+			uuid.Must(uuid.NewV7()), id, accountID, p.Amount, p.Account.Currency); err != nil {
+			return uuid.Nil, err
+		}
+	}
+	return id, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (a Account) key() string {
+	org := ""
+	if a.OrganizationID != nil {
+		org = a.OrganizationID.String()
+	}
+	return org + "/" + a.Currency + "/" + a.Kind
+}
+
+// ensureAccount returns the account's id, creating it on first use.
+func ensureAccount(ctx context.Context, tx *sql.Tx, now time.Time, a Account) (uuid.UUID, error) {
+	var id uuid.UUID
+	find := func() error {
+		if a.OrganizationID == nil {
+			return tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id IS NULL AND currency = $1 AND kind = $2`,
+				a.Currency, a.Kind).Scan(&id)
+		}
+		return tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id = $1 AND currency = $2 AND kind = $3`,
+			*a.OrganizationID, a.Currency, a.Kind).Scan(&id)
+	}
+	err := find()
+	if !errors.Is(err, sql.ErrNoRows) {
+		return id, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
+		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, now); err != nil {
+		return uuid.Nil, err
+	}
+	return id, find()
+}
+
+// Reverse posts the mirror of entry id: a new entry, the original untouched.
+func Reverse(ctx context.Context, tx *sql.Tx, now time.Time, id uuid.UUID, description string) (uuid.UUID, error) {
+	var orgID *uuid.UUID
+	if err := tx.QueryRowContext(ctx, `SELECT organization_id FROM journal_entries WHERE id = $1`, id).Scan(&orgID); err != nil {
+		return uuid.Nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT a.organization_id, a.currency, a.kind, p.amount
+		FROM postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE p.entry_id = $1`, id)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	var postings []Posting
+	for rows.Next() {
+		var p Posting
+		if err := rows.Scan(&p.Account.OrganizationID, &p.Account.Currency, &p.Account.Kind, &p.Amount); err != nil {
+			rows.Close()
+			return uuid.Nil, err
+		}
+		p.Amount = -p.Amount
+		postings = append(postings, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return uuid.Nil, err
+	}
+	return Post(ctx, tx, now, Entry{OrganizationID: orgID, Kind: "reversal", Description: description, Reverses: &id, Postings: postings})
+}
+
+// Balance is an organization's money in one currency.
+type Balance struct {
+	Currency  string
+	Available int64
+	Pending   int64
+}
+
+// Balances lists the organization's balances by currency.
+func Balances(ctx context.Context, q db.Querier, orgID uuid.UUID) ([]Balance, error) {
+	rows, err := q.QueryContext(ctx, `SELECT currency, kind, balance FROM ledger_accounts
+		WHERE organization_id = $1 AND kind IN ('available', 'pending') ORDER BY currency`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Balance
+	for rows.Next() {
+		var cur, kind string
+		var bal int64
+		if err := rows.Scan(&cur, &kind, &bal); err != nil {
+			return nil, err
+		}
+		if len(out) == 0 || out[len(out)-1].Currency != cur {
+			out = append(out, Balance{Currency: cur})
+		}
+		if kind == Available {
+			out[len(out)-1].Available = bal
+		} else {
+			out[len(out)-1].Pending = bal
+		}
+	}
+	return out, rows.Err()
+}
+
+// Available returns the organization's free balance in currency.
+func AvailableBalance(ctx context.Context, q db.Querier, orgID uuid.UUID, currency string) (int64, error) {
+	var bal int64
+	err := q.QueryRowContext(ctx, `SELECT balance FROM ledger_accounts WHERE organization_id = $1 AND currency = $2 AND kind = 'available'`,
+		orgID, currency).Scan(&bal)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return bal, err
+}
+
+// CheckInvariants verifies the whole book: every entry balances per
+// currency, every balance equals the sum of its postings, and no customer
+// balance is negative. Tests run it after every test that moves money.
+func CheckInvariants(ctx context.Context, q db.Querier) error {
+	var problems []error
+	rows, err := q.QueryContext(ctx, `SELECT entry_id, currency, SUM(amount) FROM postings GROUP BY entry_id, currency HAVING SUM(amount) <> 0`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, cur string
+		var sum int64
+		if err := rows.Scan(&id, &cur, &sum); err != nil {
+			rows.Close()
+			return err
+		}
+		problems = append(problems, fmt.Errorf("entry %s does not balance in %s (off by %d)", id, cur, sum))
+	}
+	rows.Close()
+	rows, err = q.QueryContext(ctx, `SELECT a.id, a.kind, a.balance, COALESCE((SELECT SUM(p.amount) FROM postings p WHERE p.account_id = a.id), 0)
+		FROM ledger_accounts a`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, kind string
+		var bal, sum int64
+		if err := rows.Scan(&id, &kind, &bal, &sum); err != nil {
+			rows.Close()
+			return err
+		}
+		if bal != sum {
+			problems = append(problems, fmt.Errorf("account %s: balance %d but postings sum to %d", id, bal, sum))
+		}
+		if (kind == Available || kind == Pending) && bal < 0 {
+			problems = append(problems, fmt.Errorf("customer account %s is negative: %d", id, bal))
+		}
+	}
+	rows.Close()
+	return errors.Join(problems...)
+}

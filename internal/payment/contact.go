@@ -1,0 +1,249 @@
+// Package payment moves money out, and only when a person approves:
+// payment contacts with checked bank details, quotes, payments executed from
+// quotes (with Idempotency-Key replay), approvals bound to a signed
+// challenge in the approving app, batches, and the rail that settles them.
+package payment
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/bankdetails"
+	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/event"
+	"github.com/strongroom/strongroom/internal/platform/money"
+	"github.com/strongroom/strongroom/internal/platform/page"
+)
+
+// Rails.
+const (
+	RailFiat   = "fiat"
+	RailCrypto = "crypto"
+)
+
+// BankDetails are the bank fields of a fiat contact (the bank fields of Bill, spec 2.6).
+type BankDetails struct {
+	AccountHolderName *string `json:"account_holder_name"`
+	AccountNumber     *string `json:"account_number"`
+	IBAN              *string `json:"iban"`
+	SwiftCode         *string `json:"swift_code"`
+	ABACode           *string `json:"aba_code"`
+	BankCode          *string `json:"bank_code"`
+	BankName          *string `json:"bank_name"`
+	BankCountryAlpha2 *string `json:"bank_country_alpha2"`
+	BranchCode        *string `json:"branch_code"`
+	BSBCode           *string `json:"bsb_code"`
+	CNAPS             *string `json:"cnaps"`
+	IFSCCode          *string `json:"ifsc_code"`
+	SortCode          *string `json:"sort_code"`
+}
+
+// Contact is someone the organization pays.
+type Contact struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Name           string
+	Currency       string
+	Rail           string
+	Bank           BankDetails
+	CryptoAddress  *string
+	Network        *string
+	CreatedByID    uuid.UUID
+	InsertedAt     time.Time
+}
+
+// ContactRequest is the body of createPaymentContact.
+type ContactRequest struct {
+	Name     string `json:"name"`
+	Currency string `json:"currency"`
+	Rail     string `json:"rail"`
+	BankDetails
+	CryptoAddress *string `json:"crypto_address"`
+	Network       *string `json:"network"`
+}
+
+var (
+	sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
+	ifsc      = regexp.MustCompile(`^[A-Z]{4}0[A-Z0-9]{6}$`)
+	cnaps     = regexp.MustCompile(`^[0-9]{12}$`)
+	accountNo = regexp.MustCompile(`^[A-Z0-9]{4,34}$`)
+)
+
+func nonEmpty(s *string) bool { return s != nil && strings.TrimSpace(*s) != "" }
+
+func checkWith(f *apierr.Fields, field string, v *string, check func(string) error) {
+	if v == nil {
+		return
+	}
+	if err := check(*v); err != nil {
+		f.Add(field, err.Error())
+	}
+}
+
+// Validate checks the body's fields, including the check digits of IBAN,
+// BIC and ABA numbers and the form of crypto addresses per network.
+func (r *ContactRequest) Validate() error {
+	var f apierr.Fields
+	f.Check(strings.TrimSpace(r.Name) != "" && len(r.Name) <= 140, "name", "is required (at most 140 characters).")
+	f.Check(money.IsCurrency(r.Currency), "currency", "must be an ISO 4217 currency code in capitals.")
+	switch r.Rail {
+	case RailFiat:
+		b := &r.BankDetails
+		if b.IBAN != nil {
+			n := bankdetails.NormalizeIBAN(*b.IBAN)
+			b.IBAN = &n
+		}
+		checkWith(&f, "iban", b.IBAN, bankdetails.CheckIBAN)
+		checkWith(&f, "swift_code", b.SwiftCode, bankdetails.CheckBIC)
+		checkWith(&f, "aba_code", b.ABACode, bankdetails.CheckABA)
+		checkWith(&f, "bank_country_alpha2", b.BankCountryAlpha2, bankdetails.CheckCountry)
+		for field, v := range map[string]*string{"sort_code": b.SortCode, "bsb_code": b.BSBCode} {
+			if v != nil {
+				f.Check(sixDigits.MatchString(*v), field, "must be six digits.")
+			}
+		}
+		if b.IFSCCode != nil {
+			f.Check(ifsc.MatchString(*b.IFSCCode), "ifsc_code", "must be an 11-character IFSC code (4 letters, 0, 6 letters or digits).")
+		}
+		if b.CNAPS != nil {
+			f.Check(cnaps.MatchString(*b.CNAPS), "cnaps", "must be a 12-digit CNAPS code.")
+		}
+		if b.AccountNumber != nil {
+			f.Check(accountNo.MatchString(*b.AccountNumber), "account_number", "must be 4 to 34 capital letters or digits.")
+		}
+		for field, v := range map[string]*string{"account_holder_name": b.AccountHolderName, "bank_code": b.BankCode, "bank_name": b.BankName, "branch_code": b.BranchCode} {
+			if v != nil {
+				f.Check(nonEmpty(v) && len(*v) <= 140, field, "must be 1 to 140 characters.")
+			}
+		}
+		f.Check(b.IBAN != nil || b.AccountNumber != nil, "iban", "an IBAN, or an account_number with its routing code, is required for a fiat contact.")
+		if b.AccountNumber != nil && b.IBAN == nil {
+			f.Check(b.ABACode != nil || b.SortCode != nil || b.BSBCode != nil || b.IFSCCode != nil || b.CNAPS != nil || b.BankCode != nil || b.SwiftCode != nil,
+				"account_number", "needs a routing code: aba_code, sort_code, bsb_code, ifsc_code, cnaps, bank_code or swift_code.")
+		}
+		f.Check(r.CryptoAddress == nil && r.Network == nil, "crypto_address", "belongs to crypto contacts only.")
+	case RailCrypto:
+		f.Check(nonEmpty(r.Network), "network", "is required: one of "+strings.Join(bankdetails.Networks(), ", ")+".")
+		f.Check(nonEmpty(r.CryptoAddress), "crypto_address", "is required.")
+		if nonEmpty(r.Network) && nonEmpty(r.CryptoAddress) {
+			if err := bankdetails.CheckCryptoAddress(*r.Network, *r.CryptoAddress); err != nil {
+				f.Add("crypto_address", err.Error())
+			}
+		}
+		f.Check(r.BankDetails == (BankDetails{}), "iban", "bank fields belong to fiat contacts only.")
+	default:
+		f.Add("rail", "must be fiat or crypto.")
+	}
+	return f.Err()
+}
+
+// contactDetails is how a contact's rail-specific fields are stored.
+type contactDetails struct {
+	BankDetails
+	CryptoAddress *string `json:"crypto_address,omitempty"`
+	Network       *string `json:"network,omitempty"`
+}
+
+// CreateContact stores a contact and appends payment_contact.created on the
+// contact's own stream, in one transaction.
+func (s *Service) CreateContact(ctx context.Context, a identity.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
+	var c Contact
+	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := organization.Authorize(ctx, tx, orgID, a.UserID, organization.Member); err != nil {
+			return err
+		}
+		now := s.Clock.Now()
+		c = Contact{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(r.Name), Currency: r.Currency, Rail: r.Rail,
+			Bank: r.BankDetails, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: now}
+		if c.Rail == RailFiat && c.Bank.AccountHolderName == nil {
+			c.Bank.AccountHolderName = &c.Name
+		}
+		details, err := json.Marshal(contactDetails{BankDetails: c.Bank, CryptoAddress: c.CryptoAddress, Network: c.Network})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO payment_contacts (id, organization_id, name, currency, rail, details, created_by_id, inserted_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, now); err != nil {
+			return err
+		}
+		_, err = event.Append(ctx, tx, now, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
+			map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
+		return err
+	})
+	return c, err
+}
+
+const contactColumns = `id, organization_id, name, currency, rail, details, created_by_id, inserted_at`
+
+func scanContact(row interface{ Scan(...any) error }) (Contact, error) {
+	var c Contact
+	var details string
+	err := row.Scan(&c.ID, &c.OrganizationID, &c.Name, &c.Currency, &c.Rail, &details, &c.CreatedByID, &c.InsertedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, apierr.NotFoundf("Payment contact")
+	}
+	if err != nil {
+		return c, err
+	}
+	var d contactDetails
+	if err := json.Unmarshal([]byte(details), &d); err != nil {
+		return c, err
+	}
+	c.Bank, c.CryptoAddress, c.Network = d.BankDetails, d.CryptoAddress, d.Network
+	c.InsertedAt = c.InsertedAt.UTC()
+	return c, nil
+}
+
+// GetContact returns a contact of an organization the actor belongs to.
+func (s *Service) GetContact(ctx context.Context, a identity.Actor, id uuid.UUID) (Contact, error) {
+	q := s.DB.Reader()
+	c, err := scanContact(q.QueryRowContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts WHERE id = $1`, id))
+	if err != nil {
+		return c, err
+	}
+	if _, err := organization.MemberRole(ctx, q, c.OrganizationID, a.UserID); err != nil {
+		return Contact{}, apierr.NotFoundf("Payment contact")
+	}
+	return c, nil
+}
+
+// ListContacts returns a page of the organization's contacts, newest first.
+func (s *Service) ListContacts(ctx context.Context, a identity.Actor, orgID uuid.UUID, req page.Request) ([]Contact, error) {
+	q := s.DB.Reader()
+	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Member); err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts
+		WHERE organization_id = $1 AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`, orgID, req.AfterUUID(), req.Limit+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Contact
+	for rows.Next() {
+		c, err := scanContact(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ContactPageKey positions a page after c.
+func ContactPageKey(c Contact) page.Key { return page.Key{ID: c.ID.String()} }
+
+// contactOf reads a contact in q without authorization (callers authorize its organization).
+func contactOf(ctx context.Context, q db.Querier, id uuid.UUID) (Contact, error) {
+	return scanContact(q.QueryRowContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts WHERE id = $1`, id))
+}

@@ -1,0 +1,243 @@
+package payment
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/money"
+	"github.com/strongroom/strongroom/internal/stepup"
+)
+
+// QuoteLifetime is how long a quote can be executed (CONTRACT §7).
+const QuoteLifetime = 15 * time.Minute
+
+// StatementDescriptionMax is the longest statement description (spec §8).
+const StatementDescriptionMax = 35
+
+// Service runs payments.
+type Service struct {
+	DB     *db.DB
+	Clock  clock.Clock
+	Rates  Rates
+	StepUp *stepup.Service
+}
+
+// Rates tells exchange rates: how many units of `to` one unit of `from` buys,
+// as a decimal string.
+type Rates interface {
+	Rate(ctx context.Context, from, to string) (string, error)
+}
+
+// SandboxRates is a fixed table of US-dollar values, so sandbox quotes are
+// repeatable. Live deployments plug in a market-data provider.
+type SandboxRates struct{}
+
+var usdValue = map[string]string{
+	"USD": "1", "EUR": "1.0834", "GBP": "1.2650", "CHF": "1.1320", "JPY": "0.006690", "CAD": "0.7350",
+	"AUD": "0.6550", "HKD": "0.1282", "SGD": "0.7460", "MXN": "0.0580",
+}
+
+// Rate implements Rates.
+func (SandboxRates) Rate(_ context.Context, from, to string) (string, error) {
+	if from == to {
+		return "1", nil
+	}
+	f, okF := new(big.Rat).SetString(usdValue[from])
+	t, okT := new(big.Rat).SetString(usdValue[to])
+	if !okF || !okT {
+		return "", fmt.Errorf("no sandbox rate from %s to %s", from, to)
+	}
+	return new(big.Rat).Quo(f, t).FloatString(10), nil
+}
+
+// Fees per rail, charged on top of the amount sent, in the source currency.
+type railFee struct {
+	Rail         string `json:"rail"`
+	BasisPoints  int64  `json:"fee_basis_points"`
+	MinimumMinor int64  `json:"-"`
+}
+
+var railFees = []railFee{
+	{Rail: RailFiat, BasisPoints: 25, MinimumMinor: 100},
+	{Rail: RailCrypto, BasisPoints: 50, MinimumMinor: 100},
+}
+
+func feeFor(rail string, source money.Amount) (money.Amount, error) {
+	for _, f := range railFees {
+		if f.Rail != rail {
+			continue
+		}
+		fee, err := money.MulRatio(source, f.BasisPoints, 10000)
+		if err != nil {
+			return money.Amount{}, err
+		}
+		digits, _ := money.Digits(source.Currency)
+		// The minimum is one major unit scaled to the currency's precision (1.00 EUR, 1 JPY).
+		min := f.MinimumMinor
+		for d := 2; d > digits; d-- {
+			min /= 10
+		}
+		for d := 2; d < digits; d++ {
+			min *= 10
+		}
+		if fee.Minor < min {
+			fee.Minor = min
+		}
+		return fee, nil
+	}
+	return money.Amount{}, fmt.Errorf("no fee for rail %s", rail)
+}
+
+// PayoutReason is a reason a fiat payment is made for.
+type PayoutReason struct {
+	Code  string `json:"code"`
+	Label string `json:"label"`
+}
+
+// PayoutReasons are the valid payout_reason codes.
+var PayoutReasons = []PayoutReason{
+	{"PYR001", "Goods purchased"}, {"PYR002", "Services rendered"}, {"PYR003", "Salaries and wages"},
+	{"PYR004", "Rent or lease"}, {"PYR005", "Taxes and duties"}, {"PYR006", "Utilities"},
+	{"PYR007", "Loan repayment"}, {"PYR008", "Refund to a customer"}, {"PYR009", "Investment"},
+	{"PYR010", "Transfer to own account"}, {"PYR011", "Professional fees"}, {"PYR012", "Other business expense"},
+}
+
+// Config is the payments configuration of an organization.
+type Config struct {
+	PayoutReasons                 []PayoutReason `json:"payout_reasons"`
+	Rails                         []railFee      `json:"rails"`
+	StatementDescriptionMaxLength int            `json:"statement_description_max_length"`
+}
+
+// GetConfig returns the payments configuration to a member of orgID.
+func (s *Service) GetConfig(ctx context.Context, a identity.Actor, orgID uuid.UUID) (Config, error) {
+	if _, err := organization.Authorize(ctx, s.DB.Reader(), orgID, a.UserID, organization.Member); err != nil {
+		return Config{}, err
+	}
+	return Config{PayoutReasons: PayoutReasons, Rails: railFees, StatementDescriptionMaxLength: StatementDescriptionMax}, nil
+}
+
+// Quote prices a payment; it lives 15 minutes and pays once.
+type Quote struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	ContactID      uuid.UUID
+	Rail           string
+	Source         money.Amount
+	Destination    money.Amount
+	Fee            money.Amount
+	Rate           string
+	ExpiresAt      time.Time
+	UsedAt         *time.Time
+}
+
+// PreflightRequest is the body of the payment preflight.
+type PreflightRequest struct {
+	OrganizationID string `json:"organization_id"`
+	Rail           string `json:"rail"`
+	ContactID      string `json:"payment_contact_id"`
+	SourceCurrency string `json:"source_currency"`
+	Amount         string `json:"amount"`
+	AmountSide     string `json:"amount_side"`
+}
+
+// Validate checks the body's fields.
+func (r PreflightRequest) Validate() error {
+	var f apierr.Fields
+	_, err := uuid.Parse(r.OrganizationID)
+	f.Check(err == nil, "organization_id", "is required: a UUID.")
+	_, err = uuid.Parse(r.ContactID)
+	f.Check(err == nil, "payment_contact_id", "is required: a UUID.")
+	f.Check(r.Rail == RailFiat || r.Rail == RailCrypto, "rail", "must be fiat or crypto.")
+	f.Check(money.IsCurrency(r.SourceCurrency), "source_currency", "must be an ISO 4217 currency code in capitals.")
+	f.Check(r.AmountSide == "send" || r.AmountSide == "receive", "amount_side", "must be send or receive.")
+	f.Check(r.Amount != "", "amount", "is required: a decimal string such as \"100.00\".")
+	return f.Err()
+}
+
+// Preflight quotes a payment to a contact: on the send side the amount is
+// what leaves the balance (the fee comes on top); on the receive side it is
+// what the contact receives.
+func (s *Service) Preflight(ctx context.Context, a identity.Actor, r PreflightRequest) (Quote, error) {
+	orgID := uuid.MustParse(r.OrganizationID)
+	q := s.DB.Reader()
+	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Member); err != nil {
+		return Quote{}, err
+	}
+	c, err := contactOf(ctx, q, uuid.MustParse(r.ContactID))
+	if err != nil || c.OrganizationID != orgID {
+		return Quote{}, apierr.NotFoundf("Payment contact")
+	}
+	if c.Rail != r.Rail {
+		return Quote{}, apierr.InvalidField("rail", "must match the contact's rail ("+c.Rail+").")
+	}
+	amountCurrency := r.SourceCurrency
+	if r.AmountSide == "receive" {
+		amountCurrency = c.Currency
+	}
+	amount, err := money.Parse(r.Amount, amountCurrency)
+	if err != nil || !amount.IsPositive() {
+		msg := "must be a positive amount in " + amountCurrency + "."
+		var pe *money.ParseError
+		if errors.As(err, &pe) {
+			msg = pe.Reason
+		}
+		return Quote{}, apierr.InvalidField("amount", msg)
+	}
+	rate, err := s.Rates.Rate(ctx, r.SourceCurrency, c.Currency)
+	if err != nil {
+		return Quote{}, apierr.InvalidField("source_currency", "cannot be converted to "+c.Currency+" here.")
+	}
+	quote := Quote{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, ContactID: c.ID, Rail: c.Rail, Rate: rate}
+	if r.AmountSide == "send" {
+		quote.Source = amount
+		quote.Destination, err = money.Convert(amount, c.Currency, rate)
+	} else {
+		quote.Destination = amount
+		quote.Source, err = money.ConvertFor(amount, r.SourceCurrency, rate)
+	}
+	if err != nil {
+		return Quote{}, apierr.InvalidField("amount", "is too large to quote.")
+	}
+	if !quote.Destination.IsPositive() {
+		return Quote{}, apierr.InvalidField("amount", "is too small: the recipient would receive nothing.")
+	}
+	if quote.Fee, err = feeFor(c.Rail, quote.Source); err != nil {
+		return Quote{}, err
+	}
+	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		now := s.Clock.Now()
+		quote.ExpiresAt = now.Add(QuoteLifetime)
+		_, err := tx.ExecContext(ctx, `INSERT INTO quotes (id, organization_id, payment_contact_id, rail, source_amount, source_currency,
+			destination_amount, destination_currency, fee_amount, fee_currency, rate, created_by_id, expires_at, inserted_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			quote.ID, orgID, c.ID, c.Rail, quote.Source.Minor, quote.Source.Currency, quote.Destination.Minor, quote.Destination.Currency,
+			quote.Fee.Minor, quote.Fee.Currency, rate, a.UserID, quote.ExpiresAt, now)
+		return err
+	})
+	return quote, err
+}
+
+func loadQuote(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Quote, error) {
+	var x Quote
+	err := q.QueryRowContext(ctx, `SELECT id, organization_id, payment_contact_id, rail, source_amount, source_currency,
+		destination_amount, destination_currency, fee_amount, fee_currency, rate, expires_at, used_at FROM quotes WHERE id = $1`+lock, id).
+		Scan(&x.ID, &x.OrganizationID, &x.ContactID, &x.Rail, &x.Source.Minor, &x.Source.Currency, &x.Destination.Minor, &x.Destination.Currency,
+			&x.Fee.Minor, &x.Fee.Currency, &x.Rate, &x.ExpiresAt, &x.UsedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return x, apierr.NotFoundf("Quote")
+	}
+	x.ExpiresAt = x.ExpiresAt.UTC()
+	return x, err
+}

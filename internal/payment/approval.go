@@ -250,6 +250,13 @@ func (s *Service) recordApproval(ctx context.Context, tx *sql.Tx, approvalID, ap
 	if err != nil || x.Status != ApprovalPending {
 		return err
 	}
+	// The approver's role is checked again: it may have changed since approve was called.
+	if _, err := organization.Authorize(ctx, tx, x.OrganizationID, approverID, organization.Admin); err != nil {
+		if _, refused := apierr.As(err); refused {
+			return nil
+		}
+		return err
+	}
 	ps, err := targets(ctx, tx, x, s.DB.ForUpdate())
 	if err != nil {
 		return err

@@ -47,12 +47,12 @@ type quoteRecord struct {
 }
 
 type approvalRecord struct {
-	ID         string  `json:"id"`
-	Status     string  `json:"status"`
-	Kind       string  `json:"kind"`
-	TargetID   string  `json:"target_id"`
-	DecidedBy  *string `json:"decided_by_id"`
-	RequestedBy string `json:"requested_by_id"`
+	ID          string  `json:"id"`
+	Status      string  `json:"status"`
+	Kind        string  `json:"kind"`
+	TargetID    string  `json:"target_id"`
+	DecidedBy   *string `json:"decided_by_id"`
+	RequestedBy string  `json:"requested_by_id"`
 }
 
 // payer is an owner with a funded balance and a supplier to pay.

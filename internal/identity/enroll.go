@@ -41,6 +41,20 @@ func (r ChallengeTokenRequest) Validate() error {
 
 var errSetupChallenge = apierr.New(apierr.NotAuthenticated, "The sign-in challenge has expired or is not for authenticator setup. Please sign in again.")
 
+// newSealedAuthenticator generates a seed for userID and seals it for storage.
+func (s *Service) newSealedAuthenticator(ctx context.Context, tx *sql.Tx, userID uuid.UUID) (Authenticator, string, error) {
+	u, err := GetUser(ctx, tx, userID)
+	if err != nil {
+		return Authenticator{}, "", err
+	}
+	auth, err := NewAuthenticator(u.Email)
+	if err != nil {
+		return Authenticator{}, "", err
+	}
+	sealed, err := s.Keys.Seal(totpPurpose, []byte(auth.Secret))
+	return auth, sealed, err
+}
+
 // SignInTOTPSetup generates the seed for a person who must set up an
 // authenticator during sign-in (status totp_setup_required or webauthn_required).
 func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest) (TOTPSetup, error) {
@@ -54,15 +68,7 @@ func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest
 		if c.blocked(found, now) != "" {
 			return errSetupChallenge
 		}
-		u, err := GetUser(ctx, tx, c.userID)
-		if err != nil {
-			return err
-		}
-		auth, err := NewAuthenticator(u.Email)
-		if err != nil {
-			return err
-		}
-		sealed, err := s.Keys.Seal(totpPurpose, []byte(auth.Secret))
+		auth, sealed, err := s.newSealedAuthenticator(ctx, tx, c.userID)
 		if err != nil {
 			return err
 		}
@@ -121,15 +127,7 @@ func (s *Service) StartTOTPEnrollment(ctx context.Context, a Actor) (TOTPSetup, 
 	var out TOTPSetup
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
-		u, err := GetUser(ctx, tx, a.UserID)
-		if err != nil {
-			return err
-		}
-		auth, err := NewAuthenticator(u.Email)
-		if err != nil {
-			return err
-		}
-		sealed, err := s.Keys.Seal(totpPurpose, []byte(auth.Secret))
+		auth, sealed, err := s.newSealedAuthenticator(ctx, tx, a.UserID)
 		if err != nil {
 			return err
 		}

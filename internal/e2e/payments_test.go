@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -332,7 +331,6 @@ func TestInsufficientFunds(t *testing.T) {
 	b := p.pay(t, s, "30.00")
 	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil))
 	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/approve", p.web, nil))
-	_ = upB
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "0.01"}).ExpectStatus(t, 201)
 	byApproval := map[string]challenge{}
 	for _, c := range inbox(t, s, p.app) {
@@ -362,8 +360,7 @@ func TestRejectAndCancel(t *testing.T) {
 	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 409, "conflict")
 
 	// Only the initiator cancels, and only while it awaits approval.
-	adminID, adminSecret := addUser(t, s, p.org, "admin@acme.test", "admin", true)
-	_ = adminID
+	_, adminSecret := addUser(t, s, p.org, "admin@acme.test", "admin", true)
 	admin := signInFully(t, s, "admin@acme.test", adminSecret)
 	cancelled := p.pay(t, s, "10.00")
 	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", admin, nil).ExpectError(t, 403, "forbidden")
@@ -503,9 +500,8 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 		{"name": "X", "currency": "USD", "rail": "crypto", "network": "dogecoin", "crypto_address": "D7Y55"},
 		{"name": "X", "currency": "EURO", "rail": "fiat", "iban": "DE89370400440532013000"},
 	}
-	for i, body := range bad {
+	for _, body := range bad {
 		s.Post(t, path, p.web, body).ExpectError(t, 400, "invalid_request")
-		_ = i
 	}
 	s.Post(t, path, p.web, map[string]any{"name": "Acme Inc", "currency": "USD", "rail": "fiat", "account_number": "123456789", "aba_code": "021000021"}).ExpectStatus(t, 201)
 	var crypto struct {
@@ -636,5 +632,4 @@ func TestTransactionFeedPagination(t *testing.T) {
 	eve := newPayer(t, s, "eve@evil.test", "")
 	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].ID, eve.web).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", eve.web).ExpectError(t, 404, "not_found")
-	_ = http.StatusOK
 }

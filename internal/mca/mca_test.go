@@ -2,41 +2,22 @@ package mca_test
 
 import (
 	"context"
-	"database/sql"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
-	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
 func TestWebhookKeepsTheFailedHistory(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		clk := clock.NewManual(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
-		keys, _ := keyring.New([]byte(strings.Repeat("k", 32)))
-		var actor identity.Actor
-		var org organization.Organization
-		if err := d.Tx(ctx, func(tx *sql.Tx) error {
-			var err error
-			if org, err = organization.Create(ctx, tx, clk.Now(), "Acme", organization.EntityReady, false); err != nil {
-				return err
-			}
-			u, _, err := identity.CreateUser(ctx, tx, keys, clk.Now(), identity.NewUser{Email: "ada@acme.test", Password: "long enough"})
-			if err != nil {
-				return err
-			}
-			actor.UserID = u.ID
-			return organization.AddMember(ctx, tx, clk.Now(), org.ID, u.ID, organization.Owner)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		org, actor := fixture.Member(t, d, clk.Now(), organization.Owner)
 		svc := &mca.Service{DB: d, Clock: clk, Currencies: []string{"EUR", "JPY"}, Partner: mca.NewSandboxPartner()}
 		res, err := svc.Request(ctx, actor, org.ID, mca.RequestBody{Currencies: []string{"JPY"}})
 		if err != nil || res.Outcomes[0].Result != mca.OutcomeFailed {

@@ -2,14 +2,13 @@ package payment_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
@@ -18,30 +17,13 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/event"
-	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
 func TestCreatingAContactAppendsItsEvent(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		clk := clock.NewManual(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
-		keys, _ := keyring.New([]byte(strings.Repeat("k", 32)))
-		var actor identity.Actor
-		var org organization.Organization
-		if err := d.Tx(ctx, func(tx *sql.Tx) error {
-			var err error
-			if org, err = organization.Create(ctx, tx, clk.Now(), "Acme", organization.EntityReady, false); err != nil {
-				return err
-			}
-			u, _, err := identity.CreateUser(ctx, tx, keys, clk.Now(), identity.NewUser{Email: "ada@acme.test", Password: "long enough"})
-			actor.UserID = u.ID
-			if err != nil {
-				return err
-			}
-			return organization.AddMember(ctx, tx, clk.Now(), org.ID, u.ID, organization.Member)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		org, actor := fixture.Member(t, d, clk.Now(), organization.Member)
 		svc := &payment.Service{DB: d, Clock: clk, Rates: payment.SandboxRates{}}
 		iban := "GB82 WEST 1234 5698 7654 32"
 		req := payment.ContactRequest{Name: "Westminster Supplies", Currency: "GBP", Rail: payment.RailFiat}

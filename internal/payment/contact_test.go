@@ -64,7 +64,7 @@ func TestCreatingAContactAppendsItsEvent(t *testing.T) {
 // waitDispatch dispatches until the subscriber has seen an event; on
 // PostgreSQL an event is read only once older transactions have ended.
 func waitDispatch(ctx context.Context, d *event.Dispatcher, seen *[]event.Event) error {
-	for deadline := time.Now().Add(5 * time.Second); len(*seen) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); len(*seen) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if err := d.DispatchPending(ctx); err != nil {
 			return err
 		}

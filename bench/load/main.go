@@ -179,12 +179,8 @@ func startBare() (string, func(), error) {
 }
 
 func signIns(client *http.Client, srv *server, concurrency, rounds, users int) error {
-	var org struct {
-		Organization struct{ ID string } `json:"organization"`
-	}
-	if err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
-		"name": "Load Ltd", "owner": map[string]any{"email": "owner@load.test", "password": "load test password"},
-	}, &org); err != nil {
+	org, err := newOwner(client, srv)
+	if err != nil {
 		return err
 	}
 	type account struct{ email, secret string }
@@ -194,7 +190,7 @@ func signIns(client *http.Client, srv *server, concurrency, rounds, users int) e
 			TOTPSecret string `json:"totp_secret"`
 		}
 		email := fmt.Sprintf("user%d@load.test", i)
-		if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+org.Organization.ID+"/users", sandboxToken,
+		if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+org.orgID+"/users", sandboxToken,
 			map[string]any{"email": email, "password": "load test password", "role": "member"}, &u); err != nil {
 			return err
 		}
@@ -241,46 +237,72 @@ func signIns(client *http.Client, srv *server, concurrency, rounds, users int) e
 	return nil
 }
 
-// apiKey makes an organization and a balances:read key, answering the
-// key's step-up with the owner's authenticator code.
-func apiKey(client *http.Client, srv *server) (string, string, error) {
+// owner is the owner of a new sandbox organization, signing in with the
+// authenticator the sandbox gave them.
+type owner struct {
+	client *http.Client
+	srv    *server
+	orgID  string
+	secret string
+}
+
+func newOwner(client *http.Client, srv *server) (*owner, error) {
 	var org struct {
 		Organization struct{ ID string } `json:"organization"`
 		Owner        struct {
 			TOTPSecret string `json:"totp_secret"`
 		} `json:"owner"`
 	}
-	if err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
+	err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
 		"name": "Load Ltd", "owner": map[string]any{"email": "owner@load.test", "password": "load test password"},
-	}, &org); err != nil {
-		return "", "", err
+	}, &org)
+	return &owner{client: client, srv: srv, orgID: org.Organization.ID, secret: org.Owner.TOTPSecret}, err
+}
+
+// code moves the manual clock to the next 30-second step (each code works
+// once per step) and returns the authenticator's code for it.
+func (o *owner) code() (string, error) {
+	var clock struct {
+		Now time.Time `json:"now"`
 	}
-	codeNow := func() (string, error) {
-		var clock struct {
-			Now time.Time `json:"now"`
-		}
-		if err := post(client, srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
-			return "", err
-		}
-		return totp.GenerateCode(org.Owner.TOTPSecret, clock.Now)
+	if err := post(o.client, o.srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
+		return "", err
 	}
+	return totp.GenerateCode(o.secret, clock.Now)
+}
+
+// signIn signs the owner in from platform and returns the session token.
+func (o *owner) signIn(platform string) (string, error) {
 	var step1 struct {
 		ChallengeToken string `json:"challenge_token"`
 	}
-	if err := post(client, srv.url+"/api/v1/auth/sign-in", "", map[string]any{"email": "owner@load.test", "password": "load test password"}, &step1); err != nil {
-		return "", "", err
+	if err := post(o.client, o.srv.url+"/api/v1/auth/sign-in", "", map[string]any{
+		"email": "owner@load.test", "password": "load test password", "platform": platform}, &step1); err != nil {
+		return "", err
 	}
-	code, err := codeNow()
+	code, err := o.code()
+	if err != nil {
+		return "", err
+	}
+	var session struct{ Token string }
+	err = post(o.client, o.srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &session)
+	return session.Token, err
+}
+
+// apiKey makes an organization and a balances:read key, answering the
+// key's step-up with the owner's authenticator code.
+func apiKey(client *http.Client, srv *server) (string, string, error) {
+	o, err := newOwner(client, srv)
 	if err != nil {
 		return "", "", err
 	}
-	var session struct{ Token string }
-	if err := post(client, srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &session); err != nil {
+	token, err := o.signIn("web")
+	if err != nil {
 		return "", "", err
 	}
-	keysURL := srv.url + "/api/v1/organizations/" + org.Organization.ID + "/api-keys"
+	keysURL := srv.url + "/api/v1/organizations/" + o.orgID + "/api-keys"
 	body := map[string]any{"name": "load", "role": "member", "scopes": []string{"balances:read"}}
-	err = post(client, keysURL, session.Token, body, nil)
+	err = post(client, keysURL, token, body, nil)
 	var stepUp struct {
 		Error struct {
 			StepUp struct{ ID string } `json:"step_up"`
@@ -289,18 +311,19 @@ func apiKey(client *http.Client, srv *server) (string, string, error) {
 	if se, ok := err.(*statusError); !ok || se.status != 403 || json.Unmarshal(se.body, &stepUp) != nil {
 		return "", "", fmt.Errorf("create key: want a step-up, got %v", err)
 	}
-	if code, err = codeNow(); err != nil {
+	code, err := o.code()
+	if err != nil {
 		return "", "", err
 	}
-	if err := post(client, srv.url+"/api/v1/auth/step-up/complete", session.Token,
+	if err := post(client, srv.url+"/api/v1/auth/step-up/complete", token,
 		map[string]any{"sudo_session_id": stepUp.Error.StepUp.ID, "method": "totp", "code": code}, nil); err != nil {
 		return "", "", err
 	}
 	var key struct{ Secret string }
-	if err := post(client, keysURL, session.Token, body, &key); err != nil {
+	if err := post(client, keysURL, token, body, &key); err != nil {
 		return "", "", err
 	}
-	return org.Organization.ID, key.Secret, nil
+	return o.orgID, key.Secret, nil
 }
 
 type statusError struct {
@@ -314,48 +337,20 @@ func (e *statusError) Error() string { return fmt.Sprintf("POST %s: %d %s", e.ur
 // payments executes and approves payments end to end: quote, execute,
 // approve (answered by a step-up), and the signed approval in the app.
 func payments(client *http.Client, srv *server, concurrency int, duration time.Duration) error {
-	var org struct {
-		Organization struct{ ID string } `json:"organization"`
-		Owner        struct {
-			TOTPSecret string `json:"totp_secret"`
-		} `json:"owner"`
-	}
-	if err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
-		"name": "Load Ltd", "owner": map[string]any{"email": "owner@load.test", "password": "load test password"},
-	}, &org); err != nil {
+	o, err := newOwner(client, srv)
+	if err != nil {
 		return err
 	}
-	orgID := org.Organization.ID
+	orgID := o.orgID
 	if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+orgID+"/deposits", sandboxToken,
 		map[string]any{"currency": "EUR", "amount": "100000000.00"}, nil); err != nil {
 		return err
 	}
-	signIn := func(platform string) (string, error) {
-		var clock struct {
-			Now time.Time `json:"now"`
-		}
-		if err := post(client, srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
-			return "", err
-		}
-		var step1 struct {
-			ChallengeToken string `json:"challenge_token"`
-		}
-		if err := post(client, srv.url+"/api/v1/auth/sign-in", "", map[string]any{"email": "owner@load.test", "password": "load test password", "platform": platform}, &step1); err != nil {
-			return "", err
-		}
-		code, err := totp.GenerateCode(org.Owner.TOTPSecret, clock.Now)
-		if err != nil {
-			return "", err
-		}
-		var session struct{ Token string }
-		err = post(client, srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &session)
-		return session.Token, err
-	}
-	web, err := signIn("web")
+	web, err := o.signIn("web")
 	if err != nil {
 		return err
 	}
-	app, err := signIn("ios")
+	app, err := o.signIn("ios")
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -155,6 +156,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		APIKeys:          &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env, Guard: stepUp},
 		CurrencyAccounts: accounts,
 		Payments:         payments,
+		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,
 		OpenAPI:          openapiJSON,

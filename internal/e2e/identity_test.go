@@ -514,3 +514,20 @@ func TestLogsHoldNoSecretsOfASignInFlow(t *testing.T) {
 	s.Post(t, "/api/v1/auth/sign-out", *done.Token, nil).ExpectStatus(t, 200)
 	assertNoSecrets(t, s, password, secret, c, *step1.ChallengeToken, *done.Token, *done.TrustToken, sbx)
 }
+
+func TestRequestsPerCredentialAreLimited(t *testing.T) {
+	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=3/1m")
+	org := createOrg(t, s, "ada@acme.test")
+	a := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	b := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	for range 3 {
+		s.Get(t, "/api/v1/me", a).ExpectStatus(t, 200)
+	}
+	r := s.Get(t, "/api/v1/me", a)
+	r.ExpectError(t, 429, "rate_limited")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	// Another session of the same person has its own bucket.
+	s.Get(t, "/api/v1/me", b).ExpectStatus(t, 200)
+}

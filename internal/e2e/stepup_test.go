@@ -491,3 +491,13 @@ func TestStepUpOffersPasskeyOptionsWhenThePersonHasPasskeys(t *testing.T) {
 		t.Fatalf("webauthn = %+v, want options naming the passkey", up.WebAuthn)
 	}
 }
+
+func TestStepUpMethodsFollowWhatThePersonHas(t *testing.T) {
+	s := apitest.Start(t)
+	org := createOrg(t, s, "ada@acme.test")
+	web := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	// An authenticator but no approving app yet: no app method.
+	if up := expectStepUp(t, gated(t, s, web)); len(up.Methods) != 2 || up.Methods[0] != "totp" || up.Methods[1] != "email" || up.Delivery != "totp" {
+		t.Fatalf("methods = %v (delivery %q), want [totp email]", up.Methods, up.Delivery)
+	}
+}

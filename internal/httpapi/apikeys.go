@@ -36,7 +36,7 @@ type apiKeyWithSecret struct {
 func orgID(r *http.Request) (uuid.UUID, error) {
 	id, err := pathID(r, "organization_id", "Organization")
 	if err == nil {
-		SetOrganization(r, id.String())
+		setOrganization(r, id.String())
 	}
 	return id, err
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"net/http"
 	"strings"
 
@@ -48,9 +47,9 @@ var errBadSignature = apierr.New(apierr.NotAuthenticated, "The webhook signature
 // partnerWebhook takes the banking partner's notifications, authenticated by
 // an HMAC-SHA-256 signature of the exact body; a bad signature changes nothing.
 func (s *server) partnerWebhook(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := readBody(r)
 	if err != nil {
-		return apierr.New(apierr.PayloadTooLarge, "The request body is larger than 1 MiB.")
+		return err
 	}
 	if err := s.receiveWebhook(r.Context(), body, r.Header.Get("X-Partner-Signature")); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -74,14 +73,9 @@ var internalError = apierr.New(apierr.Internal, "Something went wrong on our sid
 func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e, ok := apierr.As(err)
 	if !ok {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			e = apierr.New(apierr.PayloadTooLarge, "The request body is too large.")
-		} else {
-			info := infoOf(r)
-			logger.ErrorContext(r.Context(), "internal error", "request_id", info.id, "route", info.route, "error", err.Error())
-			e = internalError
-		}
+		info := infoOf(r)
+		logger.ErrorContext(r.Context(), "internal error", "request_id", info.id, "route", info.route, "error", err.Error())
+		e = internalError
 	}
 	if e.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))

@@ -31,15 +31,24 @@ func decode(r *http.Request, dst any) error {
 			return apierr.InvalidField("", "The body must be JSON (Content-Type: application/json).")
 		}
 	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBytes(body, dst)
+}
+
+// readBody reads a body of at most 1 MiB; a larger one is payload_too_large.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return apierr.New(apierr.PayloadTooLarge, "The request body is larger than 1 MiB.")
+			return nil, apierr.New(apierr.PayloadTooLarge, "The request body is larger than 1 MiB.")
 		}
-		return apierr.InvalidField("", "The request body could not be read.")
+		return nil, apierr.InvalidField("", "The request body could not be read.")
 	}
-	return decodeBytes(body, dst)
+	return body, nil
 }
 
 // decodeBytes is decode for a body already read.

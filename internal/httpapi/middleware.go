@@ -34,8 +34,8 @@ func infoOf(r *http.Request) *requestInfo {
 	return &requestInfo{}
 }
 
-// SetOrganization records the organization a request acts on, for the access log.
-func SetOrganization(r *http.Request, id string) { infoOf(r).orgID = id }
+// setOrganization records the organization a request acts on, for the access log.
+func setOrganization(r *http.Request, id string) { infoOf(r).orgID = id }
 
 var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 

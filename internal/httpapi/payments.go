@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/ledger"
-	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -91,7 +90,7 @@ func (s *server) getContact(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	SetOrganization(r, c.OrganizationID.String())
+	setOrganization(r, c.OrganizationID.String())
 	writeJSON(w, http.StatusOK, newContactRecord(c))
 	return nil
 }
@@ -111,7 +110,7 @@ func (s *server) preflight(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	SetOrganization(r, req.OrganizationID)
+	setOrganization(r, req.OrganizationID)
 	q, err := s.Payments.Preflight(r.Context(), actorOf(r), req)
 	if err != nil {
 		return err
@@ -169,7 +168,7 @@ func (s *server) getPayment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	SetOrganization(r, p.OrganizationID.String())
+	setOrganization(r, p.OrganizationID.String())
 	writeJSON(w, http.StatusOK, p)
 	return nil
 }
@@ -256,7 +255,7 @@ func (s *server) createBatch(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	SetOrganization(r, req.OrganizationID)
+	setOrganization(r, req.OrganizationID)
 	b, err := s.Payments.CreateBatch(r.Context(), actorOf(r), req)
 	if err != nil {
 		return err
@@ -346,10 +345,7 @@ func (s *server) listTransactions(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := s.member(r, org); err != nil {
-		return err
-	}
-	ts, err := ledger.List(r.Context(), s.DB.Reader(), org, filter, req)
+	ts, err := s.Ledger.Feed(r.Context(), actorOf(r), org, filter, req)
 	if err != nil {
 		return err
 	}
@@ -366,10 +362,7 @@ func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.member(r, org); err != nil {
-		return err
-	}
-	t, err := ledger.Get(r.Context(), s.DB.Reader(), org, id)
+	t, err := s.Ledger.FeedItem(r.Context(), actorOf(r), org, id)
 	if err != nil {
 		return err
 	}
@@ -388,10 +381,7 @@ func (s *server) balances(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.member(r, org); err != nil {
-		return err
-	}
-	bs, err := ledger.Balances(r.Context(), s.DB.Reader(), org)
+	bs, err := s.Ledger.OrganizationBalances(r.Context(), actorOf(r), org)
 	if err != nil {
 		return err
 	}
@@ -402,12 +392,6 @@ func (s *server) balances(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 	return nil
-}
-
-// member checks the actor belongs to org (reads open to every member).
-func (s *server) member(r *http.Request, org uuid.UUID) error {
-	_, err := organization.Authorize(r.Context(), s.DB.Reader(), org, actorOf(r).UserID, organization.Member)
-	return err
 }
 
 func (s *server) sandboxDeposit(w http.ResponseWriter, r *http.Request) error {

@@ -56,7 +56,7 @@ func (s *server) sandboxCreateOrganization(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	SetOrganization(r, out.Organization.ID.String())
+	setOrganization(r, out.Organization.ID.String())
 	writeJSON(w, http.StatusCreated, out)
 	return nil
 }
@@ -66,7 +66,7 @@ func (s *server) sandboxAddUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	SetOrganization(r, orgID.String())
+	setOrganization(r, orgID.String())
 	var req sandbox.NewMember
 	if err := decode(r, &req); err != nil {
 		return err
@@ -84,7 +84,7 @@ func (s *server) sandboxSetStatus(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	SetOrganization(r, orgID.String())
+	setOrganization(r, orgID.String())
 	var req sandbox.StatusChange
 	if err := decode(r, &req); err != nil {
 		return err
@@ -102,7 +102,7 @@ func (s *server) sandboxSetEntity(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	SetOrganization(r, orgID.String())
+	setOrganization(r, orgID.String())
 	var req sandbox.EntityChange
 	if err := decode(r, &req); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -50,6 +51,8 @@ type Deps struct {
 	Partner *mca.SandboxPartner
 	// PartnerSecret is the HMAC key partner webhooks are signed with.
 	PartnerSecret []byte
+	// Ledger reads balances and the transactions feed.
+	Ledger *ledger.Service
 	// Payments moves money out after a person approves.
 	Payments *payment.Service
 	// StepUp gates sensitive operations on a person being present.

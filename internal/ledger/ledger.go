@@ -211,7 +211,7 @@ func Balances(ctx context.Context, q db.Querier, orgID uuid.UUID) ([]Balance, er
 	return out, rows.Err()
 }
 
-// Available returns the organization's free balance in currency.
+// AvailableBalance returns the organization's free balance in currency.
 func AvailableBalance(ctx context.Context, q db.Querier, orgID uuid.UUID, currency string) (int64, error) {
 	var bal int64
 	err := q.QueryRowContext(ctx, `SELECT balance FROM ledger_accounts WHERE organization_id = $1 AND currency = $2 AND kind = 'available'`,

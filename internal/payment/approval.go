@@ -361,8 +361,3 @@ func (s *Service) Reject(ctx context.Context, a identity.Actor, id uuid.UUID, r 
 	})
 	return out, err
 }
-
-// GetApproval returns an approval after the app recorded it, for approve retries.
-func (s *Service) GetApproval(ctx context.Context, id uuid.UUID) (Approval, error) {
-	return loadApproval(ctx, s.DB.Reader(), id, "")
-}

@@ -68,8 +68,12 @@ func (k *Keyring) Seal(purpose string, plaintext []byte) (string, error) {
 	if _, err := rand.Read(nonce); err != nil {
 		return "", err
 	}
-	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, plaintext, []byte(purpose))), nil
+	return sealedText.EncodeToString(aead.Seal(nonce, nonce, plaintext, []byte(purpose))), nil
 }
+
+// sealedText decodes strictly: the last character of unpadded base64 carries
+// spare bits, and a lenient decoder would open a text altered there.
+var sealedText = base64.RawURLEncoding.Strict()
 
 // ErrUnsealable means sealed text was altered or sealed under another key or purpose.
 var ErrUnsealable = errors.New("keyring: sealed value cannot be opened")
@@ -80,7 +84,7 @@ func (k *Keyring) Open(purpose, sealed string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(sealed)
+	raw, err := sealedText.DecodeString(sealed)
 	if err != nil || len(raw) < aead.NonceSize() {
 		return nil, ErrUnsealable
 	}

@@ -82,8 +82,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return fmt.Errorf("unknown command %q", args[0])
 }
 
-func openDatabase(ctx context.Context, cfg Config) (*db.DB, error) {
-	d, err := db.Open(ctx, cfg.Database)
+func openDatabase(ctx context.Context, cfg Config, opts ...db.Option) (*db.DB, error) {
+	d, err := db.Open(ctx, cfg.Database, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,13 @@ func openDatabase(ctx context.Context, cfg Config) (*db.DB, error) {
 
 func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	d, err := openDatabase(ctx, cfg)
+	var clk clock.Clock = clock.System{}
+	var manual *clock.Manual
+	if cfg.Clock == "manual" {
+		manual = clock.NewManual(time.Now().UTC().Truncate(time.Second))
+		clk = manual
+	}
+	d, err := openDatabase(ctx, cfg, db.WithClock(clk))
 	if err != nil {
 		return err
 	}
@@ -109,12 +115,6 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	keys, err := keyring.New([]byte(secrets.root))
 	if err != nil {
 		return err
-	}
-	var clk clock.Clock = clock.System{}
-	var manual *clock.Manual
-	if cfg.Clock == "manual" {
-		manual = clock.NewManual(time.Now().UTC().Truncate(time.Second))
-		clk = manual
 	}
 	passkeys, err := identity.NewWebAuthn(cfg.PublicURL)
 	if err != nil {

@@ -36,9 +36,11 @@ func newWorkers(d *db.DB, clk clock.Clock, logger *slog.Logger, services ...jobH
 	return w
 }
 
-// start runs the workers until ctx is cancelled; wg tells when they have stopped.
+// start runs the workers until ctx is cancelled; wg tells when they have
+// stopped. The dispatcher starts only when something subscribed to events.
 func (w *workers) start(ctx context.Context, wg *sync.WaitGroup) {
-	wg.Add(2)
-	go func() { defer wg.Done(); w.jobs.Run(ctx) }()
-	go func() { defer wg.Done(); w.events.Run(ctx) }()
+	wg.Go(func() { w.jobs.Run(ctx) })
+	if w.events.HasSubscribers() {
+		wg.Go(func() { w.events.Run(ctx) })
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/migrations"
 )
 
@@ -55,19 +56,32 @@ type DB struct {
 	migrations *goose.Provider
 	// reader runs reads outside transactions through prepared statements.
 	reader *stmtCache
+	// clock gives each transaction its Now.
+	clock clock.Clock
+	// hub carries committed notifications to subscribers.
+	hub *hub
 }
 
 // Open connects to dsn: "sqlite:PATH" or a postgres:// (postgresql://) URL.
 // It does not migrate; call Migrate.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
+	var d *DB
+	var err error
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
-		return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+		d, err = openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return openPostgres(ctx, dsn)
+		d, err = openPostgres(ctx, dsn)
 	default:
 		return nil, fmt.Errorf("database %q: expected sqlite:PATH or a postgres:// URL", redactDSN(dsn))
 	}
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	return d, nil
 }
 
 func openSQLite(ctx context.Context, path string) (*DB, error) {
@@ -121,11 +135,16 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("database: connect to %s: %w", redactDSN(dsn), err)
 	}
-	return newDB(Postgres, pool, pool, migrations.Postgres())
+	d, err := newDB(Postgres, pool, pool, migrations.Postgres())
+	if err != nil {
+		return nil, err
+	}
+	d.hub.listen = listenPostgres(dsn, d.hub)
+	return d, nil
 }
 
 func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
-	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}}
+	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}, clock: clock.System{}, hub: newHub()}
 	var (
 		gooseDialect goose.Dialect
 		opts         []goose.ProviderOption
@@ -157,6 +176,7 @@ func (d *DB) Dialect() Dialect { return d.dialect }
 
 // Close closes every connection.
 func (d *DB) Close() error {
+	d.hub.close()
 	d.reader.close()
 	err := d.write.Close()
 	if d.read != d.write {

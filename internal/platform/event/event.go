@@ -43,7 +43,8 @@ type Ref struct {
 
 // Append writes one event in q, the caller's open transaction, so the event
 // exists if and only if the change it describes commits. data is stored as
-// JSON. Call the Dispatcher's Notify after the commit.
+// JSON. When q is a *db.Tx, dispatchers (in every instance, on PostgreSQL)
+// wake as soon as it commits; otherwise at their next poll.
 func Append(ctx context.Context, q db.Querier, now time.Time, stream, aggregateID, typ string, data any) (Ref, error) {
 	body, err := json.Marshal(data)
 	if err != nil {
@@ -62,8 +63,16 @@ func Append(ctx context.Context, q db.Querier, now time.Time, stream, aggregateI
 	if err != nil {
 		return Ref{}, fmt.Errorf("event %s: append: %w", typ, err)
 	}
+	if tx, ok := q.(*db.Tx); ok {
+		if err := tx.Notify(ctx, Topic); err != nil {
+			return Ref{}, fmt.Errorf("event %s: notify: %w", typ, err)
+		}
+	}
 	return Ref{EventID: id, Stream: stream, AggregateID: aggregateID, Type: typ}, nil
 }
+
+// Topic is the notification topic a committed Append wakes dispatchers on.
+const Topic = "events"
 
 // Handler receives one event. An error leaves the subscriber's position at
 // this event, so it is delivered again on the next pass.
@@ -127,6 +136,14 @@ func NewDispatcher(d *db.DB, logger *slog.Logger, opts ...Option) *Dispatcher {
 		o(x)
 	}
 	return x
+}
+
+// HasSubscribers reports whether anything subscribed: without subscribers
+// there is nothing to dispatch and Run need not start.
+func (d *Dispatcher) HasSubscribers() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.subs) > 0
 }
 
 // Subscribe registers a durable subscriber. name identifies its position in
@@ -383,6 +400,8 @@ func call(ctx context.Context, h Handler, e Event) (err error) {
 // Notify or poll interval. Failures are logged (without event data, which
 // may be personal) and retried on the next pass.
 func (d *Dispatcher) Run(ctx context.Context) {
+	appended, unsubscribe := d.db.Subscribe(Topic)
+	defer unsubscribe()
 	t := time.NewTimer(0)
 	defer t.Stop()
 	var retry time.Duration
@@ -391,6 +410,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-d.wake:
+		case <-appended:
 		case <-t.C:
 		}
 		heldBack, err := d.dispatchPending(ctx)

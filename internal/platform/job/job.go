@@ -62,7 +62,8 @@ func MaxAttempts(n int) Option { return func(o *options) { o.maxAttempts = n } }
 
 // Enqueue adds a job of kind with payload (stored as JSON) to q, normally the
 // transaction of the change that needs it. The job is due at now unless
-// RunAt says otherwise. Call the Runner's Notify after the commit.
+// RunAt says otherwise. When q is a *db.Tx, runners (in every instance, on
+// PostgreSQL) wake as soon as it commits; otherwise at their next poll.
 func Enqueue(ctx context.Context, q db.Querier, now time.Time, kind string, payload any, opts ...Option) (uuid.UUID, error) {
 	o := options{runAt: now, maxAttempts: DefaultMaxAttempts}
 	for _, opt := range opts {
@@ -86,8 +87,16 @@ func Enqueue(ctx context.Context, q db.Querier, now time.Time, kind string, payl
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("job %s: enqueue: %w", kind, err)
 	}
+	if tx, ok := q.(*db.Tx); ok {
+		if err := tx.Notify(ctx, Topic); err != nil {
+			return uuid.Nil, fmt.Errorf("job %s: notify: %w", kind, err)
+		}
+	}
 	return id, nil
 }
+
+// Topic is the notification topic a committed Enqueue wakes runners on.
+const Topic = "jobs"
 
 type permanentError struct{ err error }
 
@@ -284,6 +293,8 @@ func (r *Runner) Run(ctx context.Context) {
 	defer running.Wait()
 	slots := make(chan struct{}, r.concurrency)
 
+	enqueued, unsubscribe := r.db.Subscribe(Topic)
+	defer unsubscribe()
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -291,6 +302,7 @@ func (r *Runner) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.wake:
+		case <-enqueued:
 		case <-t.C:
 		}
 		for ctx.Err() == nil {

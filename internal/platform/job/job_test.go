@@ -471,3 +471,57 @@ func TestRunCancelsStuckHandlersAfterGrace(t *testing.T) {
 		}
 	})
 }
+
+// A job enqueued in a committed db.Tx starts at once, with no poll and no
+// Notify: on PostgreSQL even in another instance sharing the database.
+func TestCommittedEnqueueWakesRunnersEverywhere(t *testing.T) {
+	for _, e := range dbtest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn := e.DSN(t)
+			d := dbtest.Open(t, dsn)
+			runnerDB := d
+			if e.Name == "postgres" {
+				runnerDB = dbtest.Open(t, dsn) // another instance
+			}
+			clk := clock.NewManual(t0)
+			r := job.NewRunner(runnerDB, clk, nil, job.WithPollInterval(time.Hour))
+			ran := make(chan string, 100) // never blocks a handler, however many ran
+			r.Handle("quick", func(_ context.Context, j job.Job) error {
+				var p string
+				_ = json.Unmarshal(j.Payload, &p)
+				ran <- p
+				return nil
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			stopped := make(chan struct{})
+			go func() { r.Run(ctx); close(stopped) }()
+			defer func() { cancel(); <-stopped }()
+
+			// The first claim finds nothing; the runner then waits an hour
+			// unless woken. Another instance's listener connects in the
+			// background, so enqueue until a job runs.
+			deadline := time.After(10 * time.Second)
+			for {
+				err := d.Transact(context.Background(), func(tx *db.Tx) error {
+					_, err := job.Enqueue(context.Background(), tx, clk.Now(), "quick", "now")
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case got := <-ran:
+					if got != "now" {
+						t.Fatalf("ran %q", got)
+					}
+					return
+				case <-time.After(500 * time.Millisecond):
+					continue
+				case <-deadline:
+				}
+				break
+			}
+			t.Fatal("the committed job waited for the poll")
+		})
+	}
+}

@@ -48,10 +48,10 @@ func Each(t *testing.T, test func(t *testing.T, d *db.DB)) {
 }
 
 // Open opens and migrates dsn, closing it when t ends.
-func Open(t testing.TB, dsn string) *db.DB {
+func Open(t testing.TB, dsn string, opts ...db.Option) *db.DB {
 	t.Helper()
 	ctx := context.Background()
-	d, err := db.Open(ctx, dsn)
+	d, err := db.Open(ctx, dsn, opts...)
 	if err != nil {
 		t.Fatalf("open database: %v", err)
 	}

@@ -1,0 +1,134 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/strongroom/strongroom/internal/platform/clock"
+)
+
+// Option configures Open.
+type Option func(*DB)
+
+// WithClock makes transactions read their Now from clk (the system clock
+// unless told otherwise), so the sandbox's manual clock reaches every rule.
+func WithClock(clk clock.Clock) Option {
+	return func(d *DB) {
+		if clk != nil {
+			d.clock = clk
+		}
+	}
+}
+
+// Tx is one open transaction. Now is the time read once when it began:
+// every rule applied inside sees the same instant, and every row it stamps
+// carries it (as wtf's sqlite.Tx does).
+type Tx struct {
+	tx          *sql.Tx
+	db          *DB
+	Now         time.Time
+	afterCommit []func()
+	savepoints  int
+}
+
+// ExecContext runs a statement in the transaction.
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a query in the transaction.
+func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query for one row in the transaction.
+func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.tx.QueryRowContext(ctx, query, args...)
+}
+
+// ForUpdate is the row-lock clause of this engine (see DB.ForUpdate).
+func (tx *Tx) ForUpdate() string { return tx.db.ForUpdate() }
+
+// Dialect tells which engine the transaction runs on.
+func (tx *Tx) Dialect() Dialect { return tx.db.dialect }
+
+// AfterCommit runs f once the transaction has committed (never when it
+// rolls back), in the order registered.
+func (tx *Tx) AfterCommit(f func()) { tx.afterCommit = append(tx.afterCommit, f) }
+
+// Savepoint runs fn inside a savepoint: when fn fails, what it changed is
+// rolled back and the transaction goes on; fn's error is returned either way.
+func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
+	tx.savepoints++
+	name := fmt.Sprintf("sp_%d", tx.savepoints)
+	if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if _, rbErr := tx.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); rbErr != nil {
+			return rbErr
+		}
+		return err
+	}
+	_, err := tx.tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name)
+	return err
+}
+
+// Notify wakes, once the transaction commits, whoever subscribed to topic in
+// this process and, on PostgreSQL, in every instance sharing the database.
+func (tx *Tx) Notify(ctx context.Context, topic string) error {
+	if tx.db.dialect == Postgres {
+		// PostgreSQL delivers a NOTIFY at commit, and not at all on rollback.
+		if _, err := tx.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, topic); err != nil {
+			return err
+		}
+	}
+	tx.AfterCommit(func() { tx.db.hub.publish(topic) })
+	return nil
+}
+
+// Transact runs fn in one transaction, with Now read from the database's
+// clock at begin: committed when fn returns nil, rolled back otherwise (and
+// when fn panics). fn must use tx, never the DB itself: on SQLite the single
+// writer is held by tx and a nested transaction would wait forever.
+func (d *DB) Transact(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	raw, err := d.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("database: begin: %w", err)
+	}
+	tx := &Tx{tx: raw, db: d, Now: d.clock.Now()}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = raw.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(tx); err != nil {
+		_ = raw.Rollback()
+		return err
+	}
+	if err := raw.Commit(); err != nil {
+		return fmt.Errorf("database: commit: %w", err)
+	}
+	for _, f := range tx.afterCommit {
+		f()
+	}
+	return nil
+}
+
+// InTx runs fn in one transaction of d (see DB.Transact) and returns its result.
+func InTx[T any](ctx context.Context, d *DB, fn func(tx *Tx) (T, error)) (T, error) {
+	var out T
+	err := d.Transact(ctx, func(tx *Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}

@@ -326,6 +326,29 @@ func apiKey(client *http.Client, srv *server) (string, string, error) {
 	return o.orgID, key.Secret, nil
 }
 
+// postWithStepUp makes a step-up-gated call: the first answer is a step-up,
+// answered with the owner's authenticator code, then the call is made again.
+func (o *owner) postWithStepUp(token, url string, body map[string]any) error {
+	err := post(o.client, url, token, body, nil)
+	var stepUp struct {
+		Error struct {
+			StepUp struct{ ID string } `json:"step_up"`
+		} `json:"error"`
+	}
+	if se, ok := err.(*statusError); !ok || se.status != 403 || json.Unmarshal(se.body, &stepUp) != nil {
+		return fmt.Errorf("%s: want a step-up, got %v", url, err)
+	}
+	code, err := o.code()
+	if err != nil {
+		return err
+	}
+	if err := post(o.client, o.srv.url+"/api/v1/auth/step-up/complete", token,
+		map[string]any{"sudo_session_id": stepUp.Error.StepUp.ID, "method": "totp", "code": code}, nil); err != nil {
+		return err
+	}
+	return post(o.client, url, token, body, nil)
+}
+
 type statusError struct {
 	url    string
 	status int
@@ -355,8 +378,8 @@ func payments(client *http.Client, srv *server, concurrency int, duration time.D
 		return err
 	}
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
-	if err := post(client, srv.url+"/api/v1/me/approval-credential", app,
-		map[string]any{"public_key": base64.RawURLEncoding.EncodeToString(pub), "label": "load"}, nil); err != nil {
+	if err := o.postWithStepUp(app, srv.url+"/api/v1/me/approval-credential",
+		map[string]any{"public_key": base64.RawURLEncoding.EncodeToString(pub), "label": "load"}); err != nil {
 		return err
 	}
 	var contact struct{ ID string }

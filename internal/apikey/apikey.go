@@ -85,10 +85,16 @@ type Service struct {
 
 const secretPurpose = "api-key-secret"
 
+// The alphabets of a key's lookup and secret (CONTRACT §5).
+const (
+	lookupAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	secretAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
 // mint returns a new lookup and secret and the full key text.
 func (s *Service) mint() (lookup, secret, full string) {
-	lookup = randomString(8, "abcdefghijklmnopqrstuvwxyz0123456789")
-	secret = randomString(43, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+	lookup = randomString(8, lookupAlphabet)
+	secret = randomString(43, secretAlphabet)
 	return lookup, secret, Prefix + s.Env + "_" + lookup + "_" + secret
 }
 
@@ -187,15 +193,16 @@ func normalizeScopes(scopes []string) []string {
 }
 
 // manager checks the actor manages keys of orgID: owners and admins only
-// (forbidden to members, not_found to outsiders).
-func (s *Service) manager(ctx context.Context, q db.Querier, a identity.Actor, orgID uuid.UUID) (organization.Role, error) {
-	return organization.Authorize(ctx, q, orgID, a.UserID, organization.Admin)
+// (forbidden to members, not_found to outsiders, organization_unavailable
+// when the organization's status refuses a read, or a write when write).
+func (s *Service) manager(ctx context.Context, q db.Querier, a identity.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
+	return organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Admin, Write: write})
 }
 
 // keyManager is manager for operations on one key: to anyone but owners and
 // admins the key id is simply not found (rule 7).
 func (s *Service) keyManager(ctx context.Context, q db.Querier, a identity.Actor, orgID uuid.UUID) (organization.Role, error) {
-	role, err := s.manager(ctx, q, a, orgID)
+	role, err := s.manager(ctx, q, a, orgID, true)
 	if apierr.Is(err, apierr.Forbidden) {
 		return role, errNotFound
 	}
@@ -207,7 +214,7 @@ var errNotFound = apierr.NotFoundf("API key")
 // Create mints a key for orgID behind step-up and returns it with its secret,
 // shown this once. A retry creates a second key (the secret is not kept).
 func (s *Service) Create(ctx context.Context, a identity.Actor, orgID uuid.UUID, r CreateRequest) (Key, string, error) {
-	role, err := s.manager(ctx, s.DB.Reader(), a, orgID)
+	role, err := s.manager(ctx, s.DB.Reader(), a, orgID, true)
 	if err != nil {
 		return Key{}, "", err
 	}
@@ -271,7 +278,7 @@ func scanKey(row interface{ Scan(...any) error }) (Key, error) {
 // List returns a page of the organization's keys, newest first.
 func (s *Service) List(ctx context.Context, a identity.Actor, orgID uuid.UUID, req page.Request) ([]Key, error) {
 	q := s.DB.Reader()
-	if _, err := s.manager(ctx, q, a, orgID); err != nil {
+	if _, err := s.manager(ctx, q, a, orgID, false); err != nil {
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys
@@ -412,7 +419,10 @@ var errInvalidKey = apierr.New(apierr.InvalidAPIKey, "The API key is not valid."
 // wrong; organization_unavailable when its organization is not active.
 func (s *Service) Authenticate(ctx context.Context, token string) (identity.Actor, error) {
 	parts := strings.Split(token, "_")
-	if len(parts) != 4 || parts[0]+"_" != Prefix || len(parts[2]) != 8 || len(parts[3]) != 43 || parts[1] != s.Env {
+	if len(parts) != 4 || parts[0]+"_" != Prefix || len(parts[2]) != 8 || len(parts[3]) != 43 || parts[1] != s.Env ||
+		strings.Trim(parts[2], lookupAlphabet) != "" || strings.Trim(parts[3], secretAlphabet) != "" {
+		// Only a well-formed lookup reaches the database (bytes that are
+		// not UTF-8 would make PostgreSQL fail the query).
 		return identity.Actor{}, errInvalidKey
 	}
 	lookup, secret := parts[2], parts[3]
@@ -443,7 +453,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (identity.Acto
 		return identity.Actor{}, errInvalidKey
 	}
 	if orgStatus != organization.Active {
-		return identity.Actor{}, apierr.New(apierr.OrganizationUnavailable, "The organization of this API key is not active.")
+		return identity.Actor{}, organization.ErrUnavailable
 	}
 	k.Lookup = lookup
 	if scopes != "" {

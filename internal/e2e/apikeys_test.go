@@ -206,7 +206,7 @@ func appSession(t *testing.T, s *apitest.Server, email, secret string) (string, 
 	p.app = *mfa(t, s, *step1.ChallengeToken, code(t, s, secret)).Token
 	advance(t, s, 30*time.Second)
 	pub, key := newAppKey()
-	s.Post(t, "/api/v1/me/approval-credential", p.app, map[string]any{"public_key": pub, "label": "iPhone"}).ExpectStatus(t, 201)
+	registerAppKey(t, s, p.app, secret, pub)
 	return p.app, key
 }
 

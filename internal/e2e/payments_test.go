@@ -341,9 +341,12 @@ func TestInsufficientFunds(t *testing.T) {
 	// Spend more so a no longer fits, then approve a in the app.
 	c := p.pay(t, s, "40.00")
 	p.approveInApp(t, s, *c.ApprovalRequestID)
-	approve(t, s, p.person, byApproval[*a.ApprovalRequestID], *upA.MatchCode).ExpectStatus(t, 200)
+	approve(t, s, p.person, byApproval[*a.ApprovalRequestID], *upA.MatchCode).ExpectError(t, 422, "insufficient_funds")
 	if st := getPayment(t, s, p.web, a.ID).Status; st != "awaiting_approval" {
 		t.Fatalf("payment a is %s; the approval should not be recorded", st)
+	}
+	if st := pollStepUp(t, s, p.web, upA.ID); st.Status != "declined" {
+		t.Fatalf("step-up of the refused approval is %+v, want declined", st)
 	}
 	s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
 }
@@ -467,11 +470,26 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 		byApproval[*c.ApprovalID] = c
 	}
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
 	for _, x := range ps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			approve(t, s, p.person, byApproval[*x.pay.ApprovalRequestID], *x.up.MatchCode).ExpectStatus(t, 200)
+			r := approve(t, s, p.person, byApproval[*x.pay.ApprovalRequestID], *x.up.MatchCode)
+			key := ""
+			if r.Status == 200 {
+				var c challenge
+				r.Decode(t, &c)
+				key = c.Status
+			} else {
+				var e apitest.ErrorBody
+				r.Decode(t, &e)
+				key = e.Error.Type
+			}
+			mu.Lock()
+			answers[key]++
+			mu.Unlock()
 		}()
 	}
 	wg.Wait()
@@ -484,6 +502,9 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 	av, pe := balance(t, s, p.web, p.org, "EUR")
 	if approved != 5 || av != "0.00" || pe != "995.00" {
 		t.Fatalf("%d approved, available %s, pending %s; want 5, 0.00, 995.00", approved, av, pe)
+	}
+	if answers["consumed"] != 5 || answers["insufficient_funds"] != 5 {
+		t.Fatalf("answers = %v, want 5 consumed and 5 insufficient_funds", answers)
 	}
 }
 

@@ -23,8 +23,9 @@ type validator interface {
 }
 
 // decode reads a JSON body into dst strictly: unknown fields, trailing data,
-// wrong types and bodies over 1 MiB are refused with a typed error whose
-// details name the field. It then runs dst's Validate, if it has one.
+// wrong types, strings holding NUL or invalid UTF-8, and bodies over 1 MiB
+// are refused with a typed error whose details name the field. It then runs
+// dst's Validate, if it has one.
 func decode(r *http.Request, dst any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -55,6 +56,9 @@ func readBody(r *http.Request) ([]byte, error) {
 func decodeBytes(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apierr.InvalidField("", "A JSON object body is required.")
+	}
+	if err := checkJSONText(body); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

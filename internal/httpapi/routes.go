@@ -68,6 +68,8 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/partner", authSandbox, limitDefault, s.sandboxPartner},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/deposits", authSandbox, limitDefault, s.sandboxDeposit},
 		{"POST", "/api/v1/sandbox/payments/{payment_id}/settle", authSandbox, limitDefault, s.sandboxSettle},
+		{"POST", "/api/v1/sandbox/users/{user_id}/approving-app", authSandbox, limitDefault, s.sandboxApprovingApp},
+		{"POST", "/api/v1/sandbox/challenges/{challenge_id}/approve", authSandbox, limitDefault, s.sandboxApproveChallenge},
 		{"POST", "/api/v1/sandbox/partner/webhook", authSandbox, limitDefault, s.sandboxPartnerWebhook},
 	}
 }

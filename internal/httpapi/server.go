@@ -6,6 +6,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/strongroom/strongroom/internal/apikey"
@@ -125,9 +126,11 @@ type route struct {
 }
 
 // wrap applies the per-route layers: route name for logs and metrics, rate
-// limits, authentication, then the handler.
+// limits, authentication, the text check of path values and query
+// parameters, then the handler.
 func (s *server) wrap(rt route) http.Handler {
 	pattern := rt.method + " " + rt.path
+	names := wildcards(rt.path)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		infoOf(r).route = pattern
 		err := s.limit(r, clientAddress(r), s.Limits.PerAddress)
@@ -143,6 +146,9 @@ func (s *server) wrap(rt route) http.Handler {
 			case authNone:
 				err = s.refuseAPIKey(r, rt.path)
 			}
+		}
+		if err == nil && strings.HasPrefix(rt.path, "/api/") {
+			err = checkRequestText(r, names) // NUL or invalid UTF-8 in a path value or query parameter
 		}
 		if err == nil {
 			err = rt.handle(w, r)

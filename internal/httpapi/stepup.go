@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -126,6 +127,48 @@ func (s *server) declineChallenge(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	c, err := s.StepUp.Decline(r.Context(), actorOf(r), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (s *server) sandboxApprovingApp(w http.ResponseWriter, r *http.Request) error {
+	userID, err := pathID(r, "user_id", "User")
+	if err != nil {
+		return err
+	}
+	if err := noBody(r); err != nil {
+		return err
+	}
+	out, err := s.StepUp.RegisterSandboxApp(r.Context(), userID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// sandboxApproveChallenge answers a challenge as the person's sandbox
+// approving app; the body ({match_code}) may be left out when the challenge
+// needs no match code.
+func (s *server) sandboxApproveChallenge(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "challenge_id", "Challenge")
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req stepup.SandboxApproveRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := decodeBytes(body, &req); err != nil {
+			return err
+		}
+	}
+	c, err := s.StepUp.SandboxApprove(r.Context(), id, req)
 	if err != nil {
 		return err
 	}

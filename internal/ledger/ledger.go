@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -66,6 +67,12 @@ type Entry struct {
 // ErrInsufficientFunds is returned when a posting would take a customer account below zero.
 var ErrInsufficientFunds = apierr.New(apierr.InsufficientFunds, "The balance is not enough for this payment and its fee.")
 
+// ErrBalanceLimit is returned when a posting would take an account's balance
+// beyond what int64 minor units hold. Amounts have at most 15 digits before
+// the decimal point, so only a very long run of the largest amounts gets
+// here; the entry is refused and nothing overflows or is stored as a float.
+var ErrBalanceLimit = apierr.New(apierr.UnprocessableEntity, "This would take a balance beyond the largest amount the ledger can hold.")
+
 // ErrUnbalanced is a defect: an entry whose postings do not sum to zero per currency.
 var ErrUnbalanced = errors.New("ledger: entry does not balance")
 
@@ -96,13 +103,21 @@ func Post(ctx context.Context, tx *sql.Tx, now time.Time, e Entry) (uuid.UUID, e
 		if err != nil {
 			return uuid.Nil, err
 		}
+		// The balance may change only while it stays within [lo, hi]
+		// before the change: the bounds are computed here, so the database
+		// never evaluates a sum that overflows (PostgreSQL would fail the
+		// statement; SQLite would store a float).
+		lo, hi := bounds(p.Amount, p.Account.customer())
 		res, err := tx.ExecContext(ctx, `UPDATE ledger_accounts SET balance = balance + $2
-			WHERE id = $1 AND ($3 = 0 OR balance + $2 >= 0)`, accountID, p.Amount, boolInt(p.Account.customer()))
+			WHERE id = $1 AND balance >= $3 AND balance <= $4`, accountID, p.Amount, lo, hi)
 		if err != nil {
 			return uuid.Nil, err
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return uuid.Nil, ErrInsufficientFunds
+			if p.Account.customer() && p.Amount < 0 {
+				return uuid.Nil, ErrInsufficientFunds
+			}
+			return uuid.Nil, ErrBalanceLimit
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO postings (id, entry_id, account_id, amount, currency) VALUES ($1, $2, $3, $4, $5)`,
 			uuid.Must(uuid.NewV7()), id, accountID, p.Amount, p.Account.Currency); err != nil {
@@ -112,11 +127,20 @@ func Post(ctx context.Context, tx *sql.Tx, now time.Time, e Entry) (uuid.UUID, e
 	return id, nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// bounds returns the range a balance must be in before amount is added, so
+// that the sum stays within ±math.MaxInt64 and, for a customer account, is
+// not negative. amount is never math.MinInt64 (see package money).
+func bounds(amount int64, customer bool) (lo, hi int64) {
+	lo, hi = -math.MaxInt64, math.MaxInt64
+	if amount > 0 {
+		hi -= amount
+	} else {
+		lo -= amount
 	}
-	return 0
+	if customer && -amount > lo {
+		lo = -amount
+	}
+	return lo, hi
 }
 
 func (a Account) key() string {

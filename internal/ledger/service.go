@@ -18,7 +18,7 @@ type Service struct {
 }
 
 func (s *Service) authorize(ctx context.Context, a identity.Actor, orgID uuid.UUID) error {
-	_, err := organization.Authorize(ctx, s.DB.Reader(), orgID, a.UserID, organization.Member)
+	_, err := organization.Authorize(ctx, s.DB.Reader(), orgID, a.UserID, organization.Need{Role: organization.Member})
 	return err
 }
 

@@ -87,7 +87,7 @@ func (s *Service) List(ctx context.Context, a identity.Actor, orgID uuid.UUID) (
 		if !apikey.HasScope(a.APIKey, BalancesScope) {
 			return nil, apierr.New(apierr.APIScopeMissing, "This API key lacks the balances:read scope.")
 		}
-	} else if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Member); err != nil {
+	} else if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
 		return nil, err
 	}
 	return s.entries(ctx, q, orgID)
@@ -189,10 +189,15 @@ func (r RequestBody) Validate() error {
 
 // Request asks for receiving accounts in currencies (spec 4.11). Owners and
 // admins may ask. The partner's eligibility is read before anything is
-// written, so a failed read changes nothing.
+// written, so a failed read changes nothing. A paused organization may ask
+// but changes nothing: its requests are disabled, so every currency's
+// outcome is failed (CONTRACT 5b); a banned or deleted one is refused.
 func (s *Service) Request(ctx context.Context, a identity.Actor, orgID uuid.UUID, body RequestBody) (Result, error) {
 	q := s.DB.Reader()
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Admin); err != nil {
+	// Declared a read: while paused it records nothing (see above), and while
+	// active the organization's row is locked and its status read again in
+	// the transaction that records.
+	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Admin}); err != nil {
 		return Result{}, err
 	}
 	org, err := organization.Get(ctx, q, orgID)

@@ -137,17 +137,6 @@ func AddMember(ctx context.Context, q db.Querier, now time.Time, orgID, userID u
 	return err
 }
 
-// MemberRole returns userID's role in orgID; not_found when userID is not a member,
-// so another organization's existence is never revealed.
-func MemberRole(ctx context.Context, q db.Querier, orgID, userID uuid.UUID) (Role, error) {
-	var r Role
-	err := q.QueryRowContext(ctx, `SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2`, orgID, userID).Scan(&r)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", errNotFound
-	}
-	return r, err
-}
-
 // Membership is one organization a user belongs to.
 type Membership struct {
 	OrganizationID   uuid.UUID
@@ -177,16 +166,77 @@ func Memberships(ctx context.Context, q db.Querier, userID uuid.UUID) ([]Members
 
 var errForbidden = apierr.New(apierr.Forbidden, "Your role in this organization does not allow this.")
 
-// Authorize checks that userID belongs to orgID with at least role min. A
-// non-member gets not_found (the organization's existence is not revealed);
-// a member with a lower role gets forbidden.
-func Authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, min Role) (Role, error) {
-	role, err := MemberRole(ctx, q, orgID, userID)
+// ErrUnavailable is the one answer to acting on an organization that is not
+// active: a session in a banned or deleted organization (any operation) or a
+// paused one (an operation that writes), and an API key of an organization
+// that is not active.
+var ErrUnavailable = apierr.New(apierr.OrganizationUnavailable,
+	"This organization is not active, so this is not available. Contact support if you think this is a mistake.")
+
+// Need is what an organization-scoped operation asks of the person acting:
+// the lowest role that may do it, and whether it writes.
+type Need struct {
+	// Role is the lowest role allowed; empty means any member.
+	Role Role
+	// Write is set for an operation that moves money, issues cards or keys,
+	// or changes records: a paused organization refuses it. Reads work while
+	// paused; a banned or deleted organization refuses both.
+	Write bool
+	// Lock, when set to the dialect's row-lock clause (db.DB.ForUpdate),
+	// locks the membership and the organization for the caller's
+	// transaction, so a ban or a change of role cannot slip between this
+	// check and the writes that follow it.
+	Lock string
+}
+
+// Allows reports whether an organization in status admits an operation
+// that writes (write) or only reads.
+func (s Status) Allows(write bool) bool {
+	switch s {
+	case Active:
+		return true
+	case Paused:
+		return !write
+	}
+	return false
+}
+
+// Authorize is the one authorization policy of a person acting on an
+// organization: membership, then the organization's status, then the role.
+// A non-member gets not_found (the organization's existence is not
+// revealed); a member of an organization whose status refuses the operation
+// gets organization_unavailable (ErrUnavailable); a member with a lower role
+// than need.Role gets forbidden. It returns the member's role.
+func Authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need Need) (Role, error) {
+	var role Role
+	var status Status
+	err := q.QueryRowContext(ctx, `SELECT m.role, o.status FROM memberships m JOIN organizations o ON o.id = m.organization_id
+		WHERE m.organization_id = $1 AND m.user_id = $2`+need.Lock, orgID, userID).Scan(&role, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", errNotFound
+	}
 	if err != nil {
 		return "", err
+	}
+	if !status.Allows(need.Write) {
+		return role, ErrUnavailable
+	}
+	min := need.Role
+	if min == "" {
+		min = Member
 	}
 	if !role.AtLeast(min) {
 		return role, errForbidden
 	}
 	return role, nil
+}
+
+// Hide turns the not_found of Authorize (the actor is not a member) into
+// notFound, the answer for the object the caller asked about, so an object
+// of another organization is never revealed; other errors pass unchanged.
+func Hide(err, notFound error) error {
+	if apierr.Is(err, apierr.NotFound) {
+		return notFound
+	}
+	return err
 }

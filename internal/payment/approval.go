@@ -76,7 +76,7 @@ func loadApproval(ctx context.Context, q db.Querier, id uuid.UUID, lock string) 
 // first, optionally of one status, and how many are pending in all.
 func (s *Service) ListApprovals(ctx context.Context, a identity.Actor, orgID uuid.UUID, status string, req page.Request) ([]Approval, int, error) {
 	q := s.DB.Reader()
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Member); err != nil {
+	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
 		return nil, 0, err
 	}
 	var pending int
@@ -111,11 +111,11 @@ func (s *Service) approvable(ctx context.Context, q db.Querier, a identity.Actor
 	if err != nil {
 		return x, err
 	}
-	if _, err := organization.Authorize(ctx, q, x.OrganizationID, a.UserID, organization.Admin); err != nil {
-		if apierr.Is(err, apierr.NotFound) {
-			return x, apierr.NotFoundf("Approval")
+	if _, err := organization.Authorize(ctx, q, x.OrganizationID, a.UserID, organization.Need{Role: organization.Admin, Write: true}); err != nil {
+		if apierr.Is(err, apierr.Forbidden) {
+			return x, apierr.New(apierr.Forbidden, "Only owners and admins approve payments.")
 		}
-		return x, apierr.New(apierr.Forbidden, "Only owners and admins approve payments.")
+		return x, organization.Hide(err, apierr.NotFoundf("Approval"))
 	}
 	return x, nil
 }
@@ -166,7 +166,9 @@ func (s *Service) fundsCover(ctx context.Context, q db.Querier, orgID uuid.UUID,
 // names amount, currency and recipient, answered in the approving app; the
 // approval is recorded the moment the app satisfies it. A retry after that
 // returns the approved Approval. Funds are checked now (no challenge when
-// they fall short) and again when the approval is recorded.
+// they fall short) and again when the approval is recorded. A person
+// without an approval credential gets approval_credential_required and no
+// challenge; while their step-up is locked, rate_limited.
 func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID) (Approval, error) {
 	q := s.DB.Reader()
 	x, err := s.approvable(ctx, q, a, id, "")
@@ -225,17 +227,23 @@ func (s *Service) summary(ctx context.Context, q db.Querier, ps []stored) (strin
 }
 
 // RecordApproval is called, in the app's transaction, when a payment
-// approval's tx_signed challenge is satisfied. It moves the funds and records
+// approval's tx_signed challenge is answered. It moves the funds and records
 // the approval; if the funds no longer cover the payments, nothing is
-// recorded (the savepoint is rolled back) and the payment keeps waiting.
+// recorded (the savepoint is rolled back, so the caller's transaction goes
+// on), the payments keep waiting, and it returns ledger.ErrInsufficientFunds.
 func (s *Service) RecordApproval(ctx context.Context, tx *sql.Tx, approvalID, approverID uuid.UUID) error {
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT record_approval`); err != nil {
 		return err
 	}
 	err := s.recordApproval(ctx, tx, approvalID, approverID)
 	if errors.Is(err, ledger.ErrInsufficientFunds) {
-		_, err = tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT record_approval`)
-		return err
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT record_approval`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT record_approval`); err != nil {
+			return err
+		}
+		return ledger.ErrInsufficientFunds
 	}
 	if err != nil {
 		return err
@@ -251,8 +259,12 @@ func (s *Service) recordApproval(ctx context.Context, tx *sql.Tx, approvalID, ap
 		return err
 	}
 	// The approver's role is checked again: it may have changed since approve was called.
-	if _, err := organization.Authorize(ctx, tx, x.OrganizationID, approverID, organization.Admin); err != nil {
-		if _, refused := apierr.As(err); refused {
+	// So is the organization's status: a paused, banned or deleted organization
+	// moves no money (organization_unavailable; nothing is recorded). The lock
+	// keeps a ban from slipping in before this transaction commits.
+	need := organization.Need{Role: organization.Admin, Write: true, Lock: s.DB.ForUpdate()}
+	if _, err := organization.Authorize(ctx, tx, x.OrganizationID, approverID, need); err != nil {
+		if _, refused := apierr.As(err); refused && !apierr.Is(err, apierr.OrganizationUnavailable) {
 			return nil
 		}
 		return err
@@ -282,7 +294,11 @@ func (s *Service) recordApproval(ctx context.Context, tx *sql.Tx, approvalID, ap
 // with its row in the feed.
 func (s *Service) debit(ctx context.Context, tx *sql.Tx, now time.Time, p stored) error {
 	org, cur := p.OrganizationID, p.Debited.Currency
-	debitID, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "payment", Description: "Payment " + p.ID.String(),
+	name, err := counterparty(ctx, tx, p.PaymentContactID)
+	if err != nil {
+		return err
+	}
+	debitID, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "payment", Description: "Payment to " + name,
 		Postings: []ledger.Posting{
 			{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.source.Minor},
 			{Account: ledger.OrgAccount(org, cur, ledger.Pending), Amount: p.source.Minor},
@@ -290,7 +306,7 @@ func (s *Service) debit(ctx context.Context, tx *sql.Tx, now time.Time, p stored
 	if err != nil {
 		return err
 	}
-	feeID, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "fee", Description: "Fee of payment " + p.ID.String(),
+	feeID, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "fee", Description: "Fee for payment to " + name,
 		Postings: []ledger.Posting{
 			{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.Fee.Minor},
 			{Account: ledger.PlatformAccount(cur, ledger.Fees), Amount: p.Fee.Minor},
@@ -304,12 +320,12 @@ func (s *Service) debit(ctx context.Context, tx *sql.Tx, now time.Time, p stored
 	}
 	paymentID := p.ID
 	row, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
-		Amount: p.source.Minor, Currency: cur, Description: "Payment to contact " + p.PaymentContactID.String(), PaymentID: &paymentID, RecordedAt: now})
+		Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID, RecordedAt: now})
 	if err != nil {
 		return err
 	}
 	if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
-		Amount: p.Fee.Minor, Currency: cur, Description: "Payment fee", PaymentID: &paymentID, RecordedAt: now}); err != nil {
+		Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID, RecordedAt: now}); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5

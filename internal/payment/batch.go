@@ -12,6 +12,7 @@ import (
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
 // MaxBatch is the most payments one batch holds.
@@ -56,7 +57,7 @@ func (s *Service) CreateBatch(ctx context.Context, a identity.Actor, r BatchRequ
 	orgID := uuid.MustParse(r.OrganizationID)
 	var id uuid.UUID
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := organization.Authorize(ctx, tx, orgID, a.UserID, organization.Member); err != nil {
+		if _, err := organization.Authorize(ctx, tx, orgID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return err
 		}
 		now := s.Clock.Now()
@@ -65,18 +66,30 @@ func (s *Service) CreateBatch(ctx context.Context, a identity.Actor, r BatchRequ
 			id, orgID, a.UserID, now); err != nil {
 			return err
 		}
+		// What the batch takes from each balance, which the approval's funds
+		// check adds up: it must fit in int64 like any balance.
+		totals := map[string]money.Amount{}
 		for i, pr := range r.Payments {
 			prefix := fmt.Sprintf("payments[%d].", i)
 			quote, err := loadQuote(ctx, tx, uuid.MustParse(pr.QuoteID), s.DB.ForUpdate())
 			if err != nil || quote.OrganizationID != orgID {
 				return apierr.InvalidField(prefix+"quote_id", "is not a quote of this organization.")
 			}
-			if _, err := s.create(ctx, tx, now, a, quote, pr, &id, false, prefix); err != nil {
+			p, err := s.create(ctx, tx, now, a, quote, pr, &id, false, prefix)
+			if err != nil {
 				if e, ok := apierr.As(err); ok && e.Type != apierr.InvalidRequest {
 					e = &apierr.Error{Type: e.Type, Message: fmt.Sprintf("Payment %d of the batch: %s", i+1, e.Message), Details: e.Details}
 					return e
 				}
 				return err
+			}
+			cur := p.Debited.Currency
+			total, seen := totals[cur]
+			if !seen {
+				total = money.Amount{Currency: cur}
+			}
+			if totals[cur], err = total.Add(p.Debited); err != nil {
+				return apierr.InvalidField("payments", fmt.Sprintf("take more from the %s balance in all than any balance can hold; split the batch.", cur))
 			}
 		}
 		approvalID, err := createApproval(ctx, tx, now, orgID, "payment_batch", id, a.UserID)
@@ -105,8 +118,8 @@ func (s *Service) GetBatch(ctx context.Context, a identity.Actor, id uuid.UUID) 
 	if err != nil {
 		return b, err
 	}
-	if _, err := organization.MemberRole(ctx, q, b.OrganizationID, a.UserID); err != nil {
-		return Batch{}, apierr.NotFoundf("Payment batch")
+	if _, err := organization.Authorize(ctx, q, b.OrganizationID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+		return Batch{}, organization.Hide(err, apierr.NotFoundf("Payment batch"))
 	}
 	b.InsertedAt = b.InsertedAt.UTC()
 	ps, err := targets(ctx, q, Approval{Kind: "payment_batch", TargetID: b.ID}, "")

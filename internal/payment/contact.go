@@ -159,7 +159,7 @@ type contactDetails struct {
 func (s *Service) CreateContact(ctx context.Context, a identity.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
 	var c Contact
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := organization.Authorize(ctx, tx, orgID, a.UserID, organization.Member); err != nil {
+		if _, err := organization.Authorize(ctx, tx, orgID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return err
 		}
 		now := s.Clock.Now()
@@ -211,8 +211,8 @@ func (s *Service) GetContact(ctx context.Context, a identity.Actor, id uuid.UUID
 	if err != nil {
 		return c, err
 	}
-	if _, err := organization.MemberRole(ctx, q, c.OrganizationID, a.UserID); err != nil {
-		return Contact{}, apierr.NotFoundf("Payment contact")
+	if _, err := organization.Authorize(ctx, q, c.OrganizationID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+		return Contact{}, organization.Hide(err, apierr.NotFoundf("Payment contact"))
 	}
 	return c, nil
 }
@@ -220,7 +220,7 @@ func (s *Service) GetContact(ctx context.Context, a identity.Actor, id uuid.UUID
 // ListContacts returns a page of the organization's contacts, newest first.
 func (s *Service) ListContacts(ctx context.Context, a identity.Actor, orgID uuid.UUID, req page.Request) ([]Contact, error) {
 	q := s.DB.Reader()
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Member); err != nil {
+	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts

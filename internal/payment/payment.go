@@ -103,8 +103,8 @@ func (s *Service) GetPayment(ctx context.Context, a identity.Actor, id uuid.UUID
 	if err != nil {
 		return Record{}, err
 	}
-	if _, err := organization.MemberRole(ctx, q, p.OrganizationID, a.UserID); err != nil {
-		return Record{}, apierr.NotFoundf("Payment")
+	if _, err := organization.Authorize(ctx, q, p.OrganizationID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+		return Record{}, organization.Hide(err, apierr.NotFoundf("Payment"))
 	}
 	return p.Record, nil
 }
@@ -183,8 +183,8 @@ func (s *Service) Execute(ctx context.Context, a identity.Actor, r ExecuteReques
 		if err != nil {
 			return err
 		}
-		if _, err := organization.Authorize(ctx, tx, quote.OrganizationID, a.UserID, organization.Member); err != nil {
-			return apierr.NotFoundf("Quote")
+		if _, err := organization.Authorize(ctx, tx, quote.OrganizationID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+			return organization.Hide(err, apierr.NotFoundf("Quote"))
 		}
 		scope := "organization:" + quote.OrganizationID.String()
 		if r.BillID != nil {
@@ -315,8 +315,8 @@ func (s *Service) Cancel(ctx context.Context, a identity.Actor, id uuid.UUID) (R
 		if err != nil {
 			return err
 		}
-		if _, err := organization.MemberRole(ctx, tx, p.OrganizationID, a.UserID); err != nil {
-			return apierr.NotFoundf("Payment")
+		if _, err := organization.Authorize(ctx, tx, p.OrganizationID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+			return organization.Hide(err, apierr.NotFoundf("Payment"))
 		}
 		if p.CreatedByID != a.UserID {
 			return apierr.New(apierr.Forbidden, "Only the person who made the payment can cancel it.")
@@ -331,7 +331,7 @@ func (s *Service) Cancel(ctx context.Context, a identity.Actor, id uuid.UUID) (R
 				return err
 			}
 		case p.Cancellable:
-			if err := s.reverse(ctx, tx, now, p, "Payment cancelled before the custody partner sent it"); err != nil {
+			if err := s.reverse(ctx, tx, now, p, "cancelled before the custody partner sent it"); err != nil {
 				return err
 			}
 		default:

@@ -122,7 +122,7 @@ type Config struct {
 
 // GetConfig returns the payments configuration to a member of orgID.
 func (s *Service) GetConfig(ctx context.Context, a identity.Actor, orgID uuid.UUID) (Config, error) {
-	if _, err := organization.Authorize(ctx, s.DB.Reader(), orgID, a.UserID, organization.Member); err != nil {
+	if _, err := organization.Authorize(ctx, s.DB.Reader(), orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
 		return Config{}, err
 	}
 	return Config{PayoutReasons: PayoutReasons, Rails: railFees, StatementDescriptionMaxLength: StatementDescriptionMax}, nil
@@ -172,7 +172,8 @@ func (r PreflightRequest) Validate() error {
 func (s *Service) Preflight(ctx context.Context, a identity.Actor, r PreflightRequest) (Quote, error) {
 	orgID := uuid.MustParse(r.OrganizationID)
 	q := s.DB.Reader()
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Member); err != nil {
+	// A quote is a record and the first step of moving money: a write.
+	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 		return Quote{}, err
 	}
 	c, err := contactOf(ctx, q, uuid.MustParse(r.ContactID))
@@ -207,8 +208,11 @@ func (s *Service) Preflight(ctx context.Context, a identity.Actor, r PreflightRe
 		quote.Destination = amount
 		quote.Source, err = money.ConvertFor(amount, r.SourceCurrency, rate)
 	}
-	if err != nil {
-		return Quote{}, apierr.InvalidField("amount", "is too large to quote.")
+	// The other side of the conversion must itself be an amount the API
+	// accepts (at most 15 digits before the decimal point), so every stored
+	// amount keeps the sums of payments, fees and balances within int64.
+	if err != nil || !quote.Source.WithinLimit() || !quote.Destination.WithinLimit() {
+		return Quote{}, apierr.InvalidField("amount", "is too large to quote: the other side of the conversion would exceed the largest amount (15 digits before the decimal point).")
 	}
 	if !quote.Destination.IsPositive() {
 		return Quote{}, apierr.InvalidField("amount", "is too small: the recipient would receive nothing.")

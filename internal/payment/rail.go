@@ -55,7 +55,11 @@ func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Rec
 		org, cur := p.OrganizationID, p.Debited.Currency
 		switch outcome {
 		case Completed:
-			if _, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "settlement", Description: "Payment " + p.ID.String() + " delivered",
+			var name string
+			if name, err = counterparty(ctx, tx, p.PaymentContactID); err != nil {
+				return err
+			}
+			if _, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "settlement", Description: "Payment to " + name + " delivered",
 				Postings: []ledger.Posting{
 					{Account: ledger.OrgAccount(org, cur, ledger.Pending), Amount: -p.source.Minor},
 					{Account: ledger.PlatformAccount(cur, ledger.World), Amount: p.source.Minor},
@@ -65,7 +69,7 @@ func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Rec
 			state := "settled"
 			err = setStatus(ctx, tx, now, p.ID, Completed, &state)
 		case Failed:
-			if err := s.reverse(ctx, tx, now, p, "Payment returned by the rail"); err != nil {
+			if err := s.reverse(ctx, tx, now, p, "returned by the rail"); err != nil {
 				return err
 			}
 			state := "returned"
@@ -82,20 +86,25 @@ func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Rec
 }
 
 // reverse gives back the funds of an approved payment: reversal entries of
-// its debit and fee, and one reversal row in the feed.
+// its debit and fee, and one reversal row in the feed, each naming the
+// recipient; why says what happened ("returned by the rail").
 func (s *Service) reverse(ctx context.Context, tx *sql.Tx, now time.Time, p stored, why string) error {
 	if p.debitEntryID == nil || p.feeEntryID == nil {
 		return nil
 	}
-	rev, err := ledger.Reverse(ctx, tx, now, *p.debitEntryID, why)
+	name, err := counterparty(ctx, tx, p.PaymentContactID)
 	if err != nil {
 		return err
 	}
-	if _, err := ledger.Reverse(ctx, tx, now, *p.feeEntryID, why+" (fee refunded)"); err != nil {
+	rev, err := ledger.Reverse(ctx, tx, now, *p.debitEntryID, "Reversal of payment to "+name+": "+why)
+	if err != nil {
+		return err
+	}
+	if _, err := ledger.Reverse(ctx, tx, now, *p.feeEntryID, "Refund of the fee for payment to "+name+": "+why); err != nil {
 		return err
 	}
 	paymentID := p.ID
 	_, err = ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: p.OrganizationID, Type: "reversal", EntryID: &rev, Direction: "in",
-		Amount: p.Debited.Minor, Currency: p.Debited.Currency, Description: why, PaymentID: &paymentID, RecordedAt: now})
+		Amount: p.Debited.Minor, Currency: p.Debited.Currency, Description: "Reversal of payment to " + name, PaymentID: &paymentID, RecordedAt: now})
 	return err
 }

@@ -44,23 +44,47 @@ func (r CredentialRequest) Validate() error {
 var errAppOnly = apierr.New(apierr.Forbidden, "Only the Strongroom iOS and Android apps can register an approval credential; a server must never act as a person's phone.")
 
 // RegisterCredential stores the approving app's key for the calling device,
-// replacing the device's earlier one.
+// replacing the device's earlier one. It is step-up gated (the first
+// credential too) by a code, never by the app: the app's key is what
+// changes, so a stolen app session alone cannot plant its own key. The
+// person gets a security alert naming the device.
 func (s *Service) RegisterCredential(ctx context.Context, a identity.Actor, r CredentialRequest) (Credential, error) {
 	if !a.Session.Platform.IsApp() {
 		return Credential{}, errAppOnly
 	}
+	if err := s.RequireWithoutApp(ctx, a); err != nil {
+		return Credential{}, err
+	}
 	out := Credential{ID: uuid.Must(uuid.NewV7()), Label: r.Label}
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		out.InsertedAt = s.Clock.Now()
-		if _, err := tx.ExecContext(ctx, `DELETE FROM approval_credentials WHERE device_id = $1`, a.Session.DeviceID); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO approval_credentials (id, user_id, device_id, public_key, label, inserted_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			out.ID, a.UserID, a.Session.DeviceID, r.PublicKey, r.Label, out.InsertedAt)
-		return err
+		return s.storeCredential(ctx, tx, out, a.UserID, a.Session.DeviceID, r.PublicKey, nil)
 	})
 	return out, err
+}
+
+// storeCredential makes c the approval credential of deviceID (replacing
+// the device's earlier one) and tells the person.
+func (s *Service) storeCredential(ctx context.Context, tx *sql.Tx, c Credential, userID, deviceID uuid.UUID, publicKey string, sealedKey *string) error {
+	device, err := identity.GetDevice(ctx, tx, userID, deviceID)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM approval_credentials WHERE device_id = $1`, deviceID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `
+		INSERT INTO approval_credentials (id, user_id, device_id, public_key, label, sandbox_private_key, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		c.ID, userID, deviceID, publicKey, c.Label, sealedKey, c.InsertedAt); err != nil {
+		return err
+	}
+	_, err = outbox.Queue(ctx, tx, c.InsertedAt, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+		Subject: "Security alert: a device can now approve for you",
+		Body: fmt.Sprintf("The Strongroom app on %s was registered to approve payments and confirm sensitive actions for you (key %q) at %s UTC. "+
+			"If this was not you, sign out that device, change your password and contact support.",
+			device.Describe(), c.Label, c.InsertedAt.UTC().Format("2006-01-02 15:04"))})
+	return err
 }
 
 // Challenge is an assurance challenge as the app sees it (spec 2.8, CONTRACT §4).
@@ -172,6 +196,11 @@ func (r ApproveRequest) Validate() error {
 // Approve satisfies a pending challenge with the app's signature (and the
 // match code shown on the originating surface, unless that surface is the
 // app itself). Three wrong match codes decline it.
+//
+// A payment approval is recorded in the same transaction and its challenge
+// answered at consumed; when funds fell short at that moment nothing is
+// recorded, the challenge and its step-up are declined and the answer is
+// insufficient_funds.
 func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID, r ApproveRequest) (Challenge, error) {
 	var out Challenge
 	var failure error
@@ -223,6 +252,21 @@ func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID, r
 			return err
 		}
 		x.stepUpID = stepUpID
+		payment := c.Kind == "payment_approval" && c.ApprovalID != nil && s.OnPaymentApproval != nil
+		if payment {
+			err := s.OnPaymentApproval(ctx, tx, *c.ApprovalID, a.UserID)
+			if apierr.Is(err, apierr.InsufficientFunds) {
+				// Nothing was recorded; the approver starts again with approve.
+				failure = err
+				if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET decline_reason = 'insufficient_funds' WHERE id = $1`, id); err != nil {
+					return err
+				}
+				return s.end(ctx, tx, now, x.id, stepUpID, StatusDeclined)
+			}
+			if err != nil {
+				return err
+			}
+		}
 		ok, err := s.activate(ctx, tx, now, x, MethodApp)
 		if err != nil {
 			return err
@@ -230,10 +274,7 @@ func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID, r
 		if !ok {
 			return errNotPending(c)
 		}
-		if c.Kind == "payment_approval" && c.ApprovalID != nil && s.OnPaymentApproval != nil {
-			if err := s.OnPaymentApproval(ctx, tx, *c.ApprovalID, a.UserID); err != nil {
-				return err
-			}
+		if payment {
 			if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET status = 'consumed' WHERE id = $1`, id); err != nil {
 				return err
 			}
@@ -287,7 +328,7 @@ func (s *Service) alertOnRepeatedDeclines(ctx context.Context, tx *sql.Tx, now t
 	since := now.Add(-DeclineAlertWindow)
 	var declines, alerts int
 	if err := tx.QueryRowContext(ctx, `
-		SELECT (SELECT count(*) FROM assurance_challenges WHERE user_id = $1 AND status = 'declined' AND decided_at > $2),
+		SELECT (SELECT count(*) FROM assurance_challenges WHERE user_id = $1 AND status = 'declined' AND decline_reason IS NULL AND decided_at > $2),
 		       (SELECT count(*) FROM outbox_messages WHERE user_id = $1 AND kind = 'security_alert' AND subject = $3 AND inserted_at > $2)`,
 		userID, since, declineAlertSubject).Scan(&declines, &alerts); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,11 @@ const (
 	// DeclineAlertThreshold declines within DeclineAlertWindow raise a security alert.
 	DeclineAlertThreshold = 3
 	DeclineAlertWindow    = 24 * time.Hour
+	// MaxWrongCodes wrong step-up codes of a person within WrongCodeWindow,
+	// across any number of step-ups, lock step-up for them for LockoutDuration.
+	MaxWrongCodes   = 10
+	WrongCodeWindow = 24 * time.Hour
+	LockoutDuration = 15 * time.Minute
 )
 
 // Sudo-session states (spec 3.4).
@@ -66,7 +72,8 @@ type Service struct {
 	Keys     *keyring.Keyring
 	Identity *identity.Service
 	// OnPaymentApproval records a payment approval when its tx_signed
-	// challenge is satisfied, in the same transaction.
+	// challenge is answered, in the same transaction. An insufficient_funds
+	// error (having recorded nothing) declines the challenge.
 	OnPaymentApproval func(ctx context.Context, tx *sql.Tx, approvalID, approverID uuid.UUID) error
 }
 
@@ -86,23 +93,38 @@ type StepUpChallenge struct {
 // step_up_required carrying the challenge. The mint commits on its own,
 // since the gated call itself does not go ahead.
 func (s *Service) Require(ctx context.Context, a identity.Actor) error {
+	return s.require(ctx, a, false)
+}
+
+// RequireWithoutApp is Require for changing the approving app itself: the
+// step-up it mints offers the authenticator and email, never the app, and
+// only a window opened by a code serves, not one the app opened.
+func (s *Service) RequireWithoutApp(ctx context.Context, a identity.Actor) error {
+	return s.require(ctx, a, true)
+}
+
+func (s *Service) require(ctx context.Context, a identity.Actor, withoutApp bool) error {
+	opened := ""
+	if withoutApp {
+		opened = ` AND su.completed_method <> 'app'`
+	}
 	var open bool
 	err := s.DB.Reader().QueryRowContext(ctx, `
-		SELECT EXISTS (SELECT 1 FROM sudo_sessions
-		               WHERE session_id = $1 AND purpose = 'identity' AND status = 'active' AND expires_at > $2)`,
+		SELECT EXISTS (SELECT 1 FROM sudo_sessions ss JOIN step_up_authentications su ON su.sudo_session_id = ss.id
+		               WHERE ss.session_id = $1 AND ss.purpose = 'identity' AND ss.status = 'active' AND ss.expires_at > $2`+opened+`)`,
 		a.Session.ID, s.Clock.Now()).Scan(&open)
 	if err != nil || open {
 		return err
 	}
-	ch, err := s.Mint(ctx, a, Request{Purpose: "identity", Kind: "step_up", Binding: "none"})
+	ch, err := s.Mint(ctx, a, Request{Purpose: "identity", Kind: "step_up", Binding: "none", WithoutApp: withoutApp})
 	if err != nil {
 		return err
 	}
-	return &apierr.Error{
-		Type:    apierr.StepUpRequired,
-		Message: "Please confirm it is you: approve the request in the Strongroom app, entering the code shown here, or use another listed method.",
-		StepUp:  ch,
+	msg := "Please confirm it is you: approve the request in the Strongroom app, entering the code shown here, or use another listed method."
+	if withoutApp {
+		msg = "Please confirm it is you with a code from your authenticator app, or ask for a code by email: the Strongroom app cannot confirm a change of its own key."
 	}
+	return &apierr.Error{Type: apierr.StepUpRequired, Message: msg, StepUp: ch}
 }
 
 // Request describes a step-up to mint.
@@ -112,6 +134,8 @@ type Request struct {
 	Binding       string // none or tx_signed
 	ApprovalID    *uuid.UUID
 	ActionSummary *string
+	// WithoutApp leaves the app out: no app method and no challenge in its inbox.
+	WithoutApp bool
 }
 
 // Mint creates a pending sudo session, its step-up authentication and the
@@ -129,8 +153,11 @@ func (s *Service) Mint(ctx context.Context, a identity.Actor, r Request) (StepUp
 func (s *Service) mint(ctx context.Context, tx *sql.Tx, a identity.Actor, r Request) (StepUpChallenge, error) {
 	now := s.Clock.Now()
 	expires := now.Add(ChallengeLifetime)
-	methods, err := s.methods(ctx, tx, a.UserID, r.Binding)
+	methods, err := s.methods(ctx, tx, a.UserID, r)
 	if err != nil {
+		return StepUpChallenge{}, err
+	}
+	if err := s.checkLockout(ctx, tx, a.UserID, now); err != nil {
 		return StepUpChallenge{}, err
 	}
 	matchCode := identity.RandomDigits(3)
@@ -145,21 +172,10 @@ func (s *Service) mint(ctx context.Context, tx *sql.Tx, a identity.Actor, r Requ
 		VALUES ($1, $2, $3, $4, $5, $6)`, stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, now); err != nil {
 		return StepUpChallenge{}, err
 	}
-	rail, level := "web", "l2"
-	if a.Session.Platform.IsApp() {
-		rail = "native_app"
-	}
-	if r.Binding == "tx_signed" {
-		level = "l3"
-	}
-	payload := signingPayload(challengeID, a.UserID, r, expires)
-	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO assurance_challenges (id, user_id, step_up_authentication_id, approval_id, kind, binding, action_summary,
-		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`,
-		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
-		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, now); err != nil {
-		return StepUpChallenge{}, err
+	if slices.Contains(methods, MethodApp) {
+		if err := s.insertChallenge(ctx, tx, a, r, challengeID, stepUpID, matchCode, now, expires); err != nil {
+			return StepUpChallenge{}, err
+		}
 	}
 	out := StepUpChallenge{Delivery: methods[0], ExpiresAt: &expires, ID: sudoID, MatchCode: &matchCode, Methods: methods, StepUpAuthenticationID: stepUpID}
 	if r.Binding != "tx_signed" {
@@ -170,24 +186,53 @@ func (s *Service) mint(ctx context.Context, tx *sql.Tx, a identity.Actor, r Requ
 	return out, nil
 }
 
+// insertChallenge puts the assurance challenge of a step-up in the person's
+// app inbox.
+func (s *Service) insertChallenge(ctx context.Context, tx *sql.Tx, a identity.Actor, r Request, challengeID, stepUpID uuid.UUID,
+	matchCode string, now, expires time.Time) error {
+	rail, level := "web", "l2"
+	if a.Session.Platform.IsApp() {
+		rail = "native_app"
+	}
+	if r.Binding == "tx_signed" {
+		level = "l3"
+	}
+	payload := signingPayload(challengeID, a.UserID, r, expires)
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO assurance_challenges (id, user_id, step_up_authentication_id, approval_id, kind, binding, action_summary,
+		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`,
+		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
+		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, now)
+	return err
+}
+
 // matchPurpose keys the hashes of match codes (bound to their challenge).
 const matchPurpose = "challenge-match-code"
 
+// errNoCredential refuses a payment approval to a person without the app.
+var errNoCredential = apierr.New(apierr.ApprovalCredentialRequired,
+	"Payments are approved in the Strongroom app: set up the app on your phone (it registers its approval credential) before approving.")
+
 // methods lists how the person can answer: the app when they registered an
-// approval credential, their authenticator, and email. A payment approval
-// is answered in the app alone.
-func (s *Service) methods(ctx context.Context, tx *sql.Tx, userID uuid.UUID, binding string) ([]string, error) {
-	if binding == "tx_signed" {
-		return []string{MethodApp}, nil
-	}
+// approval credential (unless r leaves it out), their authenticator, and
+// email. A payment approval is answered in the app alone, so a person
+// without an approval credential cannot approve: approval_credential_required.
+func (s *Service) methods(ctx context.Context, tx *sql.Tx, userID uuid.UUID, r Request) ([]string, error) {
 	var app, totp bool
 	err := tx.QueryRowContext(ctx, `
 		SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1), totp_enabled FROM users WHERE id = $1`, userID).Scan(&app, &totp)
 	if err != nil {
 		return nil, err
 	}
+	if r.Binding == "tx_signed" {
+		if !app {
+			return nil, errNoCredential
+		}
+		return []string{MethodApp}, nil
+	}
 	var m []string
-	if app {
+	if app && !r.WithoutApp {
 		m = append(m, MethodApp)
 	}
 	if totp {

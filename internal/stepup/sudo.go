@@ -157,12 +157,17 @@ func (r CompleteRequest) Validate() error {
 var errInvalidCode = apierr.New(apierr.InvalidCode, "The code is not correct, has expired or has already been used.")
 
 // Complete answers a step-up with an authenticator code or the emailed code.
-// Wrong codes count; the fifth ends the step-up.
+// Wrong codes count twice: the fifth on one step-up ends it, and the
+// MaxWrongCodes-th of the person within a day locks their step-up
+// (rate_limited with Retry-After until the lockout ends).
 func (s *Service) Complete(ctx context.Context, a identity.Actor, r CompleteRequest) (Status, error) {
 	var out Status
 	var wrong error
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
+		if err := s.lockGuessing(ctx, tx, a.UserID, now); err != nil {
+			return err
+		}
 		x, err := s.loadSudo(ctx, tx, a, "ss.id", uuid.MustParse(r.SudoSessionID))
 		if err != nil {
 			return err
@@ -191,8 +196,17 @@ func (s *Service) Complete(ctx context.Context, a identity.Actor, r CompleteRequ
 			if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET failed_attempts = failed_attempts + 1 WHERE id = $1`, x.stepUpID); err != nil {
 				return err
 			}
+			locked, err := s.recordWrongCode(ctx, tx, a.UserID, now)
+			if err != nil {
+				return err
+			}
+			if locked {
+				wrong = apierr.New(apierr.InvalidCode, "The code is not correct. Too many wrong codes: confirming it is you is locked for 15 minutes.")
+			}
 			if x.failures+1 >= MaxCodeFailures {
-				wrong = apierr.New(apierr.InvalidCode, "Too many wrong codes: this step-up has ended. Retry the action to start a new one.")
+				if !locked {
+					wrong = apierr.New(apierr.InvalidCode, "Too many wrong codes: this step-up has ended. Retry the action to start a new one.")
+				}
 				return s.end(ctx, tx, now, x.id, x.stepUpID, StatusExpired)
 			}
 			return nil

@@ -32,9 +32,16 @@
 //
 // # Range
 //
-// An Amount's Minor is kept within ±math.MaxInt64: Parse, Add, Sub, Convert,
-// ConvertFor and MulRatio report ErrOverflow rather than produce math.MinInt64,
-// so Neg is always exact for amounts that came from this package.
+// Parse reads at most MaxIntegerDigits (15) digits before the decimal point:
+// the largest amount is 999999999999999.99 EUR (Max), below 10^18 minor
+// units in every supported currency (at most 3 minor-unit digits). So sums
+// of a few amounts, their fees and conversions cannot overflow int64;
+// longer sums use Add, which reports overflow. Arithmetic is defined on all
+// of int64: an Amount's Minor is kept within ±math.MaxInt64, and Add, Sub,
+// Convert, ConvertFor and MulRatio report ErrOverflow rather than produce
+// math.MinInt64, so Neg is always exact for amounts that came from this
+// package. WithinLimit tells whether a computed amount (a conversion) is
+// still one Parse would accept.
 package money
 
 import (
@@ -45,6 +52,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"unicode"
 
 	"golang.org/x/text/currency"
@@ -63,6 +71,10 @@ var (
 
 // RateDecimals is the most decimal places a conversion rate may have.
 const RateDecimals = 10
+
+// MaxIntegerDigits is the most digits an amount may have before its decimal
+// point (leading zeros aside): CONTRACT §7.
+const MaxIntegerDigits = 15
 
 // digitsByCode maps each supported currency code to its minor-unit digits.
 // It is built once from x/text and only read afterwards.
@@ -153,9 +165,10 @@ func (e *ParseError) Unwrap() error { return e.err }
 // "1000", "0.01". It returns a *ParseError when s is empty, has a sign ("+",
 // "-"), an exponent, spaces or thousands separators, starts or ends with the
 // decimal point (".5", "5."), has more decimal places than the currency has
-// ("12.345" EUR, "10.5" or "10.0" JPY), or does not fit in int64 minor units,
-// and when currency is not supported (errors.Is ErrUnknownCurrency).
-// Leading zeros are accepted ("007.50").
+// ("12.345" EUR, "10.5" or "10.0" JPY), or has more than MaxIntegerDigits
+// digits before the decimal point (errors.Is ErrOverflow), and when currency
+// is not supported (errors.Is ErrUnknownCurrency). Leading zeros are
+// accepted ("007.50").
 func Parse(s, currency string) (Amount, error) { return parse(s, currency, false) }
 
 // ParseSigned is Parse that also accepts a leading "-" ("-0.05"). "+" is still
@@ -179,6 +192,10 @@ func parse(s, code string, signed bool) (Amount, error) {
 	}
 	if len(fracPart) > digits {
 		return Amount{}, &ParseError{Input: s, Reason: fmt.Sprintf("has more decimal places than %s allows (%d)", code, digits)}
+	}
+	if significant := strings.TrimLeft(intPart, "0"); len(significant) > MaxIntegerDigits {
+		return Amount{}, &ParseError{Input: s, err: ErrOverflow, Reason: fmt.Sprintf(
+			"has more than %d digits before the decimal point (the largest %s amount is %s)", MaxIntegerDigits, code, maxAmount(code, digits))}
 	}
 	// Minor units: the integer digits followed by the fraction padded to the
 	// currency's precision, accumulated with an overflow check.
@@ -209,6 +226,34 @@ func parse(s, code string, signed bool) (Amount, error) {
 		a.Minor = -a.Minor
 	}
 	return a, nil
+}
+
+// Max returns the largest amount of currency Parse accepts: MaxIntegerDigits
+// nines before the decimal point and nines after it (999999999999999.99
+// EUR). ok is false for a currency Digits does not know.
+func Max(currency string) (a Amount, ok bool) {
+	digits, ok := Digits(currency)
+	if !ok {
+		return Amount{}, false
+	}
+	return maxAmount(currency, digits), true
+}
+
+func maxAmount(code string, digits int) Amount {
+	minor := int64(1)
+	for i := 0; i < MaxIntegerDigits+digits; i++ {
+		minor *= 10
+	}
+	return Amount{Minor: minor - 1, Currency: code}
+}
+
+// WithinLimit reports whether a is an amount ParseSigned would accept: its
+// currency is supported and |a| is at most Max of it. Conversions and sums
+// can leave the limit; check them with this before they become amounts of
+// their own (a quote's other side).
+func (a Amount) WithinLimit() bool {
+	m, ok := Max(a.Currency)
+	return ok && a.Minor <= m.Minor && a.Minor >= -m.Minor
 }
 
 // scanDecimal splits body (s without an accepted sign) into its integer and

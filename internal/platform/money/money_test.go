@@ -95,9 +95,10 @@ func TestParse(t *testing.T) {
 		{"1.000", "KWD", 1000},
 		{"0.001", "BHD", 1},
 		{"12.345", "BHD", 12345},
-		{"92233720368547758.07", "EUR", math.MaxInt64},
-		{"9223372036854775807", "JPY", math.MaxInt64},
-		{"9223372036854775.807", "KWD", math.MaxInt64},
+		{"999999999999999.99", "EUR", 99999999999999999},
+		{"999999999999999", "JPY", 999999999999999},
+		{"999999999999999.999", "KWD", 999999999999999999},
+		{"0000999999999999999.99", "EUR", 99999999999999999}, // leading zeros do not count
 	} {
 		a, err := money.Parse(tc.in, tc.cur)
 		if err != nil {
@@ -124,7 +125,7 @@ func TestParseSigned(t *testing.T) {
 		{"-0", "EUR", 0},
 		{"-1000", "JPY", -1000},
 		{"-0.001", "KWD", -1},
-		{"-92233720368547758.07", "EUR", -math.MaxInt64},
+		{"-999999999999999.99", "EUR", -99999999999999999},
 	} {
 		a, err := money.ParseSigned(tc.in, tc.cur)
 		if err != nil {
@@ -182,11 +183,18 @@ func TestParseRefusals(t *testing.T) {
 		{"10.0", "JPY", false, "has more decimal places than JPY allows (0)"},
 		{"1.0000", "KWD", false, "has more decimal places than KWD allows (3)"},
 		{"0.0001", "BHD", false, "has more decimal places than BHD allows (3)"},
-		{"92233720368547758.08", "EUR", false, "is too large"},
-		{"-92233720368547758.08", "EUR", true, "is too large"},
-		{"9223372036854775808", "JPY", false, "is too large"},
-		{"99999999999999999999999999", "EUR", false, "is too large"},
-		{"9223372036854775.808", "KWD", false, "is too large"},
+		{"1000000000000000", "EUR", false, "has more than 15 digits before the decimal point (the largest EUR amount is 999999999999999.99)"},
+		{"1000000000000000.00", "EUR", true, "more than 15 digits before the decimal point"},
+		{"-1000000000000000", "EUR", true, "more than 15 digits before the decimal point"},
+		{"1000000000000000", "JPY", false, "(the largest JPY amount is 999999999999999)"},
+		{"1000000000000000.000", "KWD", false, "(the largest KWD amount is 999999999999999.999)"},
+		{"92233720368547758.07", "EUR", false, "more than 15 digits"},
+		{"92233720368547758.08", "EUR", false, "more than 15 digits"},
+		{"-92233720368547758.08", "EUR", true, "more than 15 digits"},
+		{"9223372036854775807", "JPY", false, "more than 15 digits"},
+		{"9223372036854775808", "JPY", false, "more than 15 digits"},
+		{"99999999999999999999999999", "EUR", false, "more than 15 digits"},
+		{"9223372036854775.808", "KWD", false, "more than 15 digits"},
 		{"12.50", "ABC", false, "unsupported currency"},
 		{"12.50", "eur", false, "unsupported currency"},
 		{"12.50", "", false, "unsupported currency"},
@@ -268,9 +276,10 @@ func TestString(t *testing.T) {
 }
 
 func TestStringRoundTrip(t *testing.T) {
-	minors := []int64{0, 1, 5, 9, 10, 99, 100, 101, 1250, 999999, 1000000, math.MaxInt64 - 1, math.MaxInt64}
+	minors := []int64{0, 1, 5, 9, 10, 99, 100, 101, 1250, 999999, 1000000}
 	for _, cur := range []string{"EUR", "JPY", "KWD", "BHD", "USD", "XOF"} {
-		for _, m := range minors {
+		max, _ := money.Max(cur)
+		for _, m := range append(minors, max.Minor-1, max.Minor) {
 			for _, minor := range []int64{m, -m} {
 				a := money.Amount{Minor: minor, Currency: cur}
 				b, err := money.ParseSigned(a.String(), cur)
@@ -414,8 +423,8 @@ func TestConvert(t *testing.T) {
 		{"1", "EUR", "USD", "0.0000000001", "0.00"}, // smallest rate
 		{"50000000", "EUR", "USD", "0.0000000001", "0.01"},
 		{"1", "EUR", "JPY", "00001.5000000000", "2"},
-		{"92233720368547758.07", "EUR", "USD", "1", "92233720368547758.07"},
-		{"92233720368547758.07", "EUR", "JPY", "0.01", "922337203685478"}, // 922337203685477.5807
+		{"999999999999999.99", "EUR", "USD", "1", "999999999999999.99"},
+		{"999999999999999.99", "EUR", "JPY", "0.01", "10000000000000"}, // 9999999999999.9999
 	} {
 		a := mustParse(t, tc.amount, tc.from)
 		got, err := money.Convert(a, tc.to, tc.rate)
@@ -765,6 +774,7 @@ func FuzzParse(f *testing.F) {
 		"12.5", "12.50", "1000", "0.01", "0", "-0.05", "+1", "1e3", " 1", "1,000", ".5", "5.",
 		"12.345", "92233720368547758.07", "92233720368547758.08", "-92233720368547758.07",
 		"9223372036854775807", "0000000000000000000000001", "--1", "-", "", "1.2.3", "١",
+		"999999999999999.99", "999999999999999.999", "1000000000000000", "000999999999999999",
 	} {
 		for _, cur := range []string{"EUR", "JPY", "KWD", "BHD", "ABC", "eur", ""} {
 			f.Add(s, cur)
@@ -784,7 +794,7 @@ func FuzzParse(f *testing.F) {
 				}
 				continue
 			}
-			if a.Currency != cur || a.Minor == math.MinInt64 || (!signed && a.Minor < 0) {
+			if a.Currency != cur || a.Minor == math.MinInt64 || (!signed && a.Minor < 0) || !a.WithinLimit() {
 				t.Fatalf("Parse(%q, %q, signed %v) = %+v", s, cur, signed, a)
 			}
 			str := a.String()

@@ -1,0 +1,107 @@
+package e2e_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/strongroom/strongroom/internal/apitest"
+)
+
+var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+type feedRow struct {
+	ID          string  `json:"id"`
+	Type        string  `json:"type"`
+	Description string  `json:"description"`
+	PaymentID   *string `json:"payment_id"`
+}
+
+// feedRows reads the whole transactions feed of org (one page is enough here).
+func feedRows(t *testing.T, s *apitest.Server, token, org string) []feedRow {
+	t.Helper()
+	var feed struct {
+		Data    []feedRow `json:"data"`
+		HasMore bool      `json:"has_more"`
+	}
+	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &feed)
+	if feed.HasMore {
+		t.Fatal("the feed has more than one page")
+	}
+	return feed.Data
+}
+
+func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) string {
+	t.Helper()
+	var c struct {
+		ID string `json:"id"`
+	}
+	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
+		"name": name, "currency": "EUR", "rail": "fiat", "iban": iban,
+	}).ExpectStatus(t, 201).Decode(t, &c)
+	return c.ID
+}
+
+// TestFeedNamesTheCounterparty: every feed row a payment makes (the payment,
+// its fee, the reversal of a failed one, the rows of a batch) names the
+// recipient by its contact name and never shows an id (CONTRACT §7).
+func TestFeedNamesTheCounterparty(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	p.contact = p.newContact(t, s, "Müller GmbH", "DE89370400440532013000")
+
+	// One payment completes; another fails at the rail and is reversed.
+	done := p.pay(t, s, "100.00")
+	p.approveInApp(t, s, *done.ApprovalRequestID)
+	s.Post(t, "/api/v1/sandbox/payments/"+done.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	failed := p.pay(t, s, "50.00")
+	p.approveInApp(t, s, *failed.ApprovalRequestID)
+	s.Post(t, "/api/v1/sandbox/payments/"+failed.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+
+	// A batch pays two contacts; each row names its own.
+	dupont := p.newContact(t, s, "Dupont SARL", "FR1420041010050500013M02606")
+	q1 := p.quote(t, s, "10.00")
+	p.contact = dupont
+	q2 := p.quote(t, s, "20.00")
+	var batch struct {
+		ApprovalRequestID string `json:"approval_request_id"`
+		Payments          []struct {
+			ID string `json:"id"`
+		} `json:"payments"`
+	}
+	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.ID), executeBody(q2.ID)}}).
+		ExpectStatus(t, 201).Decode(t, &batch)
+	p.approveInApp(t, s, batch.ApprovalRequestID)
+
+	want := map[string]map[string]string{ // payment id → feed type → description
+		done.ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
+		failed.ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH",
+			"reversal": "Reversal of payment to Müller GmbH"},
+		batch.Payments[0].ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
+		batch.Payments[1].ID: {"fiat_outgoing": "Payment to Dupont SARL", "fee": "Fee for payment to Dupont SARL"},
+	}
+	seen := 0
+	for _, row := range feedRows(t, s, p.web, p.org) {
+		if uuidPattern.MatchString(row.Description) {
+			t.Errorf("feed row %s (%s) shows an id: %q", row.ID, row.Type, row.Description)
+		}
+		if strings.TrimSpace(row.Description) == "" {
+			t.Errorf("feed row %s (%s) has no description", row.ID, row.Type)
+		}
+		if row.PaymentID == nil {
+			continue
+		}
+		descriptions, ok := want[*row.PaymentID]
+		if !ok {
+			t.Errorf("feed row %s names an unknown payment", row.ID)
+			continue
+		}
+		if got, wanted := row.Description, descriptions[row.Type]; got != wanted {
+			t.Errorf("payment %s, %s row: description %q, want %q", *row.PaymentID, row.Type, got, wanted)
+		}
+		seen++
+	}
+	if seen != 9 {
+		t.Errorf("saw %d payment rows in the feed, want 9 (2 per payment, and the reversal)", seen)
+	}
+}

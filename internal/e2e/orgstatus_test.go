@@ -1,0 +1,192 @@
+package e2e_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/strongroom/strongroom/internal/apitest"
+)
+
+func setOrgStatus(t *testing.T, s *apitest.Server, org, status string) {
+	t.Helper()
+	var out struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/status", sbx, map[string]any{"status": status}).ExpectStatus(t, 200).Decode(t, &out)
+	if out.ID != org || out.Status != status {
+		t.Fatalf("status helper answered %+v", out)
+	}
+}
+
+func expectUnavailable(t *testing.T, r *apitest.Response) {
+	t.Helper()
+	r.ExpectError(t, http.StatusForbidden, "organization_unavailable")
+}
+
+// TestOrganizationStatusGovernsSessions walks an organization through its
+// statuses (CONTRACT §2): banned and deleted refuse every organization-scoped
+// operation of its staff's sessions, paused refuses what writes and serves
+// reads, and personal operations keep working throughout; active again,
+// everything works.
+func TestOrganizationStatusGovernsSessions(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	org := p.org
+	key := balancesKey(t, s, p.person, org)
+	waiting := p.pay(t, s, "10.00")
+	var batch struct {
+		ID string `json:"id"`
+	}
+	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(p.quote(t, s, "3.00").ID)}}).
+		ExpectStatus(t, 201).Decode(t, &batch)
+	var feed struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	s.Get(t, "/api/v1/organizations/"+org+"/transactions", p.web).ExpectStatus(t, 200).Decode(t, &feed)
+	q := p.quote(t, s, "5.00") // executed only once the organization is active again
+	orgPath := "/api/v1/organizations/" + org
+
+	reads := map[string]func() *apitest.Response{
+		"list transactions":      func() *apitest.Response { return s.Get(t, orgPath+"/transactions", p.web) },
+		"get transaction":        func() *apitest.Response { return s.Get(t, orgPath+"/transactions/"+feed.Data[0].ID, p.web) },
+		"balances":               func() *apitest.Response { return s.Get(t, orgPath+"/balances", p.web) },
+		"currency accounts":      func() *apitest.Response { return s.Get(t, accountsPath(org), p.web) },
+		"list api keys":          func() *apitest.Response { return s.Get(t, orgPath+"/api-keys", p.web) },
+		"payments config":        func() *apitest.Response { return s.Get(t, orgPath+"/payments/config", p.web) },
+		"list contacts":          func() *apitest.Response { return s.Get(t, orgPath+"/payment-contacts", p.web) },
+		"get contact":            func() *apitest.Response { return s.Get(t, "/api/v1/payment-contacts/"+p.contact, p.web) },
+		"get payment":            func() *apitest.Response { return s.Get(t, "/api/v1/payments/"+waiting.ID, p.web) },
+		"get batch":              func() *apitest.Response { return s.Get(t, "/api/v1/payment-batches/"+batch.ID, p.web) },
+		"list approvals":         func() *apitest.Response { return s.Get(t, orgPath+"/approvals", p.web) },
+		"list pending approvals": func() *apitest.Response { return s.Get(t, orgPath+"/approvals?status=pending", p.web) },
+	}
+	writes := map[string]func() *apitest.Response{
+		"execute": func() *apitest.Response { return s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.ID)) },
+		"approve": func() *apitest.Response {
+			return s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/approve", p.web, nil)
+		},
+		"reject": func() *apitest.Response {
+			return s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/reject", p.web, map[string]any{})
+		},
+		"cancel": func() *apitest.Response { return s.Post(t, "/api/v1/payments/"+waiting.ID+"/cancel", p.web, nil) },
+		"preflight": func() *apitest.Response {
+			return s.Post(t, "/api/v1/payments/preflight", p.web, preflightBody(p, "1.00"))
+		},
+		"create contact": func() *apitest.Response {
+			return s.Post(t, orgPath+"/payment-contacts", p.web, map[string]any{"name": "Other GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013000"})
+		},
+		"create batch": func() *apitest.Response {
+			return s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(q.ID)}})
+		},
+		"create api key": func() *apitest.Response {
+			return s.Post(t, orgPath+"/api-keys", p.web, map[string]any{"name": "Another", "role": "member", "scopes": []string{"balances:read"}})
+		},
+		"update api key": func() *apitest.Response {
+			return s.Do(t, apitest.Request{Method: "PATCH", Path: keyPath(org, key.APIKey.ID, ""), Bearer: p.web, Body: map[string]any{"name": "Renamed"}})
+		},
+		"rotate api key": func() *apitest.Response { return s.Post(t, keyPath(org, key.APIKey.ID, "rotate"), p.web, nil) },
+		"revoke api key": func() *apitest.Response { return s.Post(t, keyPath(org, key.APIKey.ID, "revoke"), p.web, nil) },
+	}
+	personal := func() {
+		t.Helper()
+		s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200)
+		s.Get(t, "/api/v1/devices", p.web).ExpectStatus(t, 200)
+		s.Get(t, "/api/v1/me/challenges", p.app).ExpectStatus(t, 200)
+	}
+
+	for _, status := range []string{"banned", "deleted"} {
+		setOrgStatus(t, s, org, status)
+		for name, call := range reads {
+			t.Run(status+" read "+name, func(t *testing.T) { expectUnavailable(t, call()) })
+		}
+		for name, call := range writes {
+			t.Run(status+" write "+name, func(t *testing.T) { expectUnavailable(t, call()) })
+		}
+		// Requesting currency accounts is refused too (while paused it answers failed outcomes).
+		expectUnavailable(t, s.Post(t, accountsPath(org), p.web, map[string]any{"currencies": []string{"EUR"}}))
+		personal()
+	}
+
+	setOrgStatus(t, s, org, "paused")
+	for name, call := range reads {
+		t.Run("paused read "+name, func(t *testing.T) { call().ExpectStatus(t, 200) })
+	}
+	for name, call := range writes {
+		t.Run("paused write "+name, func(t *testing.T) { expectUnavailable(t, call()) })
+	}
+	personal()
+	// Nothing moved while the organization was not active.
+	if av, pe := balance(t, s, p.web, org, "EUR"); av != "1000.00" || pe != "0.00" {
+		t.Fatalf("paused: available %s pending %s", av, pe)
+	}
+	if got := getPayment(t, s, p.web, waiting.ID); got.Status != "awaiting_approval" {
+		t.Fatalf("payment %+v", got)
+	}
+
+	setOrgStatus(t, s, org, "active")
+	for name, call := range reads {
+		t.Run("active read "+name, func(t *testing.T) { call().ExpectStatus(t, 200) })
+	}
+	var pay paymentRecord
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.ID)).ExpectStatus(t, 201).Decode(t, &pay)
+	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	if av, pe := balance(t, s, p.web, org, "EUR"); av != "994.00" || pe != "5.00" {
+		t.Fatalf("active again: available %s pending %s, want 994.00 and 5.00", av, pe)
+	}
+	s.Post(t, orgPath+"/payment-contacts", p.web, map[string]any{"name": "Other GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013000"}).
+		ExpectStatus(t, 201)
+	s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
+}
+
+func preflightBody(p *payer, amount string) map[string]any {
+	return map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": p.contact,
+		"source_currency": "EUR", "amount": amount, "amount_side": "send"}
+}
+
+// TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned: a payment
+// approval asked for while the organization was active cannot be completed
+// in the app after a ban: nothing is recorded and no money moves. The rail
+// is not a staff action: a payment approved before the ban still settles.
+func TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "1000.00")
+	approved := p.pay(t, s, "100.00")
+	p.approveInApp(t, s, *approved.ApprovalRequestID)
+	waiting := p.pay(t, s, "10.00")
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/approve", p.web, nil))
+	var c challenge
+	for _, x := range inbox(t, s, p.app) {
+		if x.ApprovalID != nil && *x.ApprovalID == *waiting.ApprovalRequestID && x.Status == "pending" {
+			c = x
+		}
+	}
+	if c.ID == "" {
+		t.Fatal("no payment-approval challenge in the app inbox")
+	}
+
+	setOrgStatus(t, s, p.org, "banned")
+	expectUnavailable(t, approve(t, s, p.person, c, *up.MatchCode))
+	s.Post(t, "/api/v1/sandbox/payments/"+approved.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+
+	setOrgStatus(t, s, p.org, "paused")
+	expectUnavailable(t, approve(t, s, p.person, c, *up.MatchCode))
+	if got := getPayment(t, s, p.web, waiting.ID); got.Status != "awaiting_approval" || got.TransactionID != nil {
+		t.Fatalf("payment after a refused approval: %+v", got)
+	}
+	if got := getPayment(t, s, p.web, approved.ID); got.Status != "completed" {
+		t.Fatalf("settled payment: %+v", got)
+	}
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "899.00" || pe != "0.00" {
+		t.Fatalf("available %s pending %s, want 899.00 and 0.00", av, pe)
+	}
+
+	// Active again, the same challenge is answered and the money moves.
+	setOrgStatus(t, s, p.org, "active")
+	approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "888.00" || pe != "10.00" {
+		t.Fatalf("available %s pending %s, want 888.00 and 10.00", av, pe)
+	}
+}

@@ -1,0 +1,210 @@
+package stepup_test
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strongroom/strongroom/internal/fixture"
+	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/outbox"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
+	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/stepup"
+)
+
+// person is a signed-in user without an authenticator: their step-ups are
+// answered by emailed codes.
+type person struct {
+	svc   *stepup.Service
+	clk   *clock.Manual
+	d     *db.DB
+	actor identity.Actor
+}
+
+func newPerson(t *testing.T, d *db.DB) *person {
+	t.Helper()
+	ctx := context.Background()
+	clk := clock.NewManual(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	keys := fixture.Keys(t)
+	ids := &identity.Service{DB: d, Clock: clk, Keys: keys}
+	if err := d.Tx(ctx, func(tx *sql.Tx) error {
+		_, _, err := identity.CreateUser(ctx, tx, keys, clk.Now(), identity.NewUser{Email: "ada@acme.test", Password: "long enough"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ids.SignIn(ctx, identity.SignInRequest{Email: "ada@acme.test", Password: "long enough"})
+	if err != nil || res.Token == nil {
+		t.Fatalf("sign in: %+v %v", res, err)
+	}
+	a, err := ids.Authenticate(ctx, *res.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &person{svc: &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}, clk: clk, d: d, actor: a}
+}
+
+// stepUp starts a step-up with a gated call and asks for an emailed code.
+func (p *person) stepUp(t *testing.T) (stepup.StepUpChallenge, string) {
+	t.Helper()
+	ctx := context.Background()
+	e, ok := apierr.As(p.svc.Require(ctx, p.actor))
+	if !ok || e.Type != apierr.StepUpRequired {
+		t.Fatalf("gated call: %v, want step_up_required", e)
+	}
+	up := e.StepUp.(stepup.StepUpChallenge)
+	if _, err := p.svc.RequestFallback(ctx, p.actor, stepup.FallbackRequest{StepUpAuthenticationID: up.StepUpAuthenticationID.String(), Method: "email"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := outbox.List(ctx, p.d.Reader(), outbox.Filter{UserID: &p.actor.UserID, Kind: outbox.StepUpEmailCode}, page.Request{Limit: 1})
+	if err != nil || len(msgs) == 0 {
+		t.Fatalf("emailed code: %v %v", msgs, err)
+	}
+	return up, *msgs[0].Code
+}
+
+func (p *person) complete(up stepup.StepUpChallenge, code string) error {
+	_, err := p.svc.Complete(context.Background(), p.actor, stepup.CompleteRequest{SudoSessionID: up.ID.String(), Method: "email", Code: code})
+	return err
+}
+
+// wrong enters n wrong codes, on as many step-ups as it takes (four each, so none ends).
+func (p *person) wrong(t *testing.T, n int) {
+	t.Helper()
+	for n > 0 {
+		up, code := p.stepUp(t)
+		for i := 0; i < 4 && n > 0; i, n = i+1, n-1 {
+			bad := "000000"
+			if code == bad {
+				bad = "111111"
+			}
+			if err := p.complete(up, bad); !apierr.Is(err, apierr.InvalidCode) {
+				t.Fatalf("wrong code: %v, want invalid_code", err)
+			}
+		}
+	}
+}
+
+func (p *person) right(t *testing.T) {
+	t.Helper()
+	up, code := p.stepUp(t)
+	if err := p.complete(up, code); err != nil {
+		t.Fatalf("right code: %v", err)
+	}
+	if _, err := p.svc.Exit(context.Background(), p.actor, up.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWrongCodesLockStepUpPerPerson(t *testing.T) {
+	tests := []struct {
+		name string
+		do   func(t *testing.T, p *person)
+		// retryAfter is the Retry-After of a gated call afterwards (0: not locked).
+		retryAfter int
+	}{
+		{"nine wrong codes do not lock", func(t *testing.T, p *person) { p.wrong(t, 9) }, 0},
+		{"ten wrong codes lock for fifteen minutes", func(t *testing.T, p *person) { p.wrong(t, 10) }, 900},
+		{"the lockout counts down", func(t *testing.T, p *person) {
+			p.wrong(t, 10)
+			p.clk.Advance(14*time.Minute + 30*time.Second)
+		}, 30},
+		{"the lockout ends after fifteen minutes", func(t *testing.T, p *person) {
+			p.wrong(t, 10)
+			p.clk.Advance(15 * time.Minute)
+		}, 0},
+		{"a right code does not reset the count", func(t *testing.T, p *person) {
+			p.wrong(t, 5)
+			p.right(t)
+			p.wrong(t, 5)
+		}, 900},
+		{"wrong codes older than a day do not count", func(t *testing.T, p *person) {
+			p.wrong(t, 5)
+			p.clk.Advance(24*time.Hour + time.Second)
+			p.wrong(t, 5)
+		}, 0},
+		{"a wrong code within the day after a lockout locks again", func(t *testing.T, p *person) {
+			p.wrong(t, 10)
+			p.clk.Advance(15 * time.Minute)
+			p.wrong(t, 1)
+		}, 900},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dbtest.Each(t, func(t *testing.T, d *db.DB) {
+				p := newPerson(t, d)
+				tc.do(t, p)
+				err := p.svc.Require(context.Background(), p.actor)
+				e, _ := apierr.As(err)
+				switch {
+				case tc.retryAfter == 0 && (e == nil || e.Type != apierr.StepUpRequired):
+					t.Fatalf("gated call: %v, want step_up_required", err)
+				case tc.retryAfter > 0 && (e == nil || e.Type != apierr.RateLimited || e.RetryAfterSeconds != tc.retryAfter):
+					t.Fatalf("gated call: %v (retry after %d), want rate_limited after %d s", err, e.RetryAfterSeconds, tc.retryAfter)
+				}
+			})
+		})
+	}
+}
+
+func TestLockoutRefusesEvenTheRightCodeAndAlertsOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		p := newPerson(t, d)
+		up, code := p.stepUp(t)
+		p.wrong(t, 10)
+		if err := p.complete(up, code); !apierr.Is(err, apierr.RateLimited) {
+			t.Fatalf("right code while locked: %v, want rate_limited", err)
+		}
+		p.clk.Advance(15 * time.Minute)
+		p.wrong(t, 1) // locks again within the day: no second alert
+		alerts, err := outbox.List(ctx, d.Reader(), outbox.Filter{UserID: &p.actor.UserID, Kind: outbox.SecurityAlert}, page.Request{Limit: 50})
+		if err != nil || len(alerts) != 1 {
+			t.Fatalf("security alerts = %+v (%v), want one", alerts, err)
+		}
+	})
+}
+
+// TestConcurrentWrongCodesAreCountedOneAtATime answers many step-ups of one
+// person at once, as several servers would: exactly ten wrong codes are
+// judged, every other answer meets the lockout.
+func TestConcurrentWrongCodesAreCountedOneAtATime(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		p := newPerson(t, d)
+		var ups []stepup.StepUpChallenge
+		for range 8 {
+			up, _ := p.stepUp(t)
+			ups = append(ups, up)
+		}
+		results := make(chan error, 4*len(ups))
+		var wg sync.WaitGroup
+		for _, up := range ups {
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results <- p.complete(up, "000000")
+				}()
+			}
+		}
+		wg.Wait()
+		close(results)
+		counts := map[apierr.Type]int{}
+		for err := range results {
+			e, ok := apierr.As(err)
+			if !ok {
+				t.Fatalf("answer: %v", err)
+			}
+			counts[e.Type]++
+		}
+		if counts[apierr.InvalidCode] != 10 || counts[apierr.RateLimited] != 22 {
+			t.Fatalf("answers = %v, want 10 invalid_code and 22 rate_limited", counts)
+		}
+	})
+}

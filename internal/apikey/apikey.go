@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -70,7 +70,7 @@ type Key struct {
 
 // Guard demands a person be present (step-up) before a sensitive change.
 type Guard interface {
-	Require(ctx context.Context, a identity.Actor) error
+	Require(ctx context.Context, a actor.Actor) error
 }
 
 // Service manages and authenticates API keys.
@@ -195,14 +195,14 @@ func normalizeScopes(scopes []string) []string {
 // manager checks the actor manages keys of orgID: owners and admins only
 // (forbidden to members, not_found to outsiders, organization_unavailable
 // when the organization's status refuses a read, or a write when write).
-func (s *Service) manager(ctx context.Context, q db.Querier, a identity.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
-	return organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Admin, Write: write})
+func (s *Service) manager(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
+	return organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Admin, Write: write})
 }
 
 // keyManager is manager for operations on one key: to anyone but owners and
 // admins the key id is simply not found (rule 7).
-func (s *Service) keyManager(ctx context.Context, q db.Querier, a identity.Actor, orgID uuid.UUID) (organization.Role, error) {
-	role, err := s.manager(ctx, q, a, orgID, true)
+func (s *Service) keyManager(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
+	role, err := s.manager(ctx, q, a, orgID, write)
 	if apierr.Is(err, apierr.Forbidden) {
 		return role, errNotFound
 	}
@@ -213,7 +213,7 @@ var errNotFound = apierr.NotFoundf("API key")
 
 // Create mints a key for orgID behind step-up and returns it with its secret,
 // shown this once. A retry creates a second key (the secret is not kept).
-func (s *Service) Create(ctx context.Context, a identity.Actor, orgID uuid.UUID, r CreateRequest) (Key, string, error) {
+func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, r CreateRequest) (Key, string, error) {
 	role, err := s.manager(ctx, s.DB.Reader(), a, orgID, true)
 	if err != nil {
 		return Key{}, "", err
@@ -276,7 +276,7 @@ func scanKey(row interface{ Scan(...any) error }) (Key, error) {
 }
 
 // List returns a page of the organization's keys, newest first.
-func (s *Service) List(ctx context.Context, a identity.Actor, orgID uuid.UUID, req page.Request) ([]Key, error) {
+func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, req page.Request) ([]Key, error) {
 	q := s.DB.Reader()
 	if _, err := s.manager(ctx, q, a, orgID, false); err != nil {
 		return nil, err
@@ -309,8 +309,8 @@ func (s *Service) load(ctx context.Context, q db.Querier, orgID, id uuid.UUID, l
 var errRevoked = apierr.New(apierr.APIKeyRevoked, "This API key is revoked and cannot be changed.")
 
 // Update changes a key's name, role or scopes, behind step-up.
-func (s *Service) Update(ctx context.Context, a identity.Actor, orgID, id uuid.UUID, r UpdateRequest) (Key, error) {
-	role, err := s.keyManager(ctx, s.DB.Reader(), a, orgID)
+func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID, r UpdateRequest) (Key, error) {
+	role, err := s.keyManager(ctx, s.DB.Reader(), a, orgID, true)
 	if err != nil {
 		return Key{}, err
 	}
@@ -353,8 +353,8 @@ func (s *Service) Update(ctx context.Context, a identity.Actor, orgID, id uuid.U
 
 // Rotate gives the key a new secret and keeps its lookup; the previous secret
 // works for 24 hours more, and only the two latest secrets ever work.
-func (s *Service) Rotate(ctx context.Context, a identity.Actor, orgID, id uuid.UUID) (Key, string, error) {
-	if _, err := s.keyManager(ctx, s.DB.Reader(), a, orgID); err != nil {
+func (s *Service) Rotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Key, string, error) {
+	if _, err := s.keyManager(ctx, s.DB.Reader(), a, orgID, true); err != nil {
 		return Key{}, "", err
 	}
 	k, err := s.load(ctx, s.DB.Reader(), orgID, id, "")
@@ -386,12 +386,14 @@ func (s *Service) Rotate(ctx context.Context, a identity.Actor, orgID, id uuid.U
 	return out, Prefix + out.Environment + "_" + out.Lookup + "_" + secret, nil
 }
 
-// Revoke stops the key at once. No step-up: revoking only protects.
-// Revoking a revoked key returns it unchanged.
-func (s *Service) Revoke(ctx context.Context, a identity.Actor, orgID, id uuid.UUID) (Key, error) {
+// Revoke stops the key at once. No step-up: revoking only protects, so a
+// paused organization may revoke too (a leaked key must not come back to
+// life when the organization is active again). Revoking a revoked key
+// returns it unchanged.
+func (s *Service) Revoke(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Key, error) {
 	var out Key
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := s.keyManager(ctx, tx, a, orgID); err != nil {
+		if _, err := s.keyManager(ctx, tx, a, orgID, false); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
@@ -417,17 +419,17 @@ var errInvalidKey = apierr.New(apierr.InvalidAPIKey, "The API key is not valid."
 // Authenticate resolves a key sent as a bearer token: invalid_api_key when it
 // is malformed, unknown, revoked, of the other environment or its secret is
 // wrong; organization_unavailable when its organization is not active.
-func (s *Service) Authenticate(ctx context.Context, token string) (identity.Actor, error) {
+func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, error) {
 	parts := strings.Split(token, "_")
 	if len(parts) != 4 || parts[0]+"_" != Prefix || len(parts[2]) != 8 || len(parts[3]) != 43 || parts[1] != s.Env ||
 		strings.Trim(parts[2], lookupAlphabet) != "" || strings.Trim(parts[3], secretAlphabet) != "" {
 		// Only a well-formed lookup reaches the database (bytes that are
 		// not UTF-8 would make PostgreSQL fail the query).
-		return identity.Actor{}, errInvalidKey
+		return actor.Actor{}, errInvalidKey
 	}
 	lookup, secret := parts[2], parts[3]
 	var (
-		k                 identity.APIKeyActor
+		k                 actor.Key
 		scopes, hash      string
 		prevHash          *string
 		prevExpires, used *time.Time
@@ -435,25 +437,25 @@ func (s *Service) Authenticate(ctx context.Context, token string) (identity.Acto
 		orgStatus         organization.Status
 	)
 	err := s.DB.Reader().QueryRowContext(ctx, `
-		SELECT k.id, k.organization_id, k.scopes, k.secret_hash, k.previous_secret_hash, k.previous_secret_expires_at,
+		SELECT k.id, k.organization_id, k.role, k.scopes, k.secret_hash, k.previous_secret_hash, k.previous_secret_expires_at,
 		       k.revoked_at, k.last_used_at, o.status
 		FROM api_keys k JOIN organizations o ON o.id = k.organization_id
 		WHERE k.lookup = $1 AND k.environment = $2`, lookup, s.Env).
-		Scan(&k.ID, &k.OrganizationID, &scopes, &hash, &prevHash, &prevExpires, &revoked, &used, &orgStatus)
+		Scan(&k.ID, &k.OrganizationID, &k.Role, &scopes, &hash, &prevHash, &prevExpires, &revoked, &used, &orgStatus)
 	if errors.Is(err, sql.ErrNoRows) {
-		return identity.Actor{}, errInvalidKey
+		return actor.Actor{}, errInvalidKey
 	}
 	if err != nil {
-		return identity.Actor{}, err
+		return actor.Actor{}, err
 	}
 	now := s.Clock.Now()
 	given := s.hash(lookup, secret)
 	ok := keyring.Equal(hash, given) || (prevHash != nil && prevExpires != nil && now.Before(*prevExpires) && keyring.Equal(*prevHash, given))
 	if !ok || revoked != nil {
-		return identity.Actor{}, errInvalidKey
+		return actor.Actor{}, errInvalidKey
 	}
 	if orgStatus != organization.Active {
-		return identity.Actor{}, organization.ErrUnavailable
+		return actor.Actor{}, organization.ErrUnavailable
 	}
 	k.Lookup = lookup
 	if scopes != "" {
@@ -464,11 +466,8 @@ func (s *Service) Authenticate(ctx context.Context, token string) (identity.Acto
 			_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, k.ID, now)
 			return err
 		}); err != nil {
-			return identity.Actor{}, err
+			return actor.Actor{}, err
 		}
 	}
-	return identity.Actor{APIKey: &k}, nil
+	return actor.Actor{Key: &k}, nil
 }
-
-// HasScope reports whether the key holds scope.
-func HasScope(k *identity.APIKeyActor, scope string) bool { return slices.Contains(k.Scopes, scope) }

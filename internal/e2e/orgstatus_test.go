@@ -88,26 +88,13 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 			return s.Do(t, apitest.Request{Method: "PATCH", Path: keyPath(org, key.APIKey.ID, ""), Bearer: p.web, Body: map[string]any{"name": "Renamed"}})
 		},
 		"rotate api key": func() *apitest.Response { return s.Post(t, keyPath(org, key.APIKey.ID, "rotate"), p.web, nil) },
-		"revoke api key": func() *apitest.Response { return s.Post(t, keyPath(org, key.APIKey.ID, "revoke"), p.web, nil) },
 	}
+	revoke := func() *apitest.Response { return s.Post(t, keyPath(org, key.APIKey.ID, "revoke"), p.web, nil) }
 	personal := func() {
 		t.Helper()
 		s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200)
 		s.Get(t, "/api/v1/devices", p.web).ExpectStatus(t, 200)
 		s.Get(t, "/api/v1/me/challenges", p.app).ExpectStatus(t, 200)
-	}
-
-	for _, status := range []string{"banned", "deleted"} {
-		setOrgStatus(t, s, org, status)
-		for name, call := range reads {
-			t.Run(status+" read "+name, func(t *testing.T) { expectUnavailable(t, call()) })
-		}
-		for name, call := range writes {
-			t.Run(status+" write "+name, func(t *testing.T) { expectUnavailable(t, call()) })
-		}
-		// Requesting currency accounts is refused too (while paused it answers failed outcomes).
-		expectUnavailable(t, s.Post(t, accountsPath(org), p.web, map[string]any{"currencies": []string{"EUR"}}))
-		personal()
 	}
 
 	setOrgStatus(t, s, org, "paused")
@@ -118,12 +105,35 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 		t.Run("paused write "+name, func(t *testing.T) { expectUnavailable(t, call()) })
 	}
 	personal()
+	// Revoking only protects, so a paused organization may still revoke a
+	// leaked key: it must not work again when the organization is active.
+	var revoked struct {
+		RevokedAt *string `json:"revoked_at"`
+	}
+	revoke().ExpectStatus(t, 200).Decode(t, &revoked)
+	if revoked.RevokedAt == nil {
+		t.Fatal("paused: revoke left the key live")
+	}
 	// Nothing moved while the organization was not active.
 	if av, pe := balance(t, s, p.web, org, "EUR"); av != "1000.00" || pe != "0.00" {
 		t.Fatalf("paused: available %s pending %s", av, pe)
 	}
 	if got := getPayment(t, s, p.web, waiting.ID); got.Status != "awaiting_approval" {
 		t.Fatalf("payment %+v", got)
+	}
+
+	for _, status := range []string{"banned", "deleted"} {
+		setOrgStatus(t, s, org, status)
+		for name, call := range reads {
+			t.Run(status+" read "+name, func(t *testing.T) { expectUnavailable(t, call()) })
+		}
+		for name, call := range writes {
+			t.Run(status+" write "+name, func(t *testing.T) { expectUnavailable(t, call()) })
+		}
+		expectUnavailable(t, revoke())
+		// Requesting currency accounts is refused too (while paused it answers failed outcomes).
+		expectUnavailable(t, s.Post(t, accountsPath(org), p.web, map[string]any{"currencies": []string{"EUR"}}))
+		personal()
 	}
 
 	setOrgStatus(t, s, org, "active")

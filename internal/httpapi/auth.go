@@ -8,22 +8,20 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
 type actorKey struct{}
 
 // actorOf returns the person a session-authenticated request acts as.
-func actorOf(r *http.Request) identity.Actor {
-	a, _ := r.Context().Value(actorKey{}).(identity.Actor)
+func actorOf(r *http.Request) actor.Actor {
+	a, _ := r.Context().Value(actorKey{}).(actor.Actor)
 	return a
 }
-
-var errKeyNotPermitted = apierr.New(apierr.APIKeyNotPermitted, "This operation does not accept API keys; a person must sign in.")
 
 // authenticate resolves the bearer: a session token, or an API key where the
 // operation accepts one (otherwise api_key_not_permitted once the key is
@@ -33,18 +31,18 @@ func (s *server) authenticate(r *http.Request, keysAllowed bool) (*http.Request,
 	if !ok {
 		return r, identity.ErrNotAuthenticated()
 	}
-	var a identity.Actor
+	var a actor.Actor
 	var err error
 	credential := ""
 	if strings.HasPrefix(token, apikey.Prefix) {
 		if a, err = s.APIKeys.Authenticate(r.Context(), token); err != nil {
 			return r, err
 		}
-		infoOf(r).apiKeyLookup = a.APIKey.Lookup
+		infoOf(r).apiKeyLookup = a.Key.Lookup
 		if !keysAllowed {
-			return r, errKeyNotPermitted
+			return r, organization.ErrKeyNotPermitted
 		}
-		credential = "api-key:" + a.APIKey.ID.String()
+		credential = "api-key:" + a.Key.ID.String()
 	} else {
 		if a, err = s.Identity.Authenticate(r.Context(), token); err != nil {
 			return r, err
@@ -69,8 +67,8 @@ func (s *server) refuseAPIKey(r *http.Request, path string) error {
 	if err != nil {
 		return err
 	}
-	infoOf(r).apiKeyLookup = a.APIKey.Lookup
-	return errKeyNotPermitted
+	infoOf(r).apiKeyLookup = a.Key.Lookup
+	return organization.ErrKeyNotPermitted
 }
 
 // userRecord is the signed-in person as the API shows them.
@@ -252,12 +250,12 @@ func (s *server) me(w http.ResponseWriter, r *http.Request) error {
 }
 
 type deviceRecord struct {
-	ID         uuid.UUID         `json:"id"`
-	ThisDevice bool              `json:"this_device"`
-	Name       *string           `json:"name"`
-	Platform   identity.Platform `json:"platform"`
-	InsertedAt time.Time         `json:"inserted_at"`
-	LastSeenAt time.Time         `json:"last_seen_at"`
+	ID         uuid.UUID      `json:"id"`
+	ThisDevice bool           `json:"this_device"`
+	Name       *string        `json:"name"`
+	Platform   actor.Platform `json:"platform"`
+	InsertedAt time.Time      `json:"inserted_at"`
+	LastSeenAt time.Time      `json:"last_seen_at"`
 }
 
 func (s *server) devices(w http.ResponseWriter, r *http.Request) error {

@@ -8,39 +8,22 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
-
-// Platform is the kind of client a device is.
-type Platform string
-
-// Platforms. Device trust and approval credentials belong to the service's
-// own apps (ios, android) only.
-const (
-	PlatformWeb     Platform = "web"
-	PlatformIOS     Platform = "ios"
-	PlatformAndroid Platform = "android"
-	PlatformCLI     Platform = "cli"
-)
-
-// Platforms lists every platform, for validation.
-var Platforms = []Platform{PlatformWeb, PlatformIOS, PlatformAndroid, PlatformCLI}
-
-// IsApp reports whether p is one of the service's own mobile apps.
-func (p Platform) IsApp() bool { return p == PlatformIOS || p == PlatformAndroid }
 
 // Device is a client a person signed in from.
 type Device struct {
 	ID         uuid.UUID
 	UserID     uuid.UUID
 	Name       *string
-	Platform   Platform
+	Platform   actor.Platform
 	InsertedAt time.Time
 	LastSeenAt time.Time
 }
 
-func createDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.UUID, name *string, p Platform) (Device, error) {
+func createDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.UUID, name *string, p actor.Platform) (Device, error) {
 	d := Device{ID: uuid.Must(uuid.NewV7()), UserID: userID, Name: name, Platform: p, InsertedAt: now, LastSeenAt: now}
 	_, err := q.ExecContext(ctx, `INSERT INTO devices (id, user_id, name, platform, inserted_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)`,
 		d.ID, userID, name, p, now)
@@ -59,7 +42,7 @@ func findDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device
 }
 
 // Devices lists the actor's devices, newest first.
-func (s *Service) Devices(ctx context.Context, a Actor, req page.Request) ([]Device, error) {
+func (s *Service) Devices(ctx context.Context, a actor.Actor, req page.Request) ([]Device, error) {
 	rows, err := s.DB.Reader().QueryContext(ctx, `
 		SELECT id, user_id, name, platform, inserted_at, last_seen_at FROM devices
 		WHERE user_id = $1 AND (id < $2 OR $2 IS NULL)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -22,7 +23,7 @@ func GetDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device,
 
 // CreateDevice records a device for userID that no sign-in made: the
 // sandbox's software approving app. No new-device notice is sent.
-func CreateDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.UUID, name string, p Platform) (Device, error) {
+func CreateDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.UUID, name string, p actor.Platform) (Device, error) {
 	return createDevice(ctx, q, now, userID, &name, p)
 }
 

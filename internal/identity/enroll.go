@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -123,7 +124,7 @@ const enrollmentPurpose = "totp-enrollment-code"
 // StartTOTPEnrollment creates a pending seed for a signed-in person and sends
 // a confirmation code through the messaging app. Replacing an enabled
 // authenticator needs step-up; the caller checks that first.
-func (s *Service) StartTOTPEnrollment(ctx context.Context, a Actor) (TOTPSetup, error) {
+func (s *Service) StartTOTPEnrollment(ctx context.Context, a actor.Actor) (TOTPSetup, error) {
 	var out TOTPSetup
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
@@ -174,7 +175,7 @@ var errInvalidCode = apierr.New(apierr.InvalidCode, "The code is not correct or 
 
 // ActivateTOTP enables the pending seed when both the app's code and the
 // messaging-app code are right. Five wrong attempts end the setup.
-func (s *Service) ActivateTOTP(ctx context.Context, a Actor, req ActivateRequest) (TOTPSetup, error) {
+func (s *Service) ActivateTOTP(ctx context.Context, a actor.Actor, req ActivateRequest) (TOTPSetup, error) {
 	var out TOTPSetup
 	var wrong bool
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {

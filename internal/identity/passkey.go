@@ -14,6 +14,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -89,7 +90,7 @@ type PasskeyOptions struct {
 }
 
 // BeginPasskeyRegistration starts registering a passkey for the actor.
-func (s *Service) BeginPasskeyRegistration(ctx context.Context, a Actor) (PasskeyOptions, error) {
+func (s *Service) BeginPasskeyRegistration(ctx context.Context, a actor.Actor) (PasskeyOptions, error) {
 	var out PasskeyOptions
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
@@ -137,7 +138,7 @@ func (r RegisterPasskeyRequest) Validate() error {
 var errPasskeyRefused = apierr.New(apierr.UnprocessableEntity, "The passkey could not be registered: the ceremony expired or the authenticator's response was not valid. Start again.")
 
 // RegisterPasskey verifies the authenticator's attestation and stores the passkey.
-func (s *Service) RegisterPasskey(ctx context.Context, a Actor, req RegisterPasskeyRequest) (Passkey, error) {
+func (s *Service) RegisterPasskey(ctx context.Context, a actor.Actor, req RegisterPasskeyRequest) (Passkey, error) {
 	var out Passkey
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
@@ -206,7 +207,7 @@ func scanPasskey(row interface{ Scan(...any) error }) (Passkey, error) {
 }
 
 // Passkeys lists the actor's passkeys, newest first.
-func (s *Service) Passkeys(ctx context.Context, a Actor, req page.Request) ([]Passkey, error) {
+func (s *Service) Passkeys(ctx context.Context, a actor.Actor, req page.Request) ([]Passkey, error) {
 	rows, err := s.DB.Reader().QueryContext(ctx, `SELECT `+passkeyColumns+` FROM passkeys
 		WHERE user_id = $1 AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`, a.UserID, req.AfterUUID(), req.Limit+1)
 	if err != nil {
@@ -228,7 +229,7 @@ func (s *Service) Passkeys(ctx context.Context, a Actor, req page.Request) ([]Pa
 func PasskeyPageKey(p Passkey) page.Key { return page.Key{ID: p.ID.String()} }
 
 // RemovePasskey deletes one of the actor's passkeys; another person's is not found.
-func (s *Service) RemovePasskey(ctx context.Context, a Actor, id uuid.UUID) (Passkey, error) {
+func (s *Service) RemovePasskey(ctx context.Context, a actor.Actor, id uuid.UUID) (Passkey, error) {
 	var out Passkey
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		p, err := scanPasskey(tx.QueryRowContext(ctx, `DELETE FROM passkeys WHERE id = $1 AND user_id = $2 RETURNING `+passkeyColumns, id, a.UserID))

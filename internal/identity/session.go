@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -32,33 +33,6 @@ const (
 	challengePrefix = "src_"
 	trustPrefix     = "srt_"
 )
-
-// Session is a signed-in person's session.
-type Session struct {
-	ID            uuid.UUID
-	UserID        uuid.UUID
-	DeviceID      uuid.UUID
-	Platform      Platform
-	InsertedAt    time.Time
-	ExpiresAt     time.Time
-	IdleExpiresAt time.Time
-}
-
-// Actor is who acts on a request: a person through a session, or a
-// program through an API key (then APIKey is set and Session is empty).
-type Actor struct {
-	UserID  uuid.UUID
-	Session Session
-	APIKey  *APIKeyActor
-}
-
-// APIKeyActor is the API key a program acts through.
-type APIKeyActor struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	Lookup         string
-	Scopes         []string
-}
 
 // errNotAuthenticated is the one answer for every token that does not act
 // as a person: missing, unknown, ended, idle too long or too old.
@@ -93,11 +67,11 @@ func IsSessionToken(token string) bool {
 // Authenticate resolves a session token to its actor and renews the idle end
 // to 30 minutes after now (never past the absolute end). A single conditional
 // update checks and renews, so a session cannot be renewed after it ended.
-func (s *Service) Authenticate(ctx context.Context, token string) (Actor, error) {
+func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, error) {
 	if !IsSessionToken(token) {
-		return Actor{}, errNotAuthenticated
+		return actor.Actor{}, errNotAuthenticated
 	}
-	var a Actor
+	var a actor.Actor
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
 		ses := &a.Session

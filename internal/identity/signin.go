@@ -13,6 +13,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -48,11 +49,11 @@ const (
 
 // SignInRequest is the body of sign-in step 1.
 type SignInRequest struct {
-	Email      string    `json:"email"`
-	Password   string    `json:"password"`
-	DeviceID   *string   `json:"device_id"`
-	DeviceName *string   `json:"device_name"`
-	Platform   *Platform `json:"platform"`
+	Email      string          `json:"email"`
+	Password   string          `json:"password"`
+	DeviceID   *string         `json:"device_id"`
+	DeviceName *string         `json:"device_name"`
+	Platform   *actor.Platform `json:"platform"`
 	// Device trust, for the service's own apps only.
 	RememberMe     *bool    `json:"remember_me"`
 	TrustTransport *string  `json:"trust_transport"`
@@ -75,7 +76,7 @@ func (r SignInRequest) Validate() error {
 		f.Check(len(*r.DeviceName) <= 100, "device_name", "must be at most 100 characters.")
 	}
 	if r.Platform != nil {
-		f.Check(slices.Contains(Platforms, *r.Platform), "platform", "must be web, ios, android or cli.")
+		f.Check(slices.Contains(actor.Platforms, *r.Platform), "platform", "must be web, ios, android or cli.")
 	}
 	trust := r.RememberMe != nil || r.TrustTransport != nil || r.TrustTokens != nil
 	if trust && !r.platform().IsApp() {
@@ -93,9 +94,9 @@ func (r SignInRequest) Validate() error {
 	return f.Err()
 }
 
-func (r SignInRequest) platform() Platform {
+func (r SignInRequest) platform() actor.Platform {
 	if r.Platform == nil {
-		return PlatformWeb
+		return actor.PlatformWeb
 	}
 	return *r.Platform
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -17,13 +17,13 @@ type Service struct {
 	DB *db.DB
 }
 
-func (s *Service) authorize(ctx context.Context, a identity.Actor, orgID uuid.UUID) error {
-	_, err := organization.Authorize(ctx, s.DB.Reader(), orgID, a.UserID, organization.Need{Role: organization.Member})
+func (s *Service) authorize(ctx context.Context, a actor.Actor, orgID uuid.UUID) error {
+	_, err := organization.Check(ctx, s.DB.Reader(), a, orgID, organization.Need{})
 	return err
 }
 
 // OrganizationBalances lists the organization's balances by currency.
-func (s *Service) OrganizationBalances(ctx context.Context, a identity.Actor, orgID uuid.UUID) ([]Balance, error) {
+func (s *Service) OrganizationBalances(ctx context.Context, a actor.Actor, orgID uuid.UUID) ([]Balance, error) {
 	if err := s.authorize(ctx, a, orgID); err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (s *Service) OrganizationBalances(ctx context.Context, a identity.Actor, or
 }
 
 // Feed returns a page of the organization's transactions feed.
-func (s *Service) Feed(ctx context.Context, a identity.Actor, orgID uuid.UUID, f FeedFilter, req page.Request) ([]Transaction, error) {
+func (s *Service) Feed(ctx context.Context, a actor.Actor, orgID uuid.UUID, f FeedFilter, req page.Request) ([]Transaction, error) {
 	if err := s.authorize(ctx, a, orgID); err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (s *Service) Feed(ctx context.Context, a identity.Actor, orgID uuid.UUID, f
 }
 
 // FeedItem returns one row of the organization's feed.
-func (s *Service) FeedItem(ctx context.Context, a identity.Actor, orgID, id uuid.UUID) (Transaction, error) {
+func (s *Service) FeedItem(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Transaction, error) {
 	if err := s.authorize(ctx, a, orgID); err != nil {
 		return Transaction{}, err
 	}

@@ -16,8 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/apikey"
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -78,16 +77,9 @@ const BalancesScope = "balances:read"
 // List returns every currency the organization may hold, sorted by code.
 // A session actor must be a member; an API key must be the organization's
 // and hold balances:read.
-func (s *Service) List(ctx context.Context, a identity.Actor, orgID uuid.UUID) ([]Entry, error) {
+func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID) ([]Entry, error) {
 	q := s.DB.Reader()
-	if a.APIKey != nil {
-		if a.APIKey.OrganizationID != orgID {
-			return nil, apierr.NotFoundf("Organization")
-		}
-		if !apikey.HasScope(a.APIKey, BalancesScope) {
-			return nil, apierr.New(apierr.APIScopeMissing, "This API key lacks the balances:read scope.")
-		}
-	} else if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Scope: BalancesScope}); err != nil {
 		return nil, err
 	}
 	return s.entries(ctx, q, orgID)
@@ -192,12 +184,12 @@ func (r RequestBody) Validate() error {
 // written, so a failed read changes nothing. A paused organization may ask
 // but changes nothing: its requests are disabled, so every currency's
 // outcome is failed (CONTRACT 5b); a banned or deleted one is refused.
-func (s *Service) Request(ctx context.Context, a identity.Actor, orgID uuid.UUID, body RequestBody) (Result, error) {
+func (s *Service) Request(ctx context.Context, a actor.Actor, orgID uuid.UUID, body RequestBody) (Result, error) {
 	q := s.DB.Reader()
 	// Declared a read: while paused it records nothing (see above), and while
 	// active the organization's row is locked and its status read again in
 	// the transaction that records.
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Admin}); err != nil {
+	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Admin}); err != nil {
 		return Result{}, err
 	}
 	org, err := organization.Get(ctx, q, orgID)

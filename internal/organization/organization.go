@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -182,6 +183,9 @@ type Need struct {
 	// or changes records: a paused organization refuses it. Reads work while
 	// paused; a banned or deleted organization refuses both.
 	Write bool
+	// Scope is the API-key scope that lets a program do it; empty when no
+	// API key may (spec 4.13).
+	Scope string
 	// Lock, when set to the dialect's row-lock clause (db.DB.ForUpdate),
 	// locks the membership and the organization for the caller's
 	// transaction, so a ban or a change of role cannot slip between this
@@ -201,13 +205,13 @@ func (s Status) Allows(write bool) bool {
 	return false
 }
 
-// Authorize is the one authorization policy of a person acting on an
+// authorize is the policy of Check for a person acting on an
 // organization: membership, then the organization's status, then the role.
 // A non-member gets not_found (the organization's existence is not
 // revealed); a member of an organization whose status refuses the operation
 // gets organization_unavailable (ErrUnavailable); a member with a lower role
 // than need.Role gets forbidden. It returns the member's role.
-func Authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need Need) (Role, error) {
+func authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need Need) (Role, error) {
 	var role Role
 	var status Status
 	err := q.QueryRowContext(ctx, `SELECT m.role, o.status FROM memberships m JOIN organizations o ON o.id = m.organization_id
@@ -221,17 +225,67 @@ func Authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need 
 	if !status.Allows(need.Write) {
 		return role, ErrUnavailable
 	}
-	min := need.Role
-	if min == "" {
-		min = Member
-	}
-	if !role.AtLeast(min) {
+	if !role.AtLeast(need.min()) {
 		return role, errForbidden
 	}
 	return role, nil
 }
 
-// Hide turns the not_found of Authorize (the actor is not a member) into
+// Check is the one authorization policy of every organization-scoped
+// operation, for people and programs alike:
+//
+//   - a person must be a member (else not_found: the organization's
+//     existence is not revealed), the organization's status must admit the
+//     operation (else organization_unavailable), and the role must reach
+//     need.Role (else forbidden);
+//   - an API key acts only where need.Scope names a scope (else
+//     api_key_not_permitted), only on its own organization (else
+//     not_found), only while that organization is active (else
+//     organization_unavailable), only with that scope (else
+//     api_scope_missing) and only up to its role (else forbidden).
+//
+// It returns the actor's role in the organization.
+func Check(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, need Need) (Role, error) {
+	if a.Key == nil {
+		return authorize(ctx, q, orgID, a.UserID, need)
+	}
+	k := a.Key
+	switch {
+	case need.Scope == "":
+		return "", ErrKeyNotPermitted
+	case k.OrganizationID != orgID:
+		return "", errNotFound
+	}
+	var status Status
+	if err := q.QueryRowContext(ctx, `SELECT status FROM organizations WHERE id = $1`+need.Lock, orgID).Scan(&status); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", errNotFound
+		}
+		return "", err
+	}
+	role := Role(k.Role)
+	switch {
+	case status != Active:
+		return role, ErrUnavailable
+	case !k.HasScope(need.Scope):
+		return role, apierr.Newf(apierr.APIScopeMissing, "This API key lacks the %s scope.", need.Scope)
+	case !role.AtLeast(need.min()):
+		return role, errForbidden
+	}
+	return role, nil
+}
+
+// ErrKeyNotPermitted refuses an API key on an operation that takes none.
+var ErrKeyNotPermitted = apierr.New(apierr.APIKeyNotPermitted, "This operation does not accept API keys; a person must sign in.")
+
+func (n Need) min() Role {
+	if n.Role == "" {
+		return Member
+	}
+	return n.Role
+}
+
+// Hide turns the not_found of Check (the actor is not a member) into
 // notFound, the answer for the object the caller asked about, so an object
 // of another organization is never revealed; other errors pass unchanged.
 func Hide(err, notFound error) error {

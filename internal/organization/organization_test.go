@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -25,7 +26,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 		org, member := fixture.Member(t, d, now, organization.Member)
 		want := func(status organization.Status, need organization.Need, typ apierr.Type) {
 			t.Helper()
-			_, err := organization.Authorize(ctx, d.Reader(), org.ID, member.UserID, need)
+			_, err := organization.Check(ctx, d.Reader(), member, org.ID, need)
 			switch {
 			case typ == "" && err != nil:
 				t.Errorf("%s %+v: %v; want allowed", status, need, err)
@@ -51,7 +52,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 			want(tc.status, write, tc.write)
 			want(tc.status, adminRead, tc.adminRead)
 			// A stranger learns nothing, whatever the status.
-			if _, err := organization.Authorize(ctx, d.Reader(), org.ID, uuid.Must(uuid.NewV7()), read); !apierr.Is(err, apierr.NotFound) {
+			if _, err := organization.Check(ctx, d.Reader(), actor.Actor{UserID: uuid.Must(uuid.NewV7())}, org.ID, read); !apierr.Is(err, apierr.NotFound) {
 				t.Errorf("%s: stranger got %v; want not_found", tc.status, err)
 			}
 		}
@@ -60,10 +61,51 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := d.Tx(ctx, func(tx *sql.Tx) error {
-			_, err := organization.Authorize(ctx, tx, org.ID, member.UserID, organization.Need{Write: true, Lock: d.ForUpdate()})
+			_, err := organization.Check(ctx, tx, member, org.ID, organization.Need{Write: true, Lock: d.ForUpdate()})
 			return err
 		}); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestCheckAppliesTheKeyRules: an API key acts only where the operation
+// names a scope, on its own organization, while it is active, with that
+// scope and up to its role (spec 4.13).
+func TestCheckAppliesTheKeyRules(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+		org, _ := fixture.Member(t, d, now, organization.Owner)
+		key := func(orgID uuid.UUID, role string, scopes ...string) actor.Actor {
+			return actor.Actor{Key: &actor.Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Lookup: "abcdefgh", Role: role, Scopes: scopes}}
+		}
+		balances := organization.Need{Scope: "balances:read"}
+		for _, tc := range []struct {
+			name string
+			a    actor.Actor
+			need organization.Need
+			want apierr.Type
+		}{
+			{"scoped read", key(org.ID, "member", "balances:read"), balances, ""},
+			{"operation without a scope", key(org.ID, "admin", "balances:read"), organization.Need{}, apierr.APIKeyNotPermitted},
+			{"another organization's key", key(uuid.Must(uuid.NewV7()), "member", "balances:read"), balances, apierr.NotFound},
+			{"scope missing", key(org.ID, "member", "events:read"), balances, apierr.APIScopeMissing},
+			{"role too low", key(org.ID, "member", "balances:read"), organization.Need{Scope: "balances:read", Role: organization.Admin}, apierr.Forbidden},
+		} {
+			_, err := organization.Check(ctx, d.Reader(), tc.a, org.ID, tc.need)
+			if (tc.want == "" && err != nil) || (tc.want != "" && !apierr.Is(err, tc.want)) {
+				t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+			}
+		}
+		// Any status but active stops keys, reads included.
+		for _, st := range []organization.Status{organization.Paused, organization.Banned, organization.Deleted} {
+			if _, err := organization.SetStatus(ctx, d.Reader(), now, org.ID, st); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := organization.Check(ctx, d.Reader(), key(org.ID, "member", "balances:read"), org.ID, balances); !apierr.Is(err, apierr.OrganizationUnavailable) {
+				t.Errorf("%s: %v; want organization_unavailable", st, err)
+			}
 		}
 	})
 }

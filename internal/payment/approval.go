@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -74,9 +74,9 @@ func loadApproval(ctx context.Context, q db.Querier, id uuid.UUID, lock string) 
 
 // ListApprovals returns a page of the organization's approvals, newest
 // first, optionally of one status, and how many are pending in all.
-func (s *Service) ListApprovals(ctx context.Context, a identity.Actor, orgID uuid.UUID, status string, req page.Request) ([]Approval, int, error) {
+func (s *Service) ListApprovals(ctx context.Context, a actor.Actor, orgID uuid.UUID, status string, req page.Request) ([]Approval, int, error) {
 	q := s.DB.Reader()
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Member}); err != nil {
 		return nil, 0, err
 	}
 	var pending int
@@ -106,12 +106,12 @@ func ApprovalPageKey(x Approval) page.Key { return page.Key{ID: x.ID.String()} }
 
 // approvable loads an approval for an approver: not_found outside the
 // organization, forbidden to members (approvers are owners and admins).
-func (s *Service) approvable(ctx context.Context, q db.Querier, a identity.Actor, id uuid.UUID, lock string) (Approval, error) {
+func (s *Service) approvable(ctx context.Context, q db.Querier, a actor.Actor, id uuid.UUID, lock string) (Approval, error) {
 	x, err := loadApproval(ctx, q, id, lock)
 	if err != nil {
 		return x, err
 	}
-	if _, err := organization.Authorize(ctx, q, x.OrganizationID, a.UserID, organization.Need{Role: organization.Admin, Write: true}); err != nil {
+	if _, err := organization.Check(ctx, q, a, x.OrganizationID, organization.Need{Role: organization.Admin, Write: true}); err != nil {
 		if apierr.Is(err, apierr.Forbidden) {
 			return x, apierr.New(apierr.Forbidden, "Only owners and admins approve payments.")
 		}
@@ -169,7 +169,7 @@ func (s *Service) fundsCover(ctx context.Context, q db.Querier, orgID uuid.UUID,
 // they fall short) and again when the approval is recorded. A person
 // without an approval credential gets approval_credential_required and no
 // challenge; while their step-up is locked, rate_limited.
-func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID) (Approval, error) {
+func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID) (Approval, error) {
 	q := s.DB.Reader()
 	x, err := s.approvable(ctx, q, a, id, "")
 	if err != nil {
@@ -263,7 +263,7 @@ func (s *Service) recordApproval(ctx context.Context, tx *sql.Tx, approvalID, ap
 	// moves no money (organization_unavailable; nothing is recorded). The lock
 	// keeps a ban from slipping in before this transaction commits.
 	need := organization.Need{Role: organization.Admin, Write: true, Lock: s.DB.ForUpdate()}
-	if _, err := organization.Authorize(ctx, tx, x.OrganizationID, approverID, need); err != nil {
+	if _, err := organization.Check(ctx, tx, actor.Actor{UserID: approverID}, x.OrganizationID, need); err != nil {
 		if _, refused := apierr.As(err); refused && !apierr.Is(err, apierr.OrganizationUnavailable) {
 			return nil
 		}
@@ -348,7 +348,7 @@ func (r RejectRequest) Validate() error {
 }
 
 // Reject refuses a pending approval: its payments are rejected and no money moves.
-func (s *Service) Reject(ctx context.Context, a identity.Actor, id uuid.UUID, r RejectRequest) (Approval, error) {
+func (s *Service) Reject(ctx context.Context, a actor.Actor, id uuid.UUID, r RejectRequest) (Approval, error) {
 	var out Approval
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -53,11 +53,11 @@ type Batch struct {
 
 // CreateBatch creates the payments of a batch and its single approval, all
 // or none.
-func (s *Service) CreateBatch(ctx context.Context, a identity.Actor, r BatchRequest) (Batch, error) {
+func (s *Service) CreateBatch(ctx context.Context, a actor.Actor, r BatchRequest) (Batch, error) {
 	orgID := uuid.MustParse(r.OrganizationID)
 	var id uuid.UUID
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := organization.Authorize(ctx, tx, orgID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return err
 		}
 		now := s.Clock.Now()
@@ -106,7 +106,7 @@ func (s *Service) CreateBatch(ctx context.Context, a identity.Actor, r BatchRequ
 }
 
 // GetBatch returns a batch with its payments; its status is its approval's.
-func (s *Service) GetBatch(ctx context.Context, a identity.Actor, id uuid.UUID) (Batch, error) {
+func (s *Service) GetBatch(ctx context.Context, a actor.Actor, id uuid.UUID) (Batch, error) {
 	q := s.DB.Reader()
 	var b Batch
 	err := q.QueryRowContext(ctx, `SELECT b.id, b.organization_id, b.approval_request_id, b.created_by_id, b.inserted_at, COALESCE(x.status, 'pending')
@@ -118,7 +118,7 @@ func (s *Service) GetBatch(ctx context.Context, a identity.Actor, id uuid.UUID) 
 	if err != nil {
 		return b, err
 	}
-	if _, err := organization.Authorize(ctx, q, b.OrganizationID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+	if _, err := organization.Check(ctx, q, a, b.OrganizationID, organization.Need{Role: organization.Member}); err != nil {
 		return Batch{}, organization.Hide(err, apierr.NotFoundf("Payment batch"))
 	}
 	b.InsertedAt = b.InsertedAt.UTC()

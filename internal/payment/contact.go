@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/bankdetails"
-	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -156,10 +156,10 @@ type contactDetails struct {
 
 // CreateContact stores a contact and appends payment_contact.created on the
 // contact's own stream, in one transaction.
-func (s *Service) CreateContact(ctx context.Context, a identity.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
+func (s *Service) CreateContact(ctx context.Context, a actor.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
 	var c Contact
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := organization.Authorize(ctx, tx, orgID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return err
 		}
 		now := s.Clock.Now()
@@ -205,22 +205,22 @@ func scanContact(row interface{ Scan(...any) error }) (Contact, error) {
 }
 
 // GetContact returns a contact of an organization the actor belongs to.
-func (s *Service) GetContact(ctx context.Context, a identity.Actor, id uuid.UUID) (Contact, error) {
+func (s *Service) GetContact(ctx context.Context, a actor.Actor, id uuid.UUID) (Contact, error) {
 	q := s.DB.Reader()
 	c, err := scanContact(q.QueryRowContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts WHERE id = $1`, id))
 	if err != nil {
 		return c, err
 	}
-	if _, err := organization.Authorize(ctx, q, c.OrganizationID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+	if _, err := organization.Check(ctx, q, a, c.OrganizationID, organization.Need{Role: organization.Member}); err != nil {
 		return Contact{}, organization.Hide(err, apierr.NotFoundf("Payment contact"))
 	}
 	return c, nil
 }
 
 // ListContacts returns a page of the organization's contacts, newest first.
-func (s *Service) ListContacts(ctx context.Context, a identity.Actor, orgID uuid.UUID, req page.Request) ([]Contact, error) {
+func (s *Service) ListContacts(ctx context.Context, a actor.Actor, orgID uuid.UUID, req page.Request) ([]Contact, error) {
 	q := s.DB.Reader()
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Member}); err != nil {
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts

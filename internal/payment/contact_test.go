@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/fixture"
-	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -23,7 +23,7 @@ func TestCreatingAContactAppendsItsEvent(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		clk := clock.NewManual(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
-		org, actor := fixture.Member(t, d, clk.Now(), organization.Member)
+		org, member := fixture.Member(t, d, clk.Now(), organization.Member)
 		svc := &payment.Service{DB: d, Clock: clk, Rates: payment.SandboxRates{}}
 		iban := "GB82 WEST 1234 5698 7654 32"
 		req := payment.ContactRequest{Name: "Westminster Supplies", Currency: "GBP", Rail: payment.RailFiat}
@@ -31,7 +31,7 @@ func TestCreatingAContactAppendsItsEvent(t *testing.T) {
 		if err := req.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		c, err := svc.CreateContact(ctx, actor, org.ID, req)
+		c, err := svc.CreateContact(ctx, member, org.ID, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestCreatingAContactAppendsItsEvent(t *testing.T) {
 			t.Fatalf("event = %+v %v", e, data)
 		}
 		// Another organization cannot add contacts to this one.
-		outsider := identity.Actor{UserID: org.ID}
+		outsider := actor.Actor{UserID: org.ID}
 		if _, err := svc.CreateContact(ctx, outsider, org.ID, req); !apierr.Is(err, apierr.NotFound) {
 			t.Fatalf("outsider: %v, want not_found", err)
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -97,13 +97,13 @@ func loadPayment(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (
 }
 
 // GetPayment returns a payment of an organization the actor belongs to.
-func (s *Service) GetPayment(ctx context.Context, a identity.Actor, id uuid.UUID) (Record, error) {
+func (s *Service) GetPayment(ctx context.Context, a actor.Actor, id uuid.UUID) (Record, error) {
 	q := s.DB.Reader()
 	p, err := loadPayment(ctx, q, id, "")
 	if err != nil {
 		return Record{}, err
 	}
-	if _, err := organization.Authorize(ctx, q, p.OrganizationID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+	if _, err := organization.Check(ctx, q, a, p.OrganizationID, organization.Need{Role: organization.Member}); err != nil {
 		return Record{}, organization.Hide(err, apierr.NotFoundf("Payment"))
 	}
 	return p.Record, nil
@@ -175,7 +175,7 @@ type Executed struct {
 // with another body is idempotency_key_reused. The key is claimed in the
 // same transaction as the payment, so a crash leaves neither behind and a
 // concurrent duplicate waits for the first and then replays it.
-func (s *Service) Execute(ctx context.Context, a identity.Actor, r ExecuteRequest, idempotencyKey string) (Executed, error) {
+func (s *Service) Execute(ctx context.Context, a actor.Actor, r ExecuteRequest, idempotencyKey string) (Executed, error) {
 	var out Executed
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
@@ -183,7 +183,7 @@ func (s *Service) Execute(ctx context.Context, a identity.Actor, r ExecuteReques
 		if err != nil {
 			return err
 		}
-		if _, err := organization.Authorize(ctx, tx, quote.OrganizationID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+		if _, err := organization.Check(ctx, tx, a, quote.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return organization.Hide(err, apierr.NotFoundf("Quote"))
 		}
 		scope := "organization:" + quote.OrganizationID.String()
@@ -240,7 +240,7 @@ func (s *Service) replay(ctx context.Context, tx *sql.Tx, now time.Time, scope, 
 
 // create makes one payment from a locked quote. A payment sent alone gets
 // its own approval; a batch row (batchID set) is covered by the batch's.
-func (s *Service) create(ctx context.Context, tx *sql.Tx, now time.Time, a identity.Actor, quote Quote, r ExecuteRequest,
+func (s *Service) create(ctx context.Context, tx *sql.Tx, now time.Time, a actor.Actor, quote Quote, r ExecuteRequest,
 	batchID *uuid.UUID, ownApproval bool, fieldPrefix string) (Record, error) {
 	switch {
 	case quote.UsedAt != nil:
@@ -307,7 +307,7 @@ func trimmed(s *string) *string {
 // Cancel withdraws a payment its initiator no longer wants: while it awaits
 // approval, or (crypto) while approved funds wait for the custody partner,
 // in which case the funds come back.
-func (s *Service) Cancel(ctx context.Context, a identity.Actor, id uuid.UUID) (Record, error) {
+func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Record, error) {
 	var out Record
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
@@ -315,7 +315,7 @@ func (s *Service) Cancel(ctx context.Context, a identity.Actor, id uuid.UUID) (R
 		if err != nil {
 			return err
 		}
-		if _, err := organization.Authorize(ctx, tx, p.OrganizationID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+		if _, err := organization.Check(ctx, tx, a, p.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return organization.Hide(err, apierr.NotFoundf("Payment"))
 		}
 		if p.CreatedByID != a.UserID {

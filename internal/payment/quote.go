@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -121,8 +121,8 @@ type Config struct {
 }
 
 // GetConfig returns the payments configuration to a member of orgID.
-func (s *Service) GetConfig(ctx context.Context, a identity.Actor, orgID uuid.UUID) (Config, error) {
-	if _, err := organization.Authorize(ctx, s.DB.Reader(), orgID, a.UserID, organization.Need{Role: organization.Member}); err != nil {
+func (s *Service) GetConfig(ctx context.Context, a actor.Actor, orgID uuid.UUID) (Config, error) {
+	if _, err := organization.Check(ctx, s.DB.Reader(), a, orgID, organization.Need{Role: organization.Member}); err != nil {
 		return Config{}, err
 	}
 	return Config{PayoutReasons: PayoutReasons, Rails: railFees, StatementDescriptionMaxLength: StatementDescriptionMax}, nil
@@ -169,11 +169,11 @@ func (r PreflightRequest) Validate() error {
 // Preflight quotes a payment to a contact: on the send side the amount is
 // what leaves the balance (the fee comes on top); on the receive side it is
 // what the contact receives.
-func (s *Service) Preflight(ctx context.Context, a identity.Actor, r PreflightRequest) (Quote, error) {
+func (s *Service) Preflight(ctx context.Context, a actor.Actor, r PreflightRequest) (Quote, error) {
 	orgID := uuid.MustParse(r.OrganizationID)
 	q := s.DB.Reader()
 	// A quote is a record and the first step of moving money: a write.
-	if _, err := organization.Authorize(ctx, q, orgID, a.UserID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 		return Quote{}, err
 	}
 	c, err := contactOf(ctx, q, uuid.MustParse(r.ContactID))

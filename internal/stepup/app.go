@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -48,7 +49,7 @@ var errAppOnly = apierr.New(apierr.Forbidden, "Only the Strongroom iOS and Andro
 // credential too) by a code, never by the app: the app's key is what
 // changes, so a stolen app session alone cannot plant its own key. The
 // person gets a security alert naming the device.
-func (s *Service) RegisterCredential(ctx context.Context, a identity.Actor, r CredentialRequest) (Credential, error) {
+func (s *Service) RegisterCredential(ctx context.Context, a actor.Actor, r CredentialRequest) (Credential, error) {
 	if !a.Session.Platform.IsApp() {
 		return Credential{}, errAppOnly
 	}
@@ -127,7 +128,7 @@ func scanChallenge(row interface{ Scan(...any) error }) (Challenge, int, error) 
 
 // Inbox lists the actor's pending challenges, newest first: the fallback
 // for pushes that did not arrive.
-func (s *Service) Inbox(ctx context.Context, a identity.Actor, req page.Request) ([]Challenge, error) {
+func (s *Service) Inbox(ctx context.Context, a actor.Actor, req page.Request) ([]Challenge, error) {
 	var out []Challenge
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		if err := s.expireStale(ctx, tx, s.Clock.Now(), a.UserID); err != nil {
@@ -157,7 +158,7 @@ func ChallengePageKey(c Challenge) page.Key { return page.Key{ID: c.ID.String()}
 
 // loadChallenge reads one of the actor's challenges for update, after moving
 // stale states on; another person's challenge is not found.
-func (s *Service) loadChallenge(ctx context.Context, tx *sql.Tx, a identity.Actor, id uuid.UUID) (Challenge, int, uuid.UUID, error) {
+func (s *Service) loadChallenge(ctx context.Context, tx *sql.Tx, a actor.Actor, id uuid.UUID) (Challenge, int, uuid.UUID, error) {
 	if err := s.expireStale(ctx, tx, s.Clock.Now(), a.UserID); err != nil {
 		return Challenge{}, 0, uuid.Nil, err
 	}
@@ -201,7 +202,7 @@ func (r ApproveRequest) Validate() error {
 // answered at consumed; when funds fell short at that moment nothing is
 // recorded, the challenge and its step-up are declined and the answer is
 // insufficient_funds.
-func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID, r ApproveRequest) (Challenge, error) {
+func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID, r ApproveRequest) (Challenge, error) {
 	var out Challenge
 	var failure error
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
@@ -290,7 +291,7 @@ func (s *Service) Approve(ctx context.Context, a identity.Actor, id uuid.UUID, r
 
 // Decline answers "I did not request this": the challenge and the step-up it
 // gates die, and repeated declines raise a security alert.
-func (s *Service) Decline(ctx context.Context, a identity.Actor, id uuid.UUID) (Challenge, error) {
+func (s *Service) Decline(ctx context.Context, a actor.Actor, id uuid.UUID) (Challenge, error) {
 	var out Challenge
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
@@ -310,7 +311,7 @@ func (s *Service) Decline(ctx context.Context, a identity.Actor, id uuid.UUID) (
 	return out, err
 }
 
-func (s *Service) decline(ctx context.Context, tx *sql.Tx, now time.Time, a identity.Actor, id, stepUpID uuid.UUID) error {
+func (s *Service) decline(ctx context.Context, tx *sql.Tx, now time.Time, a actor.Actor, id, stepUpID uuid.UUID) error {
 	var sudoID uuid.UUID
 	if err := tx.QueryRowContext(ctx, `SELECT sudo_session_id FROM step_up_authentications WHERE id = $1`, stepUpID).Scan(&sudoID); err != nil {
 		return err

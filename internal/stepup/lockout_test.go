@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/outbox"
@@ -24,7 +25,7 @@ type person struct {
 	svc   *stepup.Service
 	clk   *clock.Manual
 	d     *db.DB
-	actor identity.Actor
+	actor actor.Actor
 }
 
 func newPerson(t *testing.T, d *db.DB) *person {

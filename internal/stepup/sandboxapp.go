@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )
@@ -53,7 +54,7 @@ func (s *Service) RegisterSandboxApp(ctx context.Context, userID uuid.UUID) (San
 		err := tx.QueryRowContext(ctx, `SELECT device_id FROM approval_credentials WHERE user_id = $1 AND sandbox_private_key IS NOT NULL`,
 			userID).Scan(&out.DeviceID)
 		if errors.Is(err, sql.ErrNoRows) {
-			d, err := identity.CreateDevice(ctx, tx, now, userID, SandboxAppName, identity.PlatformIOS)
+			d, err := identity.CreateDevice(ctx, tx, now, userID, SandboxAppName, actor.PlatformIOS)
 			if err != nil {
 				return err
 			}
@@ -114,6 +115,6 @@ func (s *Service) SandboxApprove(ctx context.Context, challengeID uuid.UUID, r S
 		return Challenge{}, err
 	}
 	signature := base64.RawURLEncoding.EncodeToString(ed25519.Sign(ed25519.NewKeyFromSeed(seed), message))
-	a := identity.Actor{UserID: userID, Session: identity.Session{UserID: userID, DeviceID: deviceID, Platform: identity.PlatformIOS}}
+	a := actor.Actor{UserID: userID, Session: actor.Session{UserID: userID, DeviceID: deviceID, Platform: actor.PlatformIOS}}
 	return s.Approve(ctx, a, challengeID, ApproveRequest{MatchCode: r.MatchCode, Signature: signature})
 }

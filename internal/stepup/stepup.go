@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -92,18 +93,18 @@ type StepUpChallenge struct {
 // an open sudo window; otherwise it mints a step-up and answers
 // step_up_required carrying the challenge. The mint commits on its own,
 // since the gated call itself does not go ahead.
-func (s *Service) Require(ctx context.Context, a identity.Actor) error {
+func (s *Service) Require(ctx context.Context, a actor.Actor) error {
 	return s.require(ctx, a, false)
 }
 
 // RequireWithoutApp is Require for changing the approving app itself: the
 // step-up it mints offers the authenticator and email, never the app, and
 // only a window opened by a code serves, not one the app opened.
-func (s *Service) RequireWithoutApp(ctx context.Context, a identity.Actor) error {
+func (s *Service) RequireWithoutApp(ctx context.Context, a actor.Actor) error {
 	return s.require(ctx, a, true)
 }
 
-func (s *Service) require(ctx context.Context, a identity.Actor, withoutApp bool) error {
+func (s *Service) require(ctx context.Context, a actor.Actor, withoutApp bool) error {
 	opened := ""
 	if withoutApp {
 		opened = ` AND su.completed_method <> 'app'`
@@ -140,7 +141,7 @@ type Request struct {
 
 // Mint creates a pending sudo session, its step-up authentication and the
 // assurance challenge in the person's inbox, in one transaction.
-func (s *Service) Mint(ctx context.Context, a identity.Actor, r Request) (StepUpChallenge, error) {
+func (s *Service) Mint(ctx context.Context, a actor.Actor, r Request) (StepUpChallenge, error) {
 	var out StepUpChallenge
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -150,7 +151,7 @@ func (s *Service) Mint(ctx context.Context, a identity.Actor, r Request) (StepUp
 	return out, err
 }
 
-func (s *Service) mint(ctx context.Context, tx *sql.Tx, a identity.Actor, r Request) (StepUpChallenge, error) {
+func (s *Service) mint(ctx context.Context, tx *sql.Tx, a actor.Actor, r Request) (StepUpChallenge, error) {
 	now := s.Clock.Now()
 	expires := now.Add(ChallengeLifetime)
 	methods, err := s.methods(ctx, tx, a.UserID, r)
@@ -188,7 +189,7 @@ func (s *Service) mint(ctx context.Context, tx *sql.Tx, a identity.Actor, r Requ
 
 // insertChallenge puts the assurance challenge of a step-up in the person's
 // app inbox.
-func (s *Service) insertChallenge(ctx context.Context, tx *sql.Tx, a identity.Actor, r Request, challengeID, stepUpID uuid.UUID,
+func (s *Service) insertChallenge(ctx context.Context, tx *sql.Tx, a actor.Actor, r Request, challengeID, stepUpID uuid.UUID,
 	matchCode string, now, expires time.Time) error {
 	rail, level := "web", "l2"
 	if a.Session.Platform.IsApp() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -35,7 +36,7 @@ var errSudoNotFound = apierr.NotFoundf("Step-up")
 // loadSudo reads a sudo session by its id or its step-up authentication's id,
 // after moving stale states on, and locks it. A sudo session of another
 // bearer session is not found (spec 4.6).
-func (s *Service) loadSudo(ctx context.Context, tx *sql.Tx, a identity.Actor, column string, id uuid.UUID) (sudo, error) {
+func (s *Service) loadSudo(ctx context.Context, tx *sql.Tx, a actor.Actor, column string, id uuid.UUID) (sudo, error) {
 	now := s.Clock.Now()
 	if err := s.expireStale(ctx, tx, now, a.UserID); err != nil {
 		return sudo{}, err
@@ -92,7 +93,7 @@ func (x sudo) view() Status {
 }
 
 // GetStatus reports a sudo session of the bearer session, for polling.
-func (s *Service) GetStatus(ctx context.Context, a identity.Actor, id uuid.UUID) (Status, error) {
+func (s *Service) GetStatus(ctx context.Context, a actor.Actor, id uuid.UUID) (Status, error) {
 	var out Status
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		x, err := s.loadSudo(ctx, tx, a, "ss.id", id)
@@ -160,7 +161,7 @@ var errInvalidCode = apierr.New(apierr.InvalidCode, "The code is not correct, ha
 // Wrong codes count twice: the fifth on one step-up ends it, and the
 // MaxWrongCodes-th of the person within a day locks their step-up
 // (rate_limited with Retry-After until the lockout ends).
-func (s *Service) Complete(ctx context.Context, a identity.Actor, r CompleteRequest) (Status, error) {
+func (s *Service) Complete(ctx context.Context, a actor.Actor, r CompleteRequest) (Status, error) {
 	var out Status
 	var wrong error
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
@@ -255,7 +256,7 @@ type Fallback struct {
 
 // RequestFallback emails a six-digit code that completes the step-up; a new
 // request replaces the previous code and keeps the step-up open for its life.
-func (s *Service) RequestFallback(ctx context.Context, a identity.Actor, r FallbackRequest) (Fallback, error) {
+func (s *Service) RequestFallback(ctx context.Context, a actor.Actor, r FallbackRequest) (Fallback, error) {
 	var out Fallback
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()
@@ -296,7 +297,7 @@ type ExpiredSudoSession struct {
 }
 
 // Exit ends a sudo window (or a step-up still waiting) of the bearer session.
-func (s *Service) Exit(ctx context.Context, a identity.Actor, id uuid.UUID) (ExpiredSudoSession, error) {
+func (s *Service) Exit(ctx context.Context, a actor.Actor, id uuid.UUID) (ExpiredSudoSession, error) {
 	var out ExpiredSudoSession
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.Clock.Now()

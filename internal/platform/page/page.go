@@ -13,11 +13,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"github.com/google/uuid"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )

@@ -1,0 +1,66 @@
+// Package actor names who acts on a request: a person through a session,
+// or a program through an API key. Authentication produces an Actor; every
+// service operation takes one and hands it to the one authorization policy
+// (organization.Check). The package holds facts, no rules.
+package actor
+
+import (
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Actor is who acts: a person (UserID and Session set) or a program (Key
+// set; UserID and Session empty).
+type Actor struct {
+	UserID  uuid.UUID
+	Session Session
+	Key     *Key
+}
+
+// IsKey reports whether a program acts through an API key.
+func (a Actor) IsKey() bool { return a.Key != nil }
+
+// Session is a signed-in person's session on one device.
+type Session struct {
+	ID            uuid.UUID
+	UserID        uuid.UUID
+	DeviceID      uuid.UUID
+	Platform      Platform
+	InsertedAt    time.Time
+	ExpiresAt     time.Time
+	IdleExpiresAt time.Time
+}
+
+// Key is the API key a program acts through.
+type Key struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Lookup         string
+	// Role is the key's role in its organization (admin or member).
+	Role   string
+	Scopes []string
+}
+
+// HasScope reports whether the key holds scope.
+func (k *Key) HasScope(scope string) bool { return slices.Contains(k.Scopes, scope) }
+
+// Platform is the kind of client a device is. It describes; it never
+// grants: what only the service's own apps may do is proven otherwise.
+type Platform string
+
+// Platforms. Device trust and approval credentials belong to the service's
+// own mobile apps.
+const (
+	PlatformWeb     Platform = "web"
+	PlatformIOS     Platform = "ios"
+	PlatformAndroid Platform = "android"
+	PlatformCLI     Platform = "cli"
+)
+
+// Platforms lists every platform, for validation.
+var Platforms = []Platform{PlatformWeb, PlatformIOS, PlatformAndroid, PlatformCLI}
+
+// IsApp reports whether p is one of the service's own mobile apps.
+func (p Platform) IsApp() bool { return p == PlatformIOS || p == PlatformAndroid }

@@ -229,7 +229,7 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, r 
 	now := s.Clock.Now()
 	k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(*r.Name), Role: *r.Role, Scopes: scopes,
 		Lookup: lookup, Environment: s.Env, CreatedByID: a.UserID, InsertedAt: now}
-	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		// Counting inside the transaction that inserts keeps two concurrent creates from passing 50.
 		var active int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL`, orgID).Scan(&active); err != nil {
@@ -339,7 +339,7 @@ func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 		name = strings.TrimSpace(*r.Name)
 	}
 	var out Key
-	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		out, err = scanKey(tx.QueryRowContext(ctx, `
 			UPDATE api_keys SET name = $3, role = $4, scopes = $5 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
 			RETURNING `+keyColumns, id, orgID, name, newRole, strings.Join(scopes, ",")))
@@ -369,7 +369,7 @@ func (s *Service) Rotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 	}
 	_, secret, _ := s.mint()
 	var out Key
-	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		out, err = scanKey(tx.QueryRowContext(ctx, `
 			UPDATE api_keys SET previous_secret_hash = secret_hash, previous_secret_expires_at = $3, secret_hash = $4, rotated_at = $5
@@ -392,7 +392,7 @@ func (s *Service) Rotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 // returns it unchanged.
 func (s *Service) Revoke(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Key, error) {
 	var out Key
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		if _, err := s.keyManager(ctx, tx, a, orgID, false); err != nil {
 			return err
 		}
@@ -462,7 +462,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 		k.Scopes = strings.Split(scopes, ",")
 	}
 	if used == nil || now.Sub(*used) >= lastUsedPrecision {
-		if err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		if err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, k.ID, now)
 			return err
 		}); err != nil {

@@ -233,7 +233,7 @@ func loadSecrets(ctx context.Context, d *db.DB, cfg Config) (secrets, error) {
 	if cfg.Env == "live" {
 		return s, nil
 	}
-	err := d.Tx(ctx, func(tx *sql.Tx) error {
+	err := d.Tx(ctx, func(tx *db.Tx) error {
 		if s.root == "" {
 			v, _, err := storedSetting(ctx, tx, "root_secret", func() string { return keyring.RandomToken(32) })
 			if err != nil {
@@ -254,7 +254,7 @@ func loadSecrets(ctx context.Context, d *db.DB, cfg Config) (secrets, error) {
 }
 
 // storedSetting reads key from the settings table, storing generate() first when absent.
-func storedSetting(ctx context.Context, tx *sql.Tx, key string, generate func() string) (string, bool, error) {
+func storedSetting(ctx context.Context, tx *db.Tx, key string, generate func() string) (string, bool, error) {
 	var v string
 	err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = $1`, key).Scan(&v)
 	if err == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
@@ -43,7 +44,7 @@ func (r ChallengeTokenRequest) Validate() error {
 var errSetupChallenge = apierr.New(apierr.NotAuthenticated, "The sign-in challenge has expired or is not for authenticator setup. Please sign in again.")
 
 // newSealedAuthenticator generates a seed for userID and seals it for storage.
-func (s *Service) newSealedAuthenticator(ctx context.Context, tx *sql.Tx, userID uuid.UUID) (Authenticator, string, error) {
+func (s *Service) newSealedAuthenticator(ctx context.Context, tx *db.Tx, userID uuid.UUID) (Authenticator, string, error) {
 	u, err := GetUser(ctx, tx, userID)
 	if err != nil {
 		return Authenticator{}, "", err
@@ -60,7 +61,7 @@ func (s *Service) newSealedAuthenticator(ctx context.Context, tx *sql.Tx, userID
 // authenticator during sign-in (status totp_setup_required or webauthn_required).
 func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest) (TOTPSetup, error) {
 	var out TOTPSetup
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "totp_setup")
 		if err != nil {
@@ -86,7 +87,7 @@ func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest
 // the app and signs the person in; it answers like MFA.
 func (s *Service) SignInTOTPActivate(ctx context.Context, req MFARequest) (SignInResult, error) {
 	var out SignInResult
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "totp_setup")
 		if err != nil {
@@ -113,7 +114,7 @@ func (s *Service) SignInTOTPActivate(ctx context.Context, req MFARequest) (SignI
 	return out, err
 }
 
-func enableTOTP(ctx context.Context, tx *sql.Tx, now time.Time, userID uuid.UUID, sealed string) error {
+func enableTOTP(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID, sealed string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE users SET totp_secret = $2, totp_enabled = TRUE, updated_at = $3 WHERE id = $1`, userID, sealed, now)
 	return err
 }
@@ -126,7 +127,7 @@ const enrollmentPurpose = "totp-enrollment-code"
 // authenticator needs step-up; the caller checks that first.
 func (s *Service) StartTOTPEnrollment(ctx context.Context, a actor.Actor) (TOTPSetup, error) {
 	var out TOTPSetup
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		auth, sealed, err := s.newSealedAuthenticator(ctx, tx, a.UserID)
 		if err != nil {
@@ -178,7 +179,7 @@ var errInvalidCode = apierr.New(apierr.InvalidCode, "The code is not correct or 
 func (s *Service) ActivateTOTP(ctx context.Context, a actor.Actor, req ActivateRequest) (TOTPSetup, error) {
 	var out TOTPSetup
 	var wrong bool
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		var id uuid.UUID
 		var sealed, codeHash string

@@ -92,7 +92,7 @@ type PasskeyOptions struct {
 // BeginPasskeyRegistration starts registering a passkey for the actor.
 func (s *Service) BeginPasskeyRegistration(ctx context.Context, a actor.Actor) (PasskeyOptions, error) {
 	var out PasskeyOptions
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		user, err := s.webauthnUser(ctx, tx, a.UserID)
 		if err != nil {
@@ -140,7 +140,7 @@ var errPasskeyRefused = apierr.New(apierr.UnprocessableEntity, "The passkey coul
 // RegisterPasskey verifies the authenticator's attestation and stores the passkey.
 func (s *Service) RegisterPasskey(ctx context.Context, a actor.Actor, req RegisterPasskeyRequest) (Passkey, error) {
 	var out Passkey
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		var raw string
 		// Deleting the ceremony makes it one-use whatever the outcome.
@@ -231,7 +231,7 @@ func PasskeyPageKey(p Passkey) page.Key { return page.Key{ID: p.ID.String()} }
 // RemovePasskey deletes one of the actor's passkeys; another person's is not found.
 func (s *Service) RemovePasskey(ctx context.Context, a actor.Actor, id uuid.UUID) (Passkey, error) {
 	var out Passkey
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		p, err := scanPasskey(tx.QueryRowContext(ctx, `DELETE FROM passkeys WHERE id = $1 AND user_id = $2 RETURNING `+passkeyColumns, id, a.UserID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return apierr.NotFoundf("Passkey")

@@ -72,7 +72,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 		return actor.Actor{}, errNotAuthenticated
 	}
 	var a actor.Actor
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		ses := &a.Session
 		err := tx.QueryRowContext(ctx, `
@@ -100,7 +100,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	if !IsSessionToken(token) {
 		return nil
 	}
-	return s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL`,
 			s.Keys.Hash(sessionPurpose, token), s.Clock.Now())
 		return err

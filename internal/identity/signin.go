@@ -146,7 +146,7 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 	}
 
 	var out SignInResult
-	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		device, err := s.signInDevice(ctx, tx, now, cred.id, req)
 		if err != nil {
@@ -173,7 +173,7 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 
 // signInDevice reuses the person's device named by device_id, or records a
 // new one and tells the person about a sign-in from it.
-func (s *Service) signInDevice(ctx context.Context, tx *sql.Tx, now time.Time, userID uuid.UUID, req SignInRequest) (Device, error) {
+func (s *Service) signInDevice(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID, req SignInRequest) (Device, error) {
 	if req.DeviceID != nil {
 		d, ok, err := findDevice(ctx, tx, userID, uuid.MustParse(*req.DeviceID))
 		if err != nil || ok {
@@ -201,7 +201,7 @@ func (s *Service) signInDevice(ctx context.Context, tx *sql.Tx, now time.Time, u
 }
 
 // challenge issues a challenge token for the second call.
-func (s *Service) challenge(ctx context.Context, tx *sql.Tx, now time.Time, userID, deviceID uuid.UUID, purpose string, trust bool, status string, out *SignInResult) error {
+func (s *Service) challenge(ctx context.Context, tx *db.Tx, now time.Time, userID, deviceID uuid.UUID, purpose string, trust bool, status string, out *SignInResult) error {
 	token := challengePrefix + keyring.RandomToken(32)
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO sign_in_challenges (id, token_hash, user_id, device_id, purpose, trust_device, expires_at, inserted_at)
@@ -212,7 +212,7 @@ func (s *Service) challenge(ctx context.Context, tx *sql.Tx, now time.Time, user
 }
 
 // authenticate starts the session (and, for apps that asked, device trust).
-func (s *Service) authenticate(ctx context.Context, tx *sql.Tx, now time.Time, userID, deviceID uuid.UUID, trust bool, out *SignInResult) error {
+func (s *Service) authenticate(ctx context.Context, tx *db.Tx, now time.Time, userID, deviceID uuid.UUID, trust bool, out *SignInResult) error {
 	token, err := startSession(ctx, tx, s.Keys, now, userID, deviceID)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func (s *Service) authenticate(ctx context.Context, tx *sql.Tx, now time.Time, u
 }
 
 // trusted reports whether one of tokens is a live trust token of this person on this device.
-func (s *Service) trusted(ctx context.Context, tx *sql.Tx, now time.Time, userID, deviceID uuid.UUID, tokens []string) bool {
+func (s *Service) trusted(ctx context.Context, tx *db.Tx, now time.Time, userID, deviceID uuid.UUID, tokens []string) bool {
 	for _, t := range tokens {
 		if !strings.HasPrefix(t, trustPrefix) {
 			continue
@@ -276,7 +276,7 @@ type signInChallenge struct {
 }
 
 // loadChallenge finds token's challenge of one of purposes and locks it.
-func (s *Service) loadChallenge(ctx context.Context, tx *sql.Tx, token string, purposes ...string) (signInChallenge, bool, error) {
+func (s *Service) loadChallenge(ctx context.Context, tx *db.Tx, token string, purposes ...string) (signInChallenge, bool, error) {
 	var c signInChallenge
 	var consumedAt *time.Time
 	err := tx.QueryRowContext(ctx, `
@@ -291,7 +291,7 @@ func (s *Service) loadChallenge(ctx context.Context, tx *sql.Tx, token string, p
 }
 
 // settle records a wrong code (failed) or spends the challenge (success).
-func (s *Service) settle(ctx context.Context, tx *sql.Tx, c signInChallenge, now time.Time, ok bool, out *SignInResult) error {
+func (s *Service) settle(ctx context.Context, tx *db.Tx, c signInChallenge, now time.Time, ok bool, out *SignInResult) error {
 	out.DeviceID = c.deviceID
 	if !ok {
 		out.Status = StatusMFAFailed
@@ -323,7 +323,7 @@ func (c signInChallenge) blocked(found bool, now time.Time) string {
 // MFA is step 2: the authenticator code for a challenge token.
 func (s *Service) MFA(ctx context.Context, req MFARequest) (SignInResult, error) {
 	var out SignInResult
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "mfa")
 		if err != nil {

@@ -31,7 +31,7 @@ type Transaction struct {
 }
 
 // Record adds a feed row in tx.
-func Record(ctx context.Context, tx *sql.Tx, t Transaction) (Transaction, error) {
+func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) {
 	t.ID = uuid.Must(uuid.NewV7())
 	_, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

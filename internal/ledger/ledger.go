@@ -78,7 +78,7 @@ var ErrUnbalanced = errors.New("ledger: entry does not balance")
 
 // Post writes e in tx and updates the balances. Postings are applied in a
 // fixed account order, so concurrent entries lock accounts in the same order.
-func Post(ctx context.Context, tx *sql.Tx, now time.Time, e Entry) (uuid.UUID, error) {
+func Post(ctx context.Context, tx *db.Tx, now time.Time, e Entry) (uuid.UUID, error) {
 	sums := map[string]int64{}
 	for _, p := range e.Postings {
 		if p.Amount == 0 {
@@ -152,7 +152,7 @@ func (a Account) key() string {
 }
 
 // ensureAccount returns the account's id, creating it on first use.
-func ensureAccount(ctx context.Context, tx *sql.Tx, now time.Time, a Account) (uuid.UUID, error) {
+func ensureAccount(ctx context.Context, tx *db.Tx, now time.Time, a Account) (uuid.UUID, error) {
 	var id uuid.UUID
 	find := func() error {
 		if a.OrganizationID == nil {
@@ -174,7 +174,7 @@ func ensureAccount(ctx context.Context, tx *sql.Tx, now time.Time, a Account) (u
 }
 
 // Reverse posts the mirror of entry id: a new entry, the original untouched.
-func Reverse(ctx context.Context, tx *sql.Tx, now time.Time, id uuid.UUID, description string) (uuid.UUID, error) {
+func Reverse(ctx context.Context, tx *db.Tx, now time.Time, id uuid.UUID, description string) (uuid.UUID, error) {
 	var orgID *uuid.UUID
 	if err := tx.QueryRowContext(ctx, `SELECT organization_id FROM journal_entries WHERE id = $1`, id).Scan(&orgID); err != nil {
 		return uuid.Nil, err

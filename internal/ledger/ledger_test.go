@@ -2,7 +2,6 @@ package ledger_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"math"
 	"testing"
@@ -25,7 +24,7 @@ func TestBalancesStopAtTheEdgeOfInt64(t *testing.T) {
 		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 		org, _ := fixture.Member(t, d, now, organization.Owner)
 		move := func(amount int64) error {
-			return d.Tx(ctx, func(tx *sql.Tx) error {
+			return d.Tx(ctx, func(tx *db.Tx) error {
 				_, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org.ID, Kind: "deposit", Description: "test",
 					Postings: []ledger.Posting{
 						{Account: ledger.PlatformAccount("EUR", ledger.World), Amount: -amount},

@@ -6,7 +6,6 @@ package mca
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -212,7 +211,7 @@ func (s *Service) Request(ctx context.Context, a actor.Actor, orgID uuid.UUID, b
 	}
 	var out Result
 	var retry bool
-	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		rows, status, err := s.rows(ctx, tx, orgID, true)
 		if err != nil {
@@ -276,7 +275,7 @@ func (s *Service) Request(ctx context.Context, a actor.Actor, orgID uuid.UUID, b
 }
 
 // move records a currency's new state and its history.
-func (s *Service) move(ctx context.Context, tx *sql.Tx, now time.Time, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
+func (s *Service) move(ctx context.Context, tx *db.Tx, now time.Time, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
 	from := Available
 	if exists {
 		from = r.state
@@ -308,7 +307,7 @@ func (s *Service) Register(r *job.Runner) { r.Handle(submitJob, s.submit) }
 
 // EntityReady is called in the transaction that marks the organization's
 // business verification ready: its saved selections get submitted.
-func EntityReady(ctx context.Context, tx *sql.Tx, now time.Time, orgID uuid.UUID) error {
+func EntityReady(ctx context.Context, tx *db.Tx, now time.Time, orgID uuid.UUID) error {
 	_, err := job.Enqueue(ctx, tx, now, submitJob, submitPayload{OrganizationID: orgID})
 	return err
 }
@@ -329,7 +328,7 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 	if err != nil {
 		return err
 	}
-	return s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		rows, _, err := s.rows(ctx, tx, org.ID, true)
 		if err != nil {
@@ -387,7 +386,7 @@ func (w Webhook) Validate() error {
 // Activated records the partner's word that an account supports a currency:
 // processing or failed becomes active, with the earlier history kept.
 func (s *Service) Activated(ctx context.Context, w Webhook) error {
-	return s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		rows, _, err := s.rows(ctx, tx, w.OrganizationID, true)
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package organization_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -60,7 +59,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 		if _, err := organization.SetStatus(ctx, d.Reader(), now, org.ID, organization.Active); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Tx(ctx, func(tx *sql.Tx) error {
+		if err := d.Tx(ctx, func(tx *db.Tx) error {
 			_, err := organization.Check(ctx, tx, member, org.ID, organization.Need{Write: true, Lock: d.ForUpdate()})
 			return err
 		}); err != nil {

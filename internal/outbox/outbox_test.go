@@ -2,7 +2,6 @@ package outbox_test
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"log/slog"
 	"sync"
@@ -39,14 +38,14 @@ func TestQueuedMessagesAreDeliveredOnceAndOnlyIfCommitted(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewManual(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 		code := "123456"
-		queue := func(tx *sql.Tx, subject string) error {
+		queue := func(tx *db.Tx, subject string) error {
 			_, err := outbox.Queue(ctx, tx, clk.Now(), outbox.Message{Kind: outbox.Notification, Channel: outbox.ChannelEmail, Subject: subject, Body: "b", Code: &code})
 			return err
 		}
-		if err := d.Tx(ctx, func(tx *sql.Tx) error { return queue(tx, "kept") }); err != nil {
+		if err := d.Tx(ctx, func(tx *db.Tx) error { return queue(tx, "kept") }); err != nil {
 			t.Fatal(err)
 		}
-		_ = d.Tx(ctx, func(tx *sql.Tx) error {
+		_ = d.Tx(ctx, func(tx *db.Tx) error {
 			if err := queue(tx, "rolled back"); err != nil {
 				return err
 			}

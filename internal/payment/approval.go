@@ -45,7 +45,7 @@ type Approval struct {
 	InsertedAt     time.Time  `json:"inserted_at"`
 }
 
-func createApproval(ctx context.Context, tx *sql.Tx, now time.Time, orgID uuid.UUID, kind string, target, requester uuid.UUID) (uuid.UUID, error) {
+func createApproval(ctx context.Context, tx *db.Tx, now time.Time, orgID uuid.UUID, kind string, target, requester uuid.UUID) (uuid.UUID, error) {
 	id := uuid.Must(uuid.NewV7())
 	_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, organization_id, kind, target_id, status, requested_by_id, inserted_at)
 		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, orgID, kind, target, requester, now)
@@ -231,28 +231,11 @@ func (s *Service) summary(ctx context.Context, q db.Querier, ps []stored) (strin
 // the approval; if the funds no longer cover the payments, nothing is
 // recorded (the savepoint is rolled back, so the caller's transaction goes
 // on), the payments keep waiting, and it returns ledger.ErrInsufficientFunds.
-func (s *Service) RecordApproval(ctx context.Context, tx *sql.Tx, approvalID, approverID uuid.UUID) error {
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT record_approval`); err != nil {
-		return err
-	}
-	err := s.recordApproval(ctx, tx, approvalID, approverID)
-	if errors.Is(err, ledger.ErrInsufficientFunds) {
-		if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT record_approval`); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT record_approval`); err != nil {
-			return err
-		}
-		return ledger.ErrInsufficientFunds
-	}
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `RELEASE SAVEPOINT record_approval`)
-	return err
+func (s *Service) RecordApproval(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error {
+	return tx.Savepoint(ctx, func() error { return s.recordApproval(ctx, tx, approvalID, approverID) })
 }
 
-func (s *Service) recordApproval(ctx context.Context, tx *sql.Tx, approvalID, approverID uuid.UUID) error {
+func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error {
 	now := s.Clock.Now()
 	x, err := loadApproval(ctx, tx, approvalID, s.DB.ForUpdate())
 	if err != nil || x.Status != ApprovalPending {
@@ -292,7 +275,7 @@ func (s *Service) recordApproval(ctx context.Context, tx *sql.Tx, approvalID, ap
 // debit moves a payment's funds at approval: the amount sent from available
 // to pending (held until the rail settles), the fee to the platform, each
 // with its row in the feed.
-func (s *Service) debit(ctx context.Context, tx *sql.Tx, now time.Time, p stored) error {
+func (s *Service) debit(ctx context.Context, tx *db.Tx, now time.Time, p stored) error {
 	org, cur := p.OrganizationID, p.Debited.Currency
 	name, err := counterparty(ctx, tx, p.PaymentContactID)
 	if err != nil {
@@ -350,7 +333,7 @@ func (r RejectRequest) Validate() error {
 // Reject refuses a pending approval: its payments are rejected and no money moves.
 func (s *Service) Reject(ctx context.Context, a actor.Actor, id uuid.UUID, r RejectRequest) (Approval, error) {
 	var out Approval
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		x, err := s.approvable(ctx, tx, a, id, s.DB.ForUpdate())
 		if err != nil {

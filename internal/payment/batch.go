@@ -12,6 +12,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
@@ -56,7 +57,7 @@ type Batch struct {
 func (s *Service) CreateBatch(ctx context.Context, a actor.Actor, r BatchRequest) (Batch, error) {
 	orgID := uuid.MustParse(r.OrganizationID)
 	var id uuid.UUID
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return err
 		}

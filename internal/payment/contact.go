@@ -158,7 +158,7 @@ type contactDetails struct {
 // contact's own stream, in one transaction.
 func (s *Service) CreateContact(ctx context.Context, a actor.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
 	var c Contact
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return err
 		}

@@ -177,7 +177,7 @@ type Executed struct {
 // concurrent duplicate waits for the first and then replays it.
 func (s *Service) Execute(ctx context.Context, a actor.Actor, r ExecuteRequest, idempotencyKey string) (Executed, error) {
 	var out Executed
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		quote, err := loadQuote(ctx, tx, uuid.MustParse(r.QuoteID), s.DB.ForUpdate())
 		if err != nil {
@@ -217,7 +217,7 @@ func (s *Service) Execute(ctx context.Context, a actor.Actor, r ExecuteRequest, 
 
 // replay returns the stored response of (scope, key) when the same request
 // was made within the window; an expired record is forgotten.
-func (s *Service) replay(ctx context.Context, tx *sql.Tx, now time.Time, scope, key, hash string) (json.RawMessage, error) {
+func (s *Service) replay(ctx context.Context, tx *db.Tx, now time.Time, scope, key, hash string) (json.RawMessage, error) {
 	var storedHash, body string
 	var expires time.Time
 	err := tx.QueryRowContext(ctx, `SELECT request_hash, response_body, expires_at FROM idempotency_keys WHERE scope = $1 AND key = $2`, scope, key).
@@ -240,7 +240,7 @@ func (s *Service) replay(ctx context.Context, tx *sql.Tx, now time.Time, scope, 
 
 // create makes one payment from a locked quote. A payment sent alone gets
 // its own approval; a batch row (batchID set) is covered by the batch's.
-func (s *Service) create(ctx context.Context, tx *sql.Tx, now time.Time, a actor.Actor, quote Quote, r ExecuteRequest,
+func (s *Service) create(ctx context.Context, tx *db.Tx, now time.Time, a actor.Actor, quote Quote, r ExecuteRequest,
 	batchID *uuid.UUID, ownApproval bool, fieldPrefix string) (Record, error) {
 	switch {
 	case quote.UsedAt != nil:
@@ -309,7 +309,7 @@ func trimmed(s *string) *string {
 // in which case the funds come back.
 func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Record, error) {
 	var out Record
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		p, err := loadPayment(ctx, tx, id, s.DB.ForUpdate())
 		if err != nil {
@@ -347,7 +347,7 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Reco
 	return out, err
 }
 
-func setStatus(ctx context.Context, tx *sql.Tx, now time.Time, id uuid.UUID, status string, railState *string) error {
+func setStatus(ctx context.Context, tx *db.Tx, now time.Time, id uuid.UUID, status string, railState *string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE payments SET status = $2, rail_state = COALESCE($3, rail_state), updated_at = $4 WHERE id = $1`,
 		id, status, railState, now)
 	return err

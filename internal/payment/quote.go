@@ -220,7 +220,7 @@ func (s *Service) Preflight(ctx context.Context, a actor.Actor, r PreflightReque
 	if quote.Fee, err = feeFor(c.Rail, quote.Source); err != nil {
 		return Quote{}, err
 	}
-	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		quote.ExpiresAt = now.Add(QuoteLifetime)
 		_, err := tx.ExecContext(ctx, `INSERT INTO quotes (id, organization_id, payment_contact_id, rail, source_amount, source_currency,

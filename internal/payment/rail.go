@@ -2,7 +2,6 @@ package payment
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/job"
 )
 
@@ -30,7 +30,7 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 	if err := json.Unmarshal(j.Payload, &p); err != nil {
 		return job.Permanent(err)
 	}
-	return s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		state := "submitted"
 		_, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'processing', rail_state = $2, updated_at = $3 WHERE id = $1 AND status = 'approved'`,
 			p.PaymentID, state, s.Clock.Now())
@@ -43,7 +43,7 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 // entries, never by editing them.
 func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Record, error) {
 	var out Record
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		p, err := loadPayment(ctx, tx, id, s.DB.ForUpdate())
 		if err != nil {
@@ -88,7 +88,7 @@ func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Rec
 // reverse gives back the funds of an approved payment: reversal entries of
 // its debit and fee, and one reversal row in the feed, each naming the
 // recipient; why says what happened ("returned by the rail").
-func (s *Service) reverse(ctx context.Context, tx *sql.Tx, now time.Time, p stored, why string) error {
+func (s *Service) reverse(ctx context.Context, tx *db.Tx, now time.Time, p stored, why string) error {
 	if p.debitEntryID == nil || p.feeEntryID == nil {
 		return nil
 	}

@@ -6,7 +6,6 @@ package sandbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -112,7 +111,7 @@ type OrganizationRef struct {
 // CreateOrganization makes an active organization and its owner in one transaction.
 func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (CreatedOrganization, error) {
 	var out CreatedOrganization
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		entity := organization.EntityReady
 		if n.EntityStatus != nil {
@@ -190,7 +189,7 @@ func (n NewMember) Validate() error {
 // the membership to that user; password and totp are then ignored.
 func (s *Service) AddUser(ctx context.Context, orgID uuid.UUID, n NewMember) (CreatedUser, error) {
 	var out CreatedUser
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		org, err := organization.Get(ctx, tx, orgID)
 		if err != nil {
@@ -233,7 +232,7 @@ type StatusResult struct {
 // SetStatus moves the organization to another status.
 func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange) (StatusResult, error) {
 	var out StatusResult
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		org, err := organization.SetStatus(ctx, tx, now, orgID, c.Status)
 		if err != nil {
@@ -270,7 +269,7 @@ type EntityResult struct {
 // SetEntity records the outcome of business verification.
 func (s *Service) SetEntity(ctx context.Context, orgID uuid.UUID, c EntityChange) (EntityResult, error) {
 	var out EntityResult
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		org, err := organization.SetEntityStatus(ctx, tx, now, orgID, c.Status)
 		if err != nil {
@@ -343,7 +342,7 @@ func (r DepositRequest) Validate() error {
 func (s *Service) Deposit(ctx context.Context, orgID uuid.UUID, r DepositRequest) (ledger.Transaction, error) {
 	amount, _ := money.Parse(r.Amount, r.Currency)
 	var out ledger.Transaction
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		if _, err := organization.Get(ctx, tx, orgID); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
@@ -57,7 +58,7 @@ func (s *Service) RegisterCredential(ctx context.Context, a actor.Actor, r Crede
 		return Credential{}, err
 	}
 	out := Credential{ID: uuid.Must(uuid.NewV7()), Label: r.Label}
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		out.InsertedAt = s.Clock.Now()
 		return s.storeCredential(ctx, tx, out, a.UserID, a.Session.DeviceID, r.PublicKey, nil)
 	})
@@ -66,7 +67,7 @@ func (s *Service) RegisterCredential(ctx context.Context, a actor.Actor, r Crede
 
 // storeCredential makes c the approval credential of deviceID (replacing
 // the device's earlier one) and tells the person.
-func (s *Service) storeCredential(ctx context.Context, tx *sql.Tx, c Credential, userID, deviceID uuid.UUID, publicKey string, sealedKey *string) error {
+func (s *Service) storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, deviceID uuid.UUID, publicKey string, sealedKey *string) error {
 	device, err := identity.GetDevice(ctx, tx, userID, deviceID)
 	if err != nil {
 		return err
@@ -130,7 +131,7 @@ func scanChallenge(row interface{ Scan(...any) error }) (Challenge, int, error) 
 // for pushes that did not arrive.
 func (s *Service) Inbox(ctx context.Context, a actor.Actor, req page.Request) ([]Challenge, error) {
 	var out []Challenge
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		if err := s.expireStale(ctx, tx, s.Clock.Now(), a.UserID); err != nil {
 			return err
 		}
@@ -158,7 +159,7 @@ func ChallengePageKey(c Challenge) page.Key { return page.Key{ID: c.ID.String()}
 
 // loadChallenge reads one of the actor's challenges for update, after moving
 // stale states on; another person's challenge is not found.
-func (s *Service) loadChallenge(ctx context.Context, tx *sql.Tx, a actor.Actor, id uuid.UUID) (Challenge, int, uuid.UUID, error) {
+func (s *Service) loadChallenge(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Challenge, int, uuid.UUID, error) {
 	if err := s.expireStale(ctx, tx, s.Clock.Now(), a.UserID); err != nil {
 		return Challenge{}, 0, uuid.Nil, err
 	}
@@ -205,7 +206,7 @@ func (r ApproveRequest) Validate() error {
 func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID, r ApproveRequest) (Challenge, error) {
 	var out Challenge
 	var failure error
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		c, failures, stepUpID, err := s.loadChallenge(ctx, tx, a, id)
 		if err != nil {
@@ -293,7 +294,7 @@ func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID, r Ap
 // gates die, and repeated declines raise a security alert.
 func (s *Service) Decline(ctx context.Context, a actor.Actor, id uuid.UUID) (Challenge, error) {
 	var out Challenge
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		c, _, stepUpID, err := s.loadChallenge(ctx, tx, a, id)
 		if err != nil {
@@ -311,7 +312,7 @@ func (s *Service) Decline(ctx context.Context, a actor.Actor, id uuid.UUID) (Cha
 	return out, err
 }
 
-func (s *Service) decline(ctx context.Context, tx *sql.Tx, now time.Time, a actor.Actor, id, stepUpID uuid.UUID) error {
+func (s *Service) decline(ctx context.Context, tx *db.Tx, now time.Time, a actor.Actor, id, stepUpID uuid.UUID) error {
 	var sudoID uuid.UUID
 	if err := tx.QueryRowContext(ctx, `SELECT sudo_session_id FROM step_up_authentications WHERE id = $1`, stepUpID).Scan(&sudoID); err != nil {
 		return err
@@ -325,7 +326,7 @@ func (s *Service) decline(ctx context.Context, tx *sql.Tx, now time.Time, a acto
 // alertOnRepeatedDeclines tells the person and the owners of their
 // organizations when declines reach the threshold within a day: someone may
 // know the password and be trying their luck. One alert per window.
-func (s *Service) alertOnRepeatedDeclines(ctx context.Context, tx *sql.Tx, now time.Time, userID uuid.UUID) error {
+func (s *Service) alertOnRepeatedDeclines(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID) error {
 	since := now.Add(-DeclineAlertWindow)
 	var declines, alerts int
 	if err := tx.QueryRowContext(ctx, `

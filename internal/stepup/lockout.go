@@ -52,7 +52,7 @@ func (s *Service) checkLockout(ctx context.Context, q db.Querier, userID uuid.UU
 // lockGuessing takes userID's lockout row for the rest of the transaction
 // (creating it on the first answer), so concurrent answers of one person
 // are counted one after the other, then refuses while step-up is locked.
-func (s *Service) lockGuessing(ctx context.Context, tx *sql.Tx, userID uuid.UUID, now time.Time) error {
+func (s *Service) lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID, now time.Time) error {
 	var until *time.Time
 	err := tx.QueryRowContext(ctx, `
 		INSERT INTO step_up_lockouts (user_id, updated_at) VALUES ($1, $2)
@@ -70,7 +70,7 @@ func (s *Service) lockGuessing(ctx context.Context, tx *sql.Tx, userID uuid.UUID
 // recordWrongCode counts a wrong code against userID and, when it makes
 // MaxWrongCodes within WrongCodeWindow, locks step-up and tells the person
 // (one alert per window). It reports whether step-up is now locked.
-func (s *Service) recordWrongCode(ctx context.Context, tx *sql.Tx, userID uuid.UUID, now time.Time) (bool, error) {
+func (s *Service) recordWrongCode(ctx context.Context, tx *db.Tx, userID uuid.UUID, now time.Time) (bool, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO step_up_code_failures (id, user_id, inserted_at) VALUES ($1, $2, $3)`,
 		uuid.Must(uuid.NewV7()), userID, now); err != nil {
 		return false, err

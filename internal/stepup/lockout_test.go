@@ -2,7 +2,6 @@ package stepup_test
 
 import (
 	"context"
-	"database/sql"
 	"sync"
 	"testing"
 	"time"
@@ -34,7 +33,7 @@ func newPerson(t *testing.T, d *db.DB) *person {
 	clk := clock.NewManual(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	keys := fixture.Keys(t)
 	ids := &identity.Service{DB: d, Clock: clk, Keys: keys}
-	if err := d.Tx(ctx, func(tx *sql.Tx) error {
+	if err := d.Tx(ctx, func(tx *db.Tx) error {
 		_, _, err := identity.CreateUser(ctx, tx, keys, clk.Now(), identity.NewUser{Email: "ada@acme.test", Password: "long enough"})
 		return err
 	}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
 )
 
 // The sandbox's software approving app (CONTRACT §9): an approval
@@ -46,7 +47,7 @@ func (s *Service) RegisterSandboxApp(ctx context.Context, userID uuid.UUID) (San
 		return SandboxApp{}, err
 	}
 	var out SandboxApp
-	err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		if _, err := identity.GetUser(ctx, tx, userID); err != nil {
 			return err

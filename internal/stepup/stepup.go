@@ -10,7 +10,6 @@ package stepup
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"slices"
@@ -75,7 +74,7 @@ type Service struct {
 	// OnPaymentApproval records a payment approval when its tx_signed
 	// challenge is answered, in the same transaction. An insufficient_funds
 	// error (having recorded nothing) declines the challenge.
-	OnPaymentApproval func(ctx context.Context, tx *sql.Tx, approvalID, approverID uuid.UUID) error
+	OnPaymentApproval func(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error
 }
 
 // StepUpChallenge is error.step_up of a step_up_required answer (spec 2.4).
@@ -143,7 +142,7 @@ type Request struct {
 // assurance challenge in the person's inbox, in one transaction.
 func (s *Service) Mint(ctx context.Context, a actor.Actor, r Request) (StepUpChallenge, error) {
 	var out StepUpChallenge
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		var err error
 		out, err = s.mint(ctx, tx, a, r)
 		return err
@@ -151,7 +150,7 @@ func (s *Service) Mint(ctx context.Context, a actor.Actor, r Request) (StepUpCha
 	return out, err
 }
 
-func (s *Service) mint(ctx context.Context, tx *sql.Tx, a actor.Actor, r Request) (StepUpChallenge, error) {
+func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request) (StepUpChallenge, error) {
 	now := s.Clock.Now()
 	expires := now.Add(ChallengeLifetime)
 	methods, err := s.methods(ctx, tx, a.UserID, r)
@@ -189,7 +188,7 @@ func (s *Service) mint(ctx context.Context, tx *sql.Tx, a actor.Actor, r Request
 
 // insertChallenge puts the assurance challenge of a step-up in the person's
 // app inbox.
-func (s *Service) insertChallenge(ctx context.Context, tx *sql.Tx, a actor.Actor, r Request, challengeID, stepUpID uuid.UUID,
+func (s *Service) insertChallenge(ctx context.Context, tx *db.Tx, a actor.Actor, r Request, challengeID, stepUpID uuid.UUID,
 	matchCode string, now, expires time.Time) error {
 	rail, level := "web", "l2"
 	if a.Session.Platform.IsApp() {
@@ -219,7 +218,7 @@ var errNoCredential = apierr.New(apierr.ApprovalCredentialRequired,
 // approval credential (unless r leaves it out), their authenticator, and
 // email. A payment approval is answered in the app alone, so a person
 // without an approval credential cannot approve: approval_credential_required.
-func (s *Service) methods(ctx context.Context, tx *sql.Tx, userID uuid.UUID, r Request) ([]string, error) {
+func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, r Request) ([]string, error) {
 	var app, totp bool
 	err := tx.QueryRowContext(ctx, `
 		SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1), totp_enabled FROM users WHERE id = $1`, userID).Scan(&app, &totp)

@@ -15,6 +15,7 @@ import (
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
@@ -36,7 +37,7 @@ var errSudoNotFound = apierr.NotFoundf("Step-up")
 // loadSudo reads a sudo session by its id or its step-up authentication's id,
 // after moving stale states on, and locks it. A sudo session of another
 // bearer session is not found (spec 4.6).
-func (s *Service) loadSudo(ctx context.Context, tx *sql.Tx, a actor.Actor, column string, id uuid.UUID) (sudo, error) {
+func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column string, id uuid.UUID) (sudo, error) {
 	now := s.Clock.Now()
 	if err := s.expireStale(ctx, tx, now, a.UserID); err != nil {
 		return sudo{}, err
@@ -61,7 +62,7 @@ func (s *Service) loadSudo(ctx context.Context, tx *sql.Tx, a actor.Actor, colum
 // pending challenges past their expiry, pending step-ups whose verification
 // ran out, and sudo windows past their end. Reading through it is what makes
 // the state machines follow the (manual) clock.
-func (s *Service) expireStale(ctx context.Context, tx *sql.Tx, now time.Time, userID uuid.UUID) error {
+func (s *Service) expireStale(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID) error {
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = 'expired', decided_at = $2
 		WHERE user_id = $1 AND status = 'pending' AND expires_at <= $2`, userID, now); err != nil {
@@ -95,7 +96,7 @@ func (x sudo) view() Status {
 // GetStatus reports a sudo session of the bearer session, for polling.
 func (s *Service) GetStatus(ctx context.Context, a actor.Actor, id uuid.UUID) (Status, error) {
 	var out Status
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		x, err := s.loadSudo(ctx, tx, a, "ss.id", id)
 		out = x.view()
 		return err
@@ -105,7 +106,7 @@ func (s *Service) GetStatus(ctx context.Context, a actor.Actor, id uuid.UUID) (S
 
 // activate opens the sudo window of a pending step-up and settles its
 // challenge as satisfied. False when the step-up was no longer pending.
-func (s *Service) activate(ctx context.Context, tx *sql.Tx, now time.Time, x sudo, method string) (bool, error) {
+func (s *Service) activate(ctx context.Context, tx *db.Tx, now time.Time, x sudo, method string) (bool, error) {
 	res, err := tx.ExecContext(ctx, `
 		UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'`,
 		x.id, now.Add(WindowLifetime), now)
@@ -127,7 +128,7 @@ func (s *Service) activate(ctx context.Context, tx *sql.Tx, now time.Time, x sud
 
 // end moves a pending or active step-up to status (declined or expired),
 // taking its pending challenge along.
-func (s *Service) end(ctx context.Context, tx *sql.Tx, now time.Time, sudoID, stepUpID uuid.UUID, status string) error {
+func (s *Service) end(ctx context.Context, tx *db.Tx, now time.Time, sudoID, stepUpID uuid.UUID, status string) error {
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`, sudoID, status, now); err != nil {
 		return err
@@ -164,7 +165,7 @@ var errInvalidCode = apierr.New(apierr.InvalidCode, "The code is not correct, ha
 func (s *Service) Complete(ctx context.Context, a actor.Actor, r CompleteRequest) (Status, error) {
 	var out Status
 	var wrong error
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		if err := s.lockGuessing(ctx, tx, a.UserID, now); err != nil {
 			return err
@@ -258,7 +259,7 @@ type Fallback struct {
 // request replaces the previous code and keeps the step-up open for its life.
 func (s *Service) RequestFallback(ctx context.Context, a actor.Actor, r FallbackRequest) (Fallback, error) {
 	var out Fallback
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		x, err := s.loadSudo(ctx, tx, a, "su.id", uuid.MustParse(r.StepUpAuthenticationID))
 		if err != nil {
@@ -299,7 +300,7 @@ type ExpiredSudoSession struct {
 // Exit ends a sudo window (or a step-up still waiting) of the bearer session.
 func (s *Service) Exit(ctx context.Context, a actor.Actor, id uuid.UUID) (ExpiredSudoSession, error) {
 	var out ExpiredSudoSession
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
 		now := s.Clock.Now()
 		x, err := s.loadSudo(ctx, tx, a, "ss.id", id)
 		if err != nil {

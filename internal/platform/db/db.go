@@ -224,30 +224,6 @@ func (d *DB) Pools() map[string]*sql.DB {
 	return map[string]*sql.DB{"write": d.write, "read": d.read}
 }
 
-// Tx runs fn in one transaction: committed when fn returns nil, rolled back
-// otherwise (and when fn panics). fn must use tx, never the DB itself: on
-// SQLite the single writer is held by tx and a nested Tx would wait forever.
-func (d *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := d.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("database: begin: %w", err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = tx.Rollback()
-			panic(p)
-		}
-	}()
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("database: commit: %w", err)
-	}
-	return nil
-}
-
 // ForUpdate is the row-lock clause to append to a SELECT that reads a row the
 // transaction will change. SQLite has one writer, so the lock is implicit.
 func (d *DB) ForUpdate() string {

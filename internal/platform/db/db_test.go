@@ -2,7 +2,6 @@ package db_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -59,11 +58,11 @@ func TestStoreTxCommitsAndRollsBack(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		kept, dropped := uuid.New(), uuid.New()
-		if err := d.Tx(ctx, func(tx *sql.Tx) error { return insertOrg(ctx, tx, kept, "active") }); err != nil {
+		if err := d.Tx(ctx, func(tx *db.Tx) error { return insertOrg(ctx, tx, kept, "active") }); err != nil {
 			t.Fatal(err)
 		}
 		boom := errors.New("boom")
-		err := d.Tx(ctx, func(tx *sql.Tx) error {
+		err := d.Tx(ctx, func(tx *db.Tx) error {
 			if err := insertOrg(ctx, tx, dropped, "active"); err != nil {
 				return err
 			}
@@ -74,7 +73,7 @@ func TestStoreTxCommitsAndRollsBack(t *testing.T) {
 		}
 		func() {
 			defer func() { _ = recover() }()
-			_ = d.Tx(ctx, func(tx *sql.Tx) error {
+			_ = d.Tx(ctx, func(tx *db.Tx) error {
 				_ = insertOrg(ctx, tx, dropped, "active")
 				panic("mid-transaction")
 			})

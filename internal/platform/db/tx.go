@@ -89,11 +89,11 @@ func (tx *Tx) Notify(ctx context.Context, topic string) error {
 	return nil
 }
 
-// Transact runs fn in one transaction, with Now read from the database's
+// Tx runs fn in one transaction, with Now read from the database's
 // clock at begin: committed when fn returns nil, rolled back otherwise (and
 // when fn panics). fn must use tx, never the DB itself: on SQLite the single
 // writer is held by tx and a nested transaction would wait forever.
-func (d *DB) Transact(ctx context.Context, fn func(tx *Tx) error) (err error) {
+func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	raw, err := d.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("database: begin: %w", err)
@@ -118,10 +118,10 @@ func (d *DB) Transact(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	return nil
 }
 
-// InTx runs fn in one transaction of d (see DB.Transact) and returns its result.
+// InTx runs fn in one transaction of d (see DB.Tx) and returns its result.
 func InTx[T any](ctx context.Context, d *DB, fn func(tx *Tx) (T, error)) (T, error) {
 	var out T
-	err := d.Transact(ctx, func(tx *Tx) error {
+	err := d.Tx(ctx, func(tx *Tx) error {
 		var err error
 		out, err = fn(tx)
 		return err

@@ -78,7 +78,7 @@ func TestStoreSavepointUndoesOnlyItsOwnWork(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		refused := errors.New("refused")
-		err := d.Transact(ctx, func(tx *db.Tx) error {
+		err := d.Tx(ctx, func(tx *db.Tx) error {
 			if err := insertOrg(ctx, tx, uuid.New(), "active"); err != nil {
 				return err
 			}
@@ -114,7 +114,7 @@ func TestStoreNotifyWakesSubscribersOnlyAfterCommit(t *testing.T) {
 			others, cancelOthers := d.Subscribe("events")
 			defer cancelOthers()
 
-			_ = d.Transact(ctx, func(tx *db.Tx) error {
+			_ = d.Tx(ctx, func(tx *db.Tx) error {
 				if err := tx.Notify(ctx, "jobs"); err != nil {
 					return err
 				}
@@ -126,7 +126,7 @@ func TestStoreNotifyWakesSubscribersOnlyAfterCommit(t *testing.T) {
 			case <-time.After(200 * time.Millisecond):
 			}
 
-			if err := d.Transact(ctx, func(tx *db.Tx) error { return tx.Notify(ctx, "jobs") }); err != nil {
+			if err := d.Tx(ctx, func(tx *db.Tx) error { return tx.Notify(ctx, "jobs") }); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -150,7 +150,7 @@ func TestStoreNotifyWakesSubscribersOnlyAfterCommit(t *testing.T) {
 			deadline := time.After(10 * time.Second)
 			for {
 				// The listener connects in the background: notify until it hears.
-				if err := d.Transact(ctx, func(tx *db.Tx) error { return tx.Notify(ctx, "jobs") }); err != nil {
+				if err := d.Tx(ctx, func(tx *db.Tx) error { return tx.Notify(ctx, "jobs") }); err != nil {
 					t.Fatal(err)
 				}
 				select {

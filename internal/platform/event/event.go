@@ -8,7 +8,6 @@ package event
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -222,7 +221,7 @@ func (d *Dispatcher) dispatchPending(ctx context.Context) (heldBack bool, err er
 
 func (d *Dispatcher) dispatch(ctx context.Context, s *subscriber) error {
 	if !s.created {
-		err := d.db.Tx(ctx, func(tx *sql.Tx) error {
+		err := d.db.Tx(ctx, func(tx *db.Tx) error {
 			_, err := tx.ExecContext(ctx, `
 				INSERT INTO event_subscriptions (name, last_seq) VALUES ($1, 0)
 				ON CONFLICT (name) DO NOTHING`, s.name)
@@ -262,14 +261,14 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, s *subscriber) (int, err
 		l.(*sync.Mutex).Lock()
 		defer l.(*sync.Mutex).Unlock()
 		return d.deliver(ctx, s, d.db.Reader(), func(from, to int64) error {
-			return d.db.Tx(ctx, func(tx *sql.Tx) error { return advance(ctx, tx, s.name, from, to) })
+			return d.db.Tx(ctx, func(tx *db.Tx) error { return advance(ctx, tx, s.name, from, to) })
 		})
 	}
 	var (
 		n       int
 		deliver error
 	)
-	err := d.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := d.db.Tx(ctx, func(tx *db.Tx) error {
 		var got bool
 		// Two int4 keys live apart from goose's single bigint key.
 		if err := tx.QueryRowContext(ctx,
@@ -379,7 +378,7 @@ func (d *Dispatcher) read(ctx context.Context, q db.Querier, pos int64) ([]Event
 // Dispatchers in one process take turns.
 var sqliteLocks sync.Map
 
-func advance(ctx context.Context, tx *sql.Tx, name string, from, to int64) error {
+func advance(ctx context.Context, tx *db.Tx, name string, from, to int64) error {
 	_, err := tx.ExecContext(ctx,
 		`UPDATE event_subscriptions SET last_seq = $1 WHERE name = $2 AND last_seq = $3`, to, name, from)
 	return err

@@ -2,7 +2,6 @@ package event_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,7 +22,7 @@ func appendN(t *testing.T, d *db.DB, from, n int) []event.Ref {
 	t.Helper()
 	var refs []event.Ref
 	for i := from; i < from+n; i++ {
-		err := d.Tx(context.Background(), func(tx *sql.Tx) error {
+		err := d.Tx(context.Background(), func(tx *db.Tx) error {
 			ref, err := event.Append(context.Background(), tx, t0.Add(time.Duration(i)*time.Second),
 				"payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
 			refs = append(refs, ref)
@@ -98,7 +97,7 @@ func TestAppendInRolledBackTransactionLeavesNothing(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		rollback := errors.New("rollback")
-		err := d.Tx(ctx, func(tx *sql.Tx) error {
+		err := d.Tx(ctx, func(tx *db.Tx) error {
 			if _, err := event.Append(ctx, tx, t0, "card", "c1", "card.frozen", nil); err != nil {
 				return err
 			}
@@ -131,7 +130,7 @@ func TestEverySubscriberSeesEveryEventOnceInOrder(t *testing.T) {
 		ctx := context.Background()
 		refs := appendN(t, d, 1, 4)
 		// Several events in one transaction keep their order too.
-		err := d.Tx(ctx, func(tx *sql.Tx) error {
+		err := d.Tx(ctx, func(tx *db.Tx) error {
 			for i := 5; i <= 7; i++ {
 				ref, err := event.Append(ctx, tx, t0, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
 				if err != nil {
@@ -349,7 +348,7 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 		// Dropping the test schema would wait for the open transaction.
 		t.Cleanup(func() { releaseOnce(); wg.Wait() })
 		wg.Go(func() {
-			slowErr = d.Tx(ctx, func(tx *sql.Tx) error {
+			slowErr = d.Tx(ctx, func(tx *db.Tx) error {
 				if _, err := event.Append(ctx, tx, t0, "s", "slow", "t", nil); err != nil {
 					return err
 				}
@@ -359,7 +358,7 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 			})
 		})
 		<-appended
-		err := d.Tx(ctx, func(tx *sql.Tx) error {
+		err := d.Tx(ctx, func(tx *db.Tx) error {
 			_, err := event.Append(ctx, tx, t0, "s", "fast", "t", nil)
 			return err
 		})
@@ -408,7 +407,7 @@ func TestRunRetriesSoonWhenEventsAreHeldBack(t *testing.T) {
 		var wg sync.WaitGroup
 		t.Cleanup(func() { releaseOnce(); wg.Wait() })
 		wg.Go(func() {
-			_ = d.Tx(ctx, func(tx *sql.Tx) error {
+			_ = d.Tx(ctx, func(tx *db.Tx) error {
 				// Any write gives the transaction an id that holds back the snapshot xmin.
 				if _, err := tx.ExecContext(ctx, `INSERT INTO event_subscriptions (name, last_seq) VALUES ('unrelated', 0)`); err != nil {
 					t.Error(err)
@@ -421,7 +420,7 @@ func TestRunRetriesSoonWhenEventsAreHeldBack(t *testing.T) {
 		<-began
 
 		go disp.Run(ctx)
-		err := d.Tx(ctx, func(tx *sql.Tx) error {
+		err := d.Tx(ctx, func(tx *db.Tx) error {
 			_, err := event.Append(ctx, tx, t0, "s", "held", "t", nil)
 			return err
 		})

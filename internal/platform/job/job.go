@@ -10,7 +10,6 @@ package job
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -371,7 +370,7 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 	}
 
 	var jobs []Job
-	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *db.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			UPDATE jobs SET status = 'dead', locked_until = NULL, updated_at = $1,
 				last_error = 'lease expired during the last attempt: the worker stopped or overran its lease'
@@ -462,7 +461,7 @@ func (r *Runner) execute(ctx context.Context, j Job) error {
 	// The status and attempts conditions make a runner whose lease expired
 	// and whose job was claimed again leave the newer run's record alone.
 	var stale bool
-	txErr := r.db.Tx(rctx, func(tx *sql.Tx) error {
+	txErr := r.db.Tx(rctx, func(tx *db.Tx) error {
 		res, err := tx.ExecContext(rctx, query, args...)
 		if err != nil {
 			return err

@@ -25,7 +25,7 @@ var t0 = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 func enqueue(t *testing.T, d *db.DB, now time.Time, kind string, payload any, opts ...job.Option) uuid.UUID {
 	t.Helper()
 	var id uuid.UUID
-	err := d.Tx(context.Background(), func(tx *sql.Tx) error {
+	err := d.Tx(context.Background(), func(tx *db.Tx) error {
 		var err error
 		id, err = job.Enqueue(context.Background(), tx, now, kind, payload, opts...)
 		return err
@@ -191,7 +191,7 @@ func TestRolledBackEnqueueNeverRuns(t *testing.T) {
 		r := job.NewRunner(d, clk, nil)
 		r.Handle("k", func(context.Context, job.Job) error { ran = true; return nil })
 		rollback := errors.New("rollback")
-		err := d.Tx(context.Background(), func(tx *sql.Tx) error {
+		err := d.Tx(context.Background(), func(tx *db.Tx) error {
 			if _, err := job.Enqueue(context.Background(), tx, clk.Now(), "k", nil); err != nil {
 				return err
 			}
@@ -502,7 +502,7 @@ func TestCommittedEnqueueWakesRunnersEverywhere(t *testing.T) {
 			// background, so enqueue until a job runs.
 			deadline := time.After(10 * time.Second)
 			for {
-				err := d.Transact(context.Background(), func(tx *db.Tx) error {
+				err := d.Tx(context.Background(), func(tx *db.Tx) error {
 					_, err := job.Enqueue(context.Background(), tx, clk.Now(), "quick", "now")
 					return err
 				})

@@ -137,7 +137,7 @@ func startServer(database string) (*server, error) {
 		"STRONGROOM_ADDR": "127.0.0.1:0", "STRONGROOM_DATABASE": database, "STRONGROOM_CLOCK": "manual",
 		"STRONGROOM_SANDBOX_TOKEN": sandboxToken, "STRONGROOM_SECRET": "load-tool-root-secret-0123456789abcdef",
 		"STRONGROOM_LOG_LEVEL": "warn", "STRONGROOM_RATE_LIMIT_ADDRESS": "off", "STRONGROOM_RATE_LIMIT_CREDENTIAL": "off",
-		"STRONGROOM_RATE_LIMIT_SIGN_IN": "off", "STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL": "off",
+		"STRONGROOM_RATE_LIMIT_SIGN_IN": "off", "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD": "off",
 	}
 	done := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())

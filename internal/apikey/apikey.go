@@ -91,11 +91,30 @@ const (
 	secretAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
 
-// mint returns a new lookup and secret and the full key text.
-func (s *Service) mint() (lookup, secret, full string) {
-	lookup = randomString(8, lookupAlphabet)
-	secret = randomString(43, secretAlphabet)
-	return lookup, secret, Prefix + s.Env + "_" + lookup + "_" + secret
+// Token is an API key as a program sends it: sr_<env>_<lookup>_<secret>.
+type Token struct {
+	Env, Lookup, Secret string
+}
+
+// String is the key's text.
+func (t Token) String() string { return Prefix + t.Env + "_" + t.Lookup + "_" + t.Secret }
+
+// ParseToken reads a key sent as a bearer token. It accepts only the exact
+// format (a lookup of 8 [a-z0-9], a secret of 43 base62 characters), so
+// only a well-formed lookup ever reaches the database: bytes that are not
+// UTF-8 would make PostgreSQL fail the query.
+func ParseToken(s string) (Token, bool) {
+	parts := strings.Split(s, "_")
+	if len(parts) != 4 || parts[0]+"_" != Prefix || parts[1] == "" || len(parts[2]) != 8 || len(parts[3]) != 43 ||
+		strings.Trim(parts[2], lookupAlphabet) != "" || strings.Trim(parts[3], secretAlphabet) != "" {
+		return Token{}, false
+	}
+	return Token{Env: parts[1], Lookup: parts[2], Secret: parts[3]}, true
+}
+
+// mint returns a new key of the service's environment.
+func (s *Service) mint() Token {
+	return Token{Env: s.Env, Lookup: randomString(8, lookupAlphabet), Secret: randomString(43, secretAlphabet)}
 }
 
 func randomString(n int, alphabet string) string {
@@ -225,54 +244,24 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, r 
 	if err := s.Guard.Require(ctx, a); err != nil {
 		return Key{}, "", err
 	}
-	lookup, secret, full := s.mint()
-	now := s.Clock.Now()
-	k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(*r.Name), Role: *r.Role, Scopes: scopes,
-		Lookup: lookup, Environment: s.Env, CreatedByID: a.UserID, InsertedAt: now}
-	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
+	t := s.mint()
+	k, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
 		// Counting inside the transaction that inserts keeps two concurrent creates from passing 50.
-		var active int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL`, orgID).Scan(&active); err != nil {
-			return err
+		active, err := countActive(ctx, tx, orgID)
+		if err != nil {
+			return Key{}, err
 		}
 		if active >= MaxActive {
-			return apierr.Newf(apierr.APIKeyLimitReached, "This organization already has %d active API keys; revoke one first.", MaxActive)
+			return Key{}, apierr.Newf(apierr.APIKeyLimitReached, "This organization already has %d active API keys; revoke one first.", MaxActive)
 		}
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO api_keys (id, organization_id, name, role, scopes, lookup, environment, secret_hash, created_by_id, inserted_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			k.ID, orgID, k.Name, k.Role, strings.Join(scopes, ","), lookup, s.Env, s.hash(lookup, secret), a.UserID, now)
-		return err
+		k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(*r.Name), Role: *r.Role, Scopes: scopes,
+			Lookup: t.Lookup, Environment: t.Env, CreatedByID: a.UserID, InsertedAt: tx.Now}
+		return k, insertKey(ctx, tx, k, s.hash(t.Lookup, t.Secret))
 	})
 	if err != nil {
 		return Key{}, "", err
 	}
-	return k, full, nil
-}
-
-const keyColumns = `id, organization_id, name, role, scopes, lookup, environment, created_by_id, inserted_at,
-	last_used_at, rotated_at, previous_secret_expires_at, revoked_at`
-
-func scanKey(row interface{ Scan(...any) error }) (Key, error) {
-	var k Key
-	var scopes string
-	err := row.Scan(&k.ID, &k.OrganizationID, &k.Name, &k.Role, &scopes, &k.Lookup, &k.Environment, &k.CreatedByID, &k.InsertedAt,
-		&k.LastUsedAt, &k.RotatedAt, &k.PreviousSecretExpiresAt, &k.RevokedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, errNotFound
-	}
-	k.Scopes = []string{}
-	if scopes != "" {
-		k.Scopes = strings.Split(scopes, ",")
-	}
-	k.InsertedAt = k.InsertedAt.UTC()
-	for _, t := range []**time.Time{&k.LastUsedAt, &k.RotatedAt, &k.PreviousSecretExpiresAt, &k.RevokedAt} {
-		if *t != nil {
-			u := (*t).UTC()
-			*t = &u
-		}
-	}
-	return k, err
+	return k, t.String(), nil
 }
 
 // List returns a page of the organization's keys, newest first.
@@ -281,45 +270,38 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, req 
 	if _, err := s.manager(ctx, q, a, orgID, false); err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys
-		WHERE organization_id = $1 AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`, orgID, req.AfterUUID(), req.Limit+1)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return listKeys(ctx, q, orgID, req)
 }
 
 // PageKey positions a page after k.
 func PageKey(k Key) page.Key { return page.Key{ID: k.ID.String()} }
 
-// load reads one of orgID's keys for a manager; locked when for update.
-func (s *Service) load(ctx context.Context, q db.Querier, orgID, id uuid.UUID, lock string) (Key, error) {
-	return scanKey(q.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1 AND organization_id = $2`+lock, id, orgID))
-}
-
 var errRevoked = apierr.New(apierr.APIKeyRevoked, "This API key is revoked and cannot be changed.")
+
+// changeable reads one of orgID's keys for a change by a manager: not_found
+// to anyone else (rule 7), api_key_revoked once revoked. It returns the
+// manager's role with the key.
+func (s *Service) changeable(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (organization.Role, Key, error) {
+	q := s.DB.Reader()
+	role, err := s.keyManager(ctx, q, a, orgID, true)
+	if err != nil {
+		return "", Key{}, err
+	}
+	k, err := loadKey(ctx, q, orgID, id)
+	if err != nil {
+		return "", Key{}, err
+	}
+	if k.RevokedAt != nil {
+		return "", Key{}, errRevoked
+	}
+	return role, k, nil
+}
 
 // Update changes a key's name, role or scopes, behind step-up.
 func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID, r UpdateRequest) (Key, error) {
-	role, err := s.keyManager(ctx, s.DB.Reader(), a, orgID, true)
+	role, k, err := s.changeable(ctx, a, orgID, id)
 	if err != nil {
 		return Key{}, err
-	}
-	k, err := s.load(ctx, s.DB.Reader(), orgID, id, "")
-	if err != nil {
-		return Key{}, err
-	}
-	if k.RevokedAt != nil {
-		return Key{}, errRevoked
 	}
 	newRole, scopes := k.Role, k.Scopes
 	if r.Role != nil {
@@ -338,52 +320,32 @@ func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 	if r.Name != nil {
 		name = strings.TrimSpace(*r.Name)
 	}
-	var out Key
-	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		out, err = scanKey(tx.QueryRowContext(ctx, `
-			UPDATE api_keys SET name = $3, role = $4, scopes = $5 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
-			RETURNING `+keyColumns, id, orgID, name, newRole, strings.Join(scopes, ",")))
-		if apierr.Is(err, apierr.NotFound) {
-			return errRevoked // revoked between the check and the update
-		}
-		return err
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
+		return updateUnrevoked(ctx, tx, orgID, id, `name = $3, role = $4, scopes = $5`, name, newRole, joinScopes(scopes))
 	})
-	return out, err
 }
 
 // Rotate gives the key a new secret and keeps its lookup; the previous secret
 // works for 24 hours more, and only the two latest secrets ever work.
 func (s *Service) Rotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Key, string, error) {
-	if _, err := s.keyManager(ctx, s.DB.Reader(), a, orgID, true); err != nil {
-		return Key{}, "", err
-	}
-	k, err := s.load(ctx, s.DB.Reader(), orgID, id, "")
+	_, k, err := s.changeable(ctx, a, orgID, id)
 	if err != nil {
 		return Key{}, "", err
-	}
-	if k.RevokedAt != nil {
-		return Key{}, "", errRevoked
 	}
 	if err := s.Guard.Require(ctx, a); err != nil {
 		return Key{}, "", err
 	}
-	_, secret, _ := s.mint()
-	var out Key
-	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		out, err = scanKey(tx.QueryRowContext(ctx, `
-			UPDATE api_keys SET previous_secret_hash = secret_hash, previous_secret_expires_at = $3, secret_hash = $4, rotated_at = $5
-			WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
-			RETURNING `+keyColumns, id, orgID, now.Add(RotationOverlap), s.hash(k.Lookup, secret), now))
-		if apierr.Is(err, apierr.NotFound) {
-			return errRevoked
-		}
-		return err
+	t := s.mint()
+	t.Env, t.Lookup = k.Environment, k.Lookup
+	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
+		return updateUnrevoked(ctx, tx, orgID, id,
+			`previous_secret_hash = secret_hash, previous_secret_expires_at = $3, secret_hash = $4, rotated_at = $5`,
+			tx.Now.Add(RotationOverlap), s.hash(t.Lookup, t.Secret), tx.Now)
 	})
 	if err != nil {
 		return Key{}, "", err
 	}
-	return out, Prefix + out.Environment + "_" + out.Lookup + "_" + secret, nil
+	return out, t.String(), nil
 }
 
 // Revoke stops the key at once. No step-up: revoking only protects, so a
@@ -391,57 +353,41 @@ func (s *Service) Rotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 // life when the organization is active again). Revoking a revoked key
 // returns it unchanged.
 func (s *Service) Revoke(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Key, error) {
-	var out Key
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
 		if _, err := s.keyManager(ctx, tx, a, orgID, false); err != nil {
-			return err
+			return Key{}, err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
-			id, orgID, s.Clock.Now()); err != nil {
-			return err
+		if err := revokeKey(ctx, tx, orgID, id); err != nil {
+			return Key{}, err
 		}
-		var err error
-		out, err = s.load(ctx, tx, orgID, id, "")
-		return err
+		return loadKey(ctx, tx, orgID, id)
 	})
-	return out, err
-}
-
-// RevokeAll revokes every key of orgID in the caller's transaction: a banned
-// organization loses its keys for good (rule 6).
-func RevokeAll(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID) error {
-	_, err := q.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE organization_id = $1 AND revoked_at IS NULL`, orgID, now)
-	return err
 }
 
 var errInvalidKey = apierr.New(apierr.InvalidAPIKey, "The API key is not valid.")
 
+// accepts reports whether secretHash, the keyed hash of the secret sent,
+// opens the key at now: its current secret, or the previous one within the
+// overlap after a rotation; never once revoked.
+func (c credentials) accepts(secretHash string, now time.Time) bool {
+	if c.revokedAt != nil {
+		return false
+	}
+	return keyring.Equal(c.secretHash, secretHash) ||
+		(c.previousSecretHash != nil && c.previousSecretExpiresAt != nil && now.Before(*c.previousSecretExpiresAt) &&
+			keyring.Equal(*c.previousSecretHash, secretHash))
+}
+
 // Authenticate resolves a key sent as a bearer token: invalid_api_key when it
 // is malformed, unknown, revoked, of the other environment or its secret is
 // wrong; organization_unavailable when its organization is not active.
-func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, error) {
-	parts := strings.Split(token, "_")
-	if len(parts) != 4 || parts[0]+"_" != Prefix || len(parts[2]) != 8 || len(parts[3]) != 43 || parts[1] != s.Env ||
-		strings.Trim(parts[2], lookupAlphabet) != "" || strings.Trim(parts[3], secretAlphabet) != "" {
-		// Only a well-formed lookup reaches the database (bytes that are
-		// not UTF-8 would make PostgreSQL fail the query).
+func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor, error) {
+	t, ok := ParseToken(bearer)
+	if !ok || t.Env != s.Env {
 		return actor.Actor{}, errInvalidKey
 	}
-	lookup, secret := parts[2], parts[3]
-	var (
-		k                 actor.Key
-		scopes, hash      string
-		prevHash          *string
-		prevExpires, used *time.Time
-		revoked           *time.Time
-		orgStatus         organization.Status
-	)
-	err := s.DB.Reader().QueryRowContext(ctx, `
-		SELECT k.id, k.organization_id, k.role, k.scopes, k.secret_hash, k.previous_secret_hash, k.previous_secret_expires_at,
-		       k.revoked_at, k.last_used_at, o.status
-		FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-		WHERE k.lookup = $1 AND k.environment = $2`, lookup, s.Env).
-		Scan(&k.ID, &k.OrganizationID, &k.Role, &scopes, &hash, &prevHash, &prevExpires, &revoked, &used, &orgStatus)
+	q := s.DB.Reader()
+	c, err := readCredentials(ctx, q, t.Env, t.Lookup)
 	if errors.Is(err, sql.ErrNoRows) {
 		return actor.Actor{}, errInvalidKey
 	}
@@ -449,25 +395,17 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 		return actor.Actor{}, err
 	}
 	now := s.Clock.Now()
-	given := s.hash(lookup, secret)
-	ok := keyring.Equal(hash, given) || (prevHash != nil && prevExpires != nil && now.Before(*prevExpires) && keyring.Equal(*prevHash, given))
-	if !ok || revoked != nil {
+	if !c.accepts(s.hash(t.Lookup, t.Secret), now) {
 		return actor.Actor{}, errInvalidKey
 	}
-	if orgStatus != organization.Active {
-		return actor.Actor{}, organization.ErrUnavailable
+	if err := organization.AdmitKeys(ctx, q, c.organizationID); err != nil {
+		return actor.Actor{}, err
 	}
-	k.Lookup = lookup
-	if scopes != "" {
-		k.Scopes = strings.Split(scopes, ",")
-	}
-	if used == nil || now.Sub(*used) >= lastUsedPrecision {
-		if err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, k.ID, now)
-			return err
-		}); err != nil {
+	if c.lastUsedAt == nil || now.Sub(*c.lastUsedAt) >= lastUsedPrecision {
+		if err := s.DB.Tx(ctx, func(tx *db.Tx) error { return touch(ctx, tx, c.id) }); err != nil {
 			return actor.Actor{}, err
 		}
 	}
-	return actor.Actor{Key: &k}, nil
+	return actor.Actor{Key: &actor.Key{ID: c.id, OrganizationID: c.organizationID, Lookup: t.Lookup, Role: c.role,
+		Scopes: splitScopes(c.scopes)}}, nil
 }

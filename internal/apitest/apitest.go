@@ -103,8 +103,9 @@ func defaults(t testing.TB) map[string]string {
 		"STRONGROOM_SECRET":        "end-to-end-test-root-secret-0123456789abcdef",
 		"STRONGROOM_LOG_LEVEL":     "debug",
 		// Tests sign in many times from one address; the rate-limit tests set their own limits.
-		"STRONGROOM_RATE_LIMIT_SIGN_IN":       "600/1m",
-		"STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL": "600/1m",
+		"STRONGROOM_RATE_LIMIT_SIGN_IN":        "600/1m",
+		"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD": "600/1m",
+		"STRONGROOM_SLOW_SIGN_IN_DELAY":        "1ms",
 	}
 	// CI runs the end-to-end suite a second time on PostgreSQL.
 	if os.Getenv(E2EDatabaseEnv) == "postgres" {

@@ -17,10 +17,12 @@ import (
 
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/apikey"
+	"github.com/strongroom/strongroom/internal/approving"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -120,11 +122,17 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("STRONGROOM_PUBLIC_URL: %w", err)
 	}
-	ids := &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys}
+	// Messages reach people through the outbox; codes are sealed at rest in
+	// test and never stored in live (handed to the sender after the commit).
+	messages := &outbox.Outbox{DB: d, Clock: clk, Keys: keys, Live: cfg.Env == "live", Sender: outbox.LogSender{Logger: logger}, Logger: logger}
+	ids := &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys, Outbox: messages,
+		Guard: identity.PasswordGuard{PerAddress: cfg.WrongPasswords, PerEmail: cfg.SlowSignInAfter, Delay: cfg.SlowSignInDelay}}
 	stepUp := &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}
-	accounts := &mca.Service{DB: d, Clock: clk, Currencies: cfg.Currencies, Partner: mca.UnconfiguredPartner{}}
-	payments := &payment.Service{DB: d, Clock: clk, Rates: payment.SandboxRates{}, StepUp: stepUp}
-	stepUp.OnPaymentApproval = payments.RecordApproval
+	accounts := &mca.Service{DB: d, Currencies: cfg.Currencies, Partner: mca.UnconfiguredPartner{}}
+	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}, StepUp: stepUp}
+	// Answering a challenge in the app: step-up verifies it; a payment
+	// approval is recorded by payments in the same transaction.
+	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
 	var sandboxPartner *mca.SandboxPartner
 	partnerSecret := []byte(cfg.PartnerSecret)
 	if cfg.Env == "test" {
@@ -149,20 +157,20 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			PerAddress:    cfg.RateLimitAddress,
 			PerCredential: cfg.RateLimitCredential,
 			SignIn:        cfg.RateLimitSignIn,
-			SignInEmail:   cfg.RateLimitSignInEmail,
 		},
 		Identity:         ids,
 		StepUp:           stepUp,
-		APIKeys:          &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env, Guard: stepUp},
+		APIKeys:          &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env, Guard: stepUp.For(stepup.GateIdentity)},
 		CurrencyAccounts: accounts,
 		Payments:         payments,
+		Approving:        approvals,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,
 		OpenAPI:          openapiJSON,
 	}
 	if cfg.Env == "test" {
-		deps.Sandbox = &sandbox.Service{DB: d, Clock: clk, Manual: manual, Keys: keys}
+		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
 		deps.SandboxToken = secrets.sandboxToken
 		if err := seedDemo(ctx, deps.Sandbox, secrets, stdout); err != nil {
 			return err
@@ -185,7 +193,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	newWorkers(d, clk, logger, accounts, payments).start(workerCtx, &workers)
+	newWorkers(d, clk, logger, messages, accounts, payments).start(workerCtx, &workers)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/text/currency"
 
+	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
@@ -32,10 +33,14 @@ type Config struct {
 	PublicURL     string
 	LogLevel      slog.Level
 
-	RateLimitAddress     ratelimit.Rule
-	RateLimitCredential  ratelimit.Rule
-	RateLimitSignIn      ratelimit.Rule
-	RateLimitSignInEmail ratelimit.Rule
+	RateLimitAddress    ratelimit.Rule
+	RateLimitCredential ratelimit.Rule
+	RateLimitSignIn     ratelimit.Rule
+	// Wrong passwords (identity.PasswordGuard): refused per (email, client
+	// address) past WrongPasswords; slowed by SlowSignInDelay per email past SlowSignInAfter.
+	WrongPasswords  identity.Budget
+	SlowSignInAfter identity.Budget
+	SlowSignInDelay time.Duration
 }
 
 // setting is one configuration variable.
@@ -59,7 +64,9 @@ func settings(raw map[string]*string) []setting {
 		{"STRONGROOM_RATE_LIMIT_ADDRESS", "1200/1m", "requests per client address: N/DURATION, or off", nil},
 		{"STRONGROOM_RATE_LIMIT_CREDENTIAL", "600/1m", "requests per session or API key: N/DURATION, or off", nil},
 		{"STRONGROOM_RATE_LIMIT_SIGN_IN", "10/1m", "sign-in family requests per client address: N/DURATION, or off", nil},
-		{"STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL", "10/10m", "sign-in attempts per email address: N/DURATION, or off", nil},
+		{"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD", "10/15m", "wrong passwords per email and client address, then 429 for that pair (known devices exempt): N/DURATION, or off", nil},
+		{"STRONGROOM_SLOW_SIGN_IN_AFTER", "20/1h", "wrong passwords per email from all addresses, past which its sign-ins wait STRONGROOM_SLOW_SIGN_IN_DELAY: N/DURATION, or off", nil},
+		{"STRONGROOM_SLOW_SIGN_IN_DELAY", "1s", "how long a slowed sign-in waits (a duration; 0 for none)", nil},
 	}
 	for i := range s {
 		v := new(string)
@@ -153,10 +160,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		problems = append(problems, fmt.Errorf("STRONGROOM_LOG_LEVEL must be debug, info, warn or error"))
 	}
 	for env, rule := range map[string]*ratelimit.Rule{
-		"STRONGROOM_RATE_LIMIT_ADDRESS":       &c.RateLimitAddress,
-		"STRONGROOM_RATE_LIMIT_CREDENTIAL":    &c.RateLimitCredential,
-		"STRONGROOM_RATE_LIMIT_SIGN_IN":       &c.RateLimitSignIn,
-		"STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL": &c.RateLimitSignInEmail,
+		"STRONGROOM_RATE_LIMIT_ADDRESS":    &c.RateLimitAddress,
+		"STRONGROOM_RATE_LIMIT_CREDENTIAL": &c.RateLimitCredential,
+		"STRONGROOM_RATE_LIMIT_SIGN_IN":    &c.RateLimitSignIn,
 	} {
 		r, err := parseRule(flagName(env), get(env))
 		if err != nil {
@@ -164,7 +170,36 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		}
 		*rule = r
 	}
+	for env, budget := range map[string]*identity.Budget{
+		"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD": &c.WrongPasswords,
+		"STRONGROOM_SLOW_SIGN_IN_AFTER":        &c.SlowSignInAfter,
+	} {
+		b, err := parseBudget(get(env))
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", env, err))
+		}
+		*budget = b
+	}
+	if d, err := time.ParseDuration(get("STRONGROOM_SLOW_SIGN_IN_DELAY")); err != nil || d < 0 || d > time.Minute {
+		problems = append(problems, fmt.Errorf("STRONGROOM_SLOW_SIGN_IN_DELAY must be a duration from 0 to 1m such as 1s, not %q", get("STRONGROOM_SLOW_SIGN_IN_DELAY")))
+	} else {
+		c.SlowSignInDelay = d
+	}
 	return c, errors.Join(problems...)
+}
+
+// parseBudget reads "N/DURATION" (N wrong passwords within a sliding DURATION) or "off".
+func parseBudget(s string) (identity.Budget, error) {
+	if s == "off" || s == "0" {
+		return identity.Budget{}, nil
+	}
+	n, per, ok := strings.Cut(s, "/")
+	count, err1 := strconv.Atoi(n)
+	window, err2 := time.ParseDuration(per)
+	if !ok || err1 != nil || err2 != nil || count < 1 || window <= 0 {
+		return identity.Budget{}, fmt.Errorf("want N/DURATION such as 10/15m, or off; got %q", s)
+	}
+	return identity.Budget{Count: count, Window: window}, nil
 }
 
 // parseRule reads "N/DURATION" (N requests per DURATION, in bursts of up to N) or "off".

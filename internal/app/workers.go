@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
@@ -13,7 +12,8 @@ import (
 )
 
 // workers are the background loops of the process: the job runner (message
-// delivery and every retried task) and the domain-event dispatcher.
+// delivery, which the outbox registers as one of the services, and every
+// retried task) and the domain-event dispatcher.
 type workers struct {
 	jobs   *job.Runner
 	events *event.Dispatcher
@@ -29,7 +29,6 @@ func newWorkers(d *db.DB, clk clock.Clock, logger *slog.Logger, services ...jobH
 		jobs:   job.NewRunner(d, clk, logger),
 		events: event.NewDispatcher(d, logger),
 	}
-	(&outbox.Delivery{DB: d, Clock: clk, Sender: outbox.LogSender{Logger: logger}}).Register(w.jobs)
 	for _, s := range services {
 		s.Register(w.jobs)
 	}

@@ -479,7 +479,7 @@ func TestBurstOfBadSignInsIsRateLimited(t *testing.T) {
 }
 
 func TestSignInAttemptsPerEmailAreLimited(t *testing.T) {
-	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL=2/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
+	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=2/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
 	createOrg(t, s, "ada@acme.test")
 	for range 2 {
 		s.Post(t, "/api/v1/auth/sign-in", "", map[string]any{"email": "ada@acme.test", "password": "wrong"}).ExpectError(t, 401, "invalid_credentials")

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/internal/apitest"
+	"github.com/strongroom/strongroom/internal/platform/db"
 )
 
 // registerAppKey registers pub as the approval credential of the app
@@ -189,6 +191,12 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	// Completion is locked, even with the right code.
 	expectLocked(completeStepUp(t, s, p.web, third.ID, "totp", code(t, s, p.secret)))
 	expectLocked(completeStepUp(t, s, p.app, second.ID, "email", emailed))
+	// No emailed code is sent that could not be entered.
+	sent := len(outboxOf(t, s, p.userID, "step_up_email_code"))
+	expectLocked(s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": third.StepUpAuthenticationID, "method": "email"}))
+	if now := len(outboxOf(t, s, p.userID, "step_up_email_code")); now != sent {
+		t.Fatalf("a locked fallback sent a code (%d → %d messages)", sent, now)
+	}
 	// So is minting: a gated call, a key registration, a payment approval.
 	expectLocked(gated(t, s, p.web))
 	pub, _ := newAppKey()
@@ -448,4 +456,39 @@ func TestSandboxApprovingAppIsAbsentInLive(t *testing.T) {
 	live.Post(t, "/api/v1/sandbox/users/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approving-app", sbx, nil).ExpectError(t, 404, "not_found")
 	live.Post(t, "/api/v1/sandbox/challenges/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approve", sbx, map[string]any{"match_code": "123"}).
 		ExpectError(t, 404, "not_found")
+}
+
+// An approver who loses the role (or the membership) between approve and the
+// phone's answer records nothing: the answer is forbidden, the challenge and
+// its step-up end declined, and the payment keeps waiting with its money.
+func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
+	dsn := apitest.NewDatabase(t)
+	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	p := newPayer(t, s, "ada@acme.test", "100.00")
+	pay := p.pay(t, s, "60.00")
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	pending := inbox(t, s, p.app)
+	if len(pending) != 1 {
+		t.Fatalf("challenges = %+v, want one", pending)
+	}
+
+	d := apitest.OpenDatabase(t, dsn)
+	err := d.Tx(context.Background(), func(tx *db.Tx) error {
+		_, err := tx.ExecContext(context.Background(), `UPDATE memberships SET role = 'member' WHERE user_id = $1`, p.userID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	approve(t, s, p.person, pending[0], *up.MatchCode).ExpectError(t, 403, "forbidden")
+	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "declined" || st.Active {
+		t.Fatalf("step-up = %+v, want declined", st)
+	}
+	if st := getPayment(t, s, p.web, pay.ID).Status; st != "awaiting_approval" {
+		t.Fatalf("payment is %s", st)
+	}
+	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "100.00" || pe != "0.00" {
+		t.Fatalf("available %s pending %s, want 100.00 and 0.00", av, pe)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/stepup"
 )
 
 type actorKey struct{}
@@ -36,6 +37,7 @@ func (s *server) authenticate(r *http.Request, keysAllowed bool) (*http.Request,
 	credential := ""
 	if strings.HasPrefix(token, apikey.Prefix) {
 		if a, err = s.APIKeys.Authenticate(r.Context(), token); err != nil {
+			infoOf(r).tokenRefused = true
 			return r, err
 		}
 		infoOf(r).apiKeyLookup = a.Key.Lookup
@@ -45,6 +47,7 @@ func (s *server) authenticate(r *http.Request, keysAllowed bool) (*http.Request,
 		credential = "api-key:" + a.Key.ID.String()
 	} else {
 		if a, err = s.Identity.Authenticate(r.Context(), token); err != nil {
+			infoOf(r).tokenRefused = true
 			return r, err
 		}
 		credential = "session:" + a.Session.ID.String()
@@ -65,6 +68,7 @@ func (s *server) refuseAPIKey(r *http.Request, path string) error {
 	}
 	a, err := s.APIKeys.Authenticate(r.Context(), token)
 	if err != nil {
+		infoOf(r).tokenRefused = true
 		return err
 	}
 	infoOf(r).apiKeyLookup = a.Key.Lookup
@@ -109,9 +113,9 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := s.limit(r, "email:"+identity.NormalizeEmail(req.Email), s.Limits.SignInEmail); err != nil {
-		return err
-	}
+	// Wrong passwords are counted per (email, client address) by the
+	// service, never per email alone: a stranger cannot lock a person out.
+	req.ClientAddress = clientAddress(r)
 	res, err := s.Identity.SignIn(r.Context(), req)
 	if err != nil {
 		return err
@@ -171,16 +175,10 @@ func (s *server) totpSetup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a := actorOf(r)
-	u, err := identity.GetUser(r.Context(), s.DB.Reader(), a.UserID)
-	if err != nil {
-		return err
-	}
 	// Replacing a working authenticator is sensitive: whoever holds the
 	// session must prove they are the person.
-	if u.TOTPEnabled {
-		if err := s.StepUp.Require(r.Context(), a); err != nil {
-			return err
-		}
+	if err := s.StepUp.Require(r.Context(), a, stepup.GateAuthenticator); err != nil {
+		return err
 	}
 	res, err := s.Identity.StartTOTPEnrollment(r.Context(), a)
 	if err != nil {

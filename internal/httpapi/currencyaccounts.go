@@ -7,10 +7,46 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )
+
+// currencyAccountRecord is one currency's entry as the API shows it.
+type currencyAccountRecord struct {
+	Currency         string     `json:"currency"`
+	State            string     `json:"state"`
+	FailureNote      *string    `json:"failure_note"`
+	FirstRequestedAt *time.Time `json:"first_requested_at"`
+	RequestsEnabled  bool       `json:"requests_enabled"`
+}
+
+// currencyOutcomeRecord is what a request did for one currency.
+type currencyOutcomeRecord struct {
+	Currency string `json:"currency"`
+	Result   string `json:"result"`
+}
+
+// currencyRequestRecord answers a request for currencies.
+type currencyRequestRecord struct {
+	Data     []currencyAccountRecord `json:"data"`
+	Outcomes []currencyOutcomeRecord `json:"outcomes"`
+}
+
+func newCurrencyAccountRecord(e mca.Entry) currencyAccountRecord { return currencyAccountRecord(e) }
+
+// mapSlice applies f to every element of xs; nil stays nil (JSON null).
+func mapSlice[T, R any](xs []T, f func(T) R) []R {
+	if xs == nil {
+		return nil
+	}
+	out := make([]R, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
 
 func (s *server) listCurrencyAccounts(w http.ResponseWriter, r *http.Request) error {
 	org, err := orgID(r)
@@ -21,7 +57,7 @@ func (s *server) listCurrencyAccounts(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": entries})
+	writeJSON(w, http.StatusOK, map[string]any{"data": mapSlice(entries, newCurrencyAccountRecord)})
 	return nil
 }
 
@@ -38,7 +74,10 @@ func (s *server) requestCurrencyAccounts(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, currencyRequestRecord{
+		Data:     mapSlice(res.Data, newCurrencyAccountRecord),
+		Outcomes: mapSlice(res.Outcomes, func(o mca.Outcome) currencyOutcomeRecord { return currencyOutcomeRecord(o) }),
+	})
 	return nil
 }
 

@@ -65,6 +65,18 @@ type errorEnvelope struct {
 	StepUp    any         `json:"step_up,omitempty"`
 }
 
+// wwwAuthenticate is the challenge of every 401 (RFC 7235 section 3.1): the
+// bearer scheme, with error="invalid_token" when a presented bearer was
+// refused (RFC 6750 section 3.1); without one when none was presented, or
+// when what failed was no bearer (a password, a challenge token, a webhook
+// signature).
+func wwwAuthenticate(tokenRefused bool) string {
+	if tokenRefused {
+		return `Bearer realm="strongroom", error="invalid_token"`
+	}
+	return `Bearer realm="strongroom"`
+}
+
 var internalError = apierr.New(apierr.Internal, "Something went wrong on our side. Please try again; if it keeps happening, contact support with the request id.")
 
 // writeError answers with the error envelope. An error that is not an
@@ -80,7 +92,10 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	if e.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
 	}
+	if StatusOf(e.Type) == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", wwwAuthenticate(infoOf(r).tokenRefused))
+	}
 	writeJSON(w, StatusOf(e.Type), errorBody{Error: errorEnvelope{
-		Type: e.Type, Message: e.Message, RequestID: infoOf(r).id, Details: e.Details, StepUp: e.StepUp,
+		Type: e.Type, Message: e.Message, RequestID: infoOf(r).id, Details: e.Details, StepUp: stepUpOf(e.StepUp),
 	}})
 }

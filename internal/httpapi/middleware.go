@@ -23,6 +23,9 @@ type requestInfo struct {
 	route        string
 	orgID        string
 	apiKeyLookup string
+	// tokenRefused: a bearer was presented and is not valid, so a 401 says
+	// error="invalid_token" (RFC 6750 section 3.1).
+	tokenRefused bool
 }
 
 type infoKey struct{}

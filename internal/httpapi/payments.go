@@ -10,10 +10,31 @@ import (
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/sandbox"
 )
+
+// render writes v as its record with status, unless the operation that
+// produced v failed (err), which the caller's error mapping answers.
+func render[T, R any](w http.ResponseWriter, status int, record func(T) R, v T, err error) error {
+	if err != nil {
+		return err
+	}
+	writeJSON(w, status, record(v))
+	return nil
+}
+
+// renderPage writes a page of rows, fetched for req, as records, unless
+// fetching them failed (err).
+func renderPage[T, R any](w http.ResponseWriter, pages *page.Signer, req page.Request, key func(T) page.Key, record func(T) R, rows []T, err error) error {
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, rows, key), record))
+	return nil
+}
 
 func (s *server) paymentsConfig(w http.ResponseWriter, r *http.Request) error {
 	org, err := orgID(r)
@@ -21,11 +42,35 @@ func (s *server) paymentsConfig(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	cfg, err := s.Payments.GetConfig(r.Context(), actorOf(r), org)
-	if err != nil {
-		return err
+	return render(w, http.StatusOK, newConfigRecord, cfg, err)
+}
+
+type payoutReasonRecord struct {
+	Code  string `json:"code"`
+	Label string `json:"label"`
+}
+
+type railFeeRecord struct {
+	Rail        string `json:"rail"`
+	BasisPoints int64  `json:"fee_basis_points"`
+}
+
+type configRecord struct {
+	PayoutReasons                 []payoutReasonRecord `json:"payout_reasons"`
+	Rails                         []railFeeRecord      `json:"rails"`
+	StatementDescriptionMaxLength int                  `json:"statement_description_max_length"`
+}
+
+func newConfigRecord(c payment.Config) configRecord {
+	out := configRecord{PayoutReasons: make([]payoutReasonRecord, len(c.PayoutReasons)), Rails: make([]railFeeRecord, len(c.Rails)),
+		StatementDescriptionMaxLength: c.StatementDescriptionMaxLength}
+	for i, r := range c.PayoutReasons {
+		out.PayoutReasons[i] = payoutReasonRecord{Code: r.Code, Label: r.Label}
 	}
-	writeJSON(w, http.StatusOK, cfg)
-	return nil
+	for i, f := range c.Rails {
+		out.Rails[i] = railFeeRecord{Rail: f.Rail, BasisPoints: f.BasisPoints}
+	}
+	return out
 }
 
 type contactRecord struct {
@@ -56,11 +101,7 @@ func (s *server) createContact(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, err := s.Payments.CreateContact(r.Context(), actorOf(r), org, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, newContactRecord(c))
-	return nil
+	return render(w, http.StatusCreated, newContactRecord, c, err)
 }
 
 func (s *server) listContacts(w http.ResponseWriter, r *http.Request) error {
@@ -74,11 +115,7 @@ func (s *server) listContacts(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	cs, err := s.Payments.ListContacts(r.Context(), actorOf(r), org, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, cs, payment.ContactPageKey), newContactRecord))
-	return nil
+	return renderPage(w, pages, req, payment.ContactPageKey, newContactRecord, cs, err)
 }
 
 func (s *server) getContact(w http.ResponseWriter, r *http.Request) error {
@@ -87,12 +124,10 @@ func (s *server) getContact(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, err := s.Payments.GetContact(r.Context(), actorOf(r), id)
-	if err != nil {
-		return err
+	if err == nil {
+		setOrganization(r, c.OrganizationID.String())
 	}
-	setOrganization(r, c.OrganizationID.String())
-	writeJSON(w, http.StatusOK, newContactRecord(c))
-	return nil
+	return render(w, http.StatusOK, newContactRecord, c, err)
 }
 
 type quoteRecord struct {
@@ -147,16 +182,59 @@ func (s *server) executePayment(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := s.Payments.Execute(r.Context(), actorOf(r), req, key)
-	if err != nil {
-		return err
-	}
-	if out.Replay {
+	if err == nil && out.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(append(out.Payment, '\n'))
-	return nil
+	// A replay is rendered from the payment as first created, so its status
+	// and body are the original's.
+	return render(w, http.StatusCreated, newPaymentRecord, out.Payment, err)
+}
+
+// domainEventRecord names the event that recorded a change (CONTRACT §7).
+type domainEventRecord struct {
+	EventID     uuid.UUID `json:"event_id"`
+	Stream      string    `json:"stream"`
+	AggregateID string    `json:"aggregate_id"`
+	Type        string    `json:"type"`
+}
+
+func newDomainEventRecord(e event.Ref) domainEventRecord {
+	return domainEventRecord{EventID: e.EventID, Stream: e.Stream, AggregateID: e.AggregateID, Type: e.Type}
+}
+
+type paymentRecord struct {
+	ID                   uuid.UUID         `json:"id"`
+	OrganizationID       uuid.UUID         `json:"organization_id"`
+	Rail                 string            `json:"rail"`
+	Status               string            `json:"status"`
+	Tag                  *string           `json:"tag,omitempty"`
+	QuoteID              *uuid.UUID        `json:"quote_id"`
+	BillID               *uuid.UUID        `json:"bill_id"`
+	PaymentContactID     uuid.UUID         `json:"payment_contact_id"`
+	PaymentBatchID       *uuid.UUID        `json:"payment_batch_id"`
+	ApprovalRequestID    *uuid.UUID        `json:"approval_request_id"`
+	TransactionID        *uuid.UUID        `json:"transaction_id"`
+	Cancellable          bool              `json:"cancellable"`
+	Debited              money.Amount      `json:"debited"`
+	Delivered            money.Amount      `json:"delivered"`
+	Fee                  money.Amount      `json:"fee"`
+	DomainEvent          domainEventRecord `json:"domain_event"`
+	RailState            *string           `json:"rail_state"`
+	PayoutReason         *string           `json:"payout_reason"`
+	StatementDescription *string           `json:"statement_description"`
+	InternalNotes        *string           `json:"internal_notes"`
+	CreatedByID          uuid.UUID         `json:"created_by_id"`
+	InsertedAt           time.Time         `json:"inserted_at"`
+	UpdatedAt            time.Time         `json:"updated_at"`
+}
+
+func newPaymentRecord(p payment.Record) paymentRecord {
+	return paymentRecord{ID: p.ID, OrganizationID: p.OrganizationID, Rail: p.Rail, Status: p.Status, Tag: p.Tag, QuoteID: p.QuoteID, BillID: p.BillID,
+		PaymentContactID: p.PaymentContactID, PaymentBatchID: p.PaymentBatchID, ApprovalRequestID: p.ApprovalRequestID,
+		TransactionID: p.TransactionID, Cancellable: p.Cancellable, Debited: p.Debited, Delivered: p.Delivered, Fee: p.Fee,
+		DomainEvent: newDomainEventRecord(p.DomainEvent), RailState: p.RailState, PayoutReason: p.PayoutReason,
+		StatementDescription: p.StatementDescription, InternalNotes: p.InternalNotes, CreatedByID: p.CreatedByID,
+		InsertedAt: p.InsertedAt, UpdatedAt: p.UpdatedAt}
 }
 
 func (s *server) getPayment(w http.ResponseWriter, r *http.Request) error {
@@ -165,12 +243,10 @@ func (s *server) getPayment(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, err := s.Payments.GetPayment(r.Context(), actorOf(r), id)
-	if err != nil {
-		return err
+	if err == nil {
+		setOrganization(r, p.OrganizationID.String())
 	}
-	setOrganization(r, p.OrganizationID.String())
-	writeJSON(w, http.StatusOK, p)
-	return nil
+	return render(w, http.StatusOK, newPaymentRecord, p, err)
 }
 
 func (s *server) cancelPayment(w http.ResponseWriter, r *http.Request) error {
@@ -182,15 +258,29 @@ func (s *server) cancelPayment(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, err := s.Payments.Cancel(r.Context(), actorOf(r), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, p)
-	return nil
+	return render(w, http.StatusOK, newPaymentRecord, p, err)
 }
 
+type approvalRecord struct {
+	ID             uuid.UUID  `json:"id"`
+	OrganizationID uuid.UUID  `json:"organization_id"`
+	Status         string     `json:"status"`
+	Kind           string     `json:"kind"`
+	TargetID       uuid.UUID  `json:"target_id"`
+	RequestedByID  uuid.UUID  `json:"requested_by_id"`
+	DecidedByID    *uuid.UUID `json:"decided_by_id"`
+	DecidedAt      *time.Time `json:"decided_at"`
+	InsertedAt     time.Time  `json:"inserted_at"`
+}
+
+func newApprovalRecord(x payment.Approval) approvalRecord {
+	return approvalRecord{ID: x.ID, OrganizationID: x.OrganizationID, Status: x.Status, Kind: x.Kind, TargetID: x.TargetID,
+		RequestedByID: x.RequestedByID, DecidedByID: x.DecidedByID, DecidedAt: x.DecidedAt, InsertedAt: x.InsertedAt}
+}
+
+// approvalsPage is a page of approvals with how many are pending in all.
 type approvalsPage struct {
-	page.Page[payment.Approval]
+	page.Page[approvalRecord]
 	PendingCount int `json:"pending_count"`
 }
 
@@ -213,7 +303,7 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, approvalsPage{Page: page.Build(pages, req, xs, payment.ApprovalPageKey), PendingCount: pending})
+	writeJSON(w, http.StatusOK, approvalsPage{Page: mapPage(page.Build(pages, req, xs, payment.ApprovalPageKey), newApprovalRecord), PendingCount: pending})
 	return nil
 }
 
@@ -226,11 +316,7 @@ func (s *server) approveApproval(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	x, err := s.Payments.Approve(r.Context(), actorOf(r), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, x)
-	return nil
+	return render(w, http.StatusOK, newApprovalRecord, x, err)
 }
 
 func (s *server) rejectApproval(w http.ResponseWriter, r *http.Request) error {
@@ -243,11 +329,7 @@ func (s *server) rejectApproval(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	x, err := s.Payments.Reject(r.Context(), actorOf(r), id, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, x)
-	return nil
+	return render(w, http.StatusOK, newApprovalRecord, x, err)
 }
 
 func (s *server) createBatch(w http.ResponseWriter, r *http.Request) error {
@@ -257,11 +339,7 @@ func (s *server) createBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	setOrganization(r, req.OrganizationID)
 	b, err := s.Payments.CreateBatch(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, b)
-	return nil
+	return render(w, http.StatusCreated, newBatchRecord, b, err)
 }
 
 func (s *server) getBatch(w http.ResponseWriter, r *http.Request) error {
@@ -270,11 +348,26 @@ func (s *server) getBatch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	b, err := s.Payments.GetBatch(r.Context(), actorOf(r), id)
-	if err != nil {
-		return err
+	return render(w, http.StatusOK, newBatchRecord, b, err)
+}
+
+type batchRecord struct {
+	ID                uuid.UUID       `json:"id"`
+	OrganizationID    uuid.UUID       `json:"organization_id"`
+	Status            string          `json:"status"`
+	ApprovalRequestID *uuid.UUID      `json:"approval_request_id"`
+	CreatedByID       uuid.UUID       `json:"created_by_id"`
+	Payments          []paymentRecord `json:"payments"`
+	InsertedAt        time.Time       `json:"inserted_at"`
+}
+
+func newBatchRecord(b payment.Batch) batchRecord {
+	out := batchRecord{ID: b.ID, OrganizationID: b.OrganizationID, Status: b.Status, ApprovalRequestID: b.ApprovalRequestID,
+		CreatedByID: b.CreatedByID, Payments: make([]paymentRecord, len(b.Payments)), InsertedAt: b.InsertedAt}
+	for i, p := range b.Payments {
+		out.Payments[i] = newPaymentRecord(p)
 	}
-	writeJSON(w, http.StatusOK, b)
-	return nil
+	return out
 }
 
 type effectRecord struct {
@@ -346,11 +439,7 @@ func (s *server) listTransactions(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	ts, err := s.Ledger.Feed(r.Context(), actorOf(r), org, filter, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, ts, ledger.FeedPageKey), newTransactionRecord))
-	return nil
+	return renderPage(w, pages, req, ledger.FeedPageKey, newTransactionRecord, ts, err)
 }
 
 func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) error {
@@ -363,11 +452,7 @@ func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t, err := s.Ledger.FeedItem(r.Context(), actorOf(r), org, id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newTransactionRecord(t))
-	return nil
+	return render(w, http.StatusOK, newTransactionRecord, t, err)
 }
 
 type balanceRecord struct {
@@ -404,11 +489,7 @@ func (s *server) sandboxDeposit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t, err := s.Sandbox.Deposit(r.Context(), org, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, newTransactionRecord(t))
-	return nil
+	return render(w, http.StatusCreated, newTransactionRecord, t, err)
 }
 
 type settleRequest struct {
@@ -432,9 +513,5 @@ func (s *server) sandboxSettle(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, err := s.Payments.Settle(r.Context(), id, req.Outcome)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, p)
-	return nil
+	return render(w, http.StatusOK, newPaymentRecord, p, err)
 }

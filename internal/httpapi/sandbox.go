@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -47,6 +49,43 @@ func pathID(r *http.Request, name, kind string) (uuid.UUID, error) {
 	return id, nil
 }
 
+// sandboxUserRecord is a user the sandbox made; totp_secret is null
+// without an authenticator.
+type sandboxUserRecord struct {
+	UserID     uuid.UUID `json:"user_id"`
+	TOTPSecret *string   `json:"totp_secret"`
+}
+
+func newSandboxUserRecord(u sandbox.CreatedUser) sandboxUserRecord {
+	return sandboxUserRecord{UserID: u.UserID, TOTPSecret: u.TOTPSecret}
+}
+
+type sandboxOrganizationRef struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name"`
+}
+
+type sandboxOrganizationRecord struct {
+	Organization sandboxOrganizationRef `json:"organization"`
+	Owner        sandboxUserRecord      `json:"owner"`
+}
+
+type sandboxStatusRecord struct {
+	ID     uuid.UUID           `json:"id"`
+	Status organization.Status `json:"status"`
+}
+
+type sandboxEntityRecord struct {
+	ID           uuid.UUID                 `json:"id"`
+	EntityStatus organization.EntityStatus `json:"entity_status"`
+}
+
+type partnerSettingsRecord struct {
+	OfferedCurrencies []string `json:"offered_currencies"`
+	Unavailable       bool     `json:"unavailable"`
+	EligibilityError  bool     `json:"eligibility_error"`
+}
+
 func (s *server) sandboxCreateOrganization(w http.ResponseWriter, r *http.Request) error {
 	var req sandbox.NewOrganization
 	if err := decode(r, &req); err != nil {
@@ -57,61 +96,48 @@ func (s *server) sandboxCreateOrganization(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	setOrganization(r, out.Organization.ID.String())
-	writeJSON(w, http.StatusCreated, out)
+	writeJSON(w, http.StatusCreated, sandboxOrganizationRecord{
+		Organization: sandboxOrganizationRef(out.Organization),
+		Owner:        newSandboxUserRecord(out.Owner),
+	})
 	return nil
 }
 
 func (s *server) sandboxAddUser(w http.ResponseWriter, r *http.Request) error {
-	orgID, err := pathID(r, "organization_id", "Organization")
-	if err != nil {
-		return err
-	}
-	setOrganization(r, orgID.String())
-	var req sandbox.NewMember
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	out, err := s.Sandbox.AddUser(r.Context(), orgID, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, out)
-	return nil
+	return onOrganization(w, r, s.Sandbox.AddUser, http.StatusCreated, newSandboxUserRecord)
 }
 
 func (s *server) sandboxSetStatus(w http.ResponseWriter, r *http.Request) error {
-	orgID, err := pathID(r, "organization_id", "Organization")
-	if err != nil {
-		return err
-	}
-	setOrganization(r, orgID.String())
-	var req sandbox.StatusChange
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	out, err := s.Sandbox.SetStatus(r.Context(), orgID, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return onOrganization(w, r, s.Sandbox.SetStatus, http.StatusOK, func(o organization.Organization) sandboxStatusRecord {
+		return sandboxStatusRecord{ID: o.ID, Status: o.Status}
+	})
 }
 
 func (s *server) sandboxSetEntity(w http.ResponseWriter, r *http.Request) error {
+	return onOrganization(w, r, s.Sandbox.SetEntity, http.StatusOK, func(o organization.Organization) sandboxEntityRecord {
+		return sandboxEntityRecord{ID: o.ID, EntityStatus: o.EntityStatus}
+	})
+}
+
+// onOrganization runs a sandbox helper acting on the organization of the
+// path: it decodes the body, calls the helper and writes what it returns as
+// record renders it, with status.
+func onOrganization[Body, Out, Record any](w http.ResponseWriter, r *http.Request, helper func(context.Context, uuid.UUID, Body) (Out, error),
+	status int, record func(Out) Record) error {
 	orgID, err := pathID(r, "organization_id", "Organization")
 	if err != nil {
 		return err
 	}
 	setOrganization(r, orgID.String())
-	var req sandbox.EntityChange
+	var req Body
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	out, err := s.Sandbox.SetEntity(r.Context(), orgID, req)
+	out, err := helper(r.Context(), orgID, req)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, status, record(out))
 	return nil
 }
 
@@ -188,7 +214,7 @@ func (s *server) sandboxPartner(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError))
+	writeJSON(w, http.StatusOK, partnerSettingsRecord(s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError)))
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/strongroom/strongroom/internal/apikey"
+	"github.com/strongroom/strongroom/internal/approving"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
@@ -30,10 +31,10 @@ type Limits struct {
 	PerAddress ratelimit.Rule
 	// PerCredential applies to every authenticated request by its session or key.
 	PerCredential ratelimit.Rule
-	// SignIn applies to the sign-in family by client IP address, on top of PerAddress.
+	// SignIn applies to the sign-in family by client IP address, on top of
+	// PerAddress. Wrong passwords are bounded by the identity service itself
+	// (identity.PasswordGuard), per email and client address.
 	SignIn ratelimit.Rule
-	// SignInEmail applies to sign-in attempts per email address, from any address.
-	SignInEmail ratelimit.Rule
 }
 
 // Deps is everything the handlers need.
@@ -56,6 +57,8 @@ type Deps struct {
 	Ledger *ledger.Service
 	// Payments moves money out after a person approves.
 	Payments *payment.Service
+	// Approving answers challenges from the approving app.
+	Approving *approving.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter

@@ -3,13 +3,85 @@ package httpapi
 import (
 	"bytes"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
+
+// stepUpStatusRecord is StepUpStatus (spec 2.9).
+type stepUpStatusRecord struct {
+	Status    string     `json:"status"`
+	Active    bool       `json:"active"`
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// stepUpChallengeRecord is error.step_up of a step_up_required answer (spec 2.4).
+type stepUpChallengeRecord struct {
+	Delivery               string     `json:"delivery"`
+	ExpiresAt              *time.Time `json:"expires_at"`
+	ID                     uuid.UUID  `json:"id"`
+	MatchCode              *string    `json:"match_code"`
+	Methods                []string   `json:"methods"`
+	StepUpAuthenticationID uuid.UUID  `json:"step_up_authentication_id"`
+	// WebAuthn is rendered as identity gives it: the WebAuthn assertion
+	// options, whose fields are the protocol's (identity owns them).
+	WebAuthn *identity.AssertionOptions `json:"webauthn"`
+}
+
+// stepUpOf renders the step_up of an error envelope (apierr.Error.StepUp):
+// a step-up challenge as its record, anything else (nil: left out) as it is.
+func stepUpOf(v any) any {
+	c, ok := v.(stepup.StepUpChallenge)
+	if !ok {
+		return v
+	}
+	return stepUpChallengeRecord(c)
+}
+
+type expiredSudoSessionRecord struct {
+	Active    bool      `json:"active"`
+	ExpiresAt time.Time `json:"expires_at"`
+	ID        uuid.UUID `json:"id"`
+}
+
+type fallbackRecord struct {
+	Delivery  string    `json:"delivery"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+type approvalCredentialRecord struct {
+	ID         uuid.UUID `json:"id"`
+	Label      string    `json:"label"`
+	InsertedAt time.Time `json:"inserted_at"`
+}
+
+// challengeRecord is an assurance challenge as the app sees it (spec 2.8).
+type challengeRecord struct {
+	ID                     uuid.UUID  `json:"id"`
+	ActionSummary          *string    `json:"action_summary"`
+	Binding                string     `json:"binding"`
+	ExpiresAt              *time.Time `json:"expires_at"`
+	InsertedAt             time.Time  `json:"inserted_at"`
+	OriginRail             string     `json:"origin_rail"`
+	RequiredLevel          string     `json:"required_level"`
+	Status                 string     `json:"status"`
+	SigningPayload         string     `json:"signing_payload"`
+	Kind                   string     `json:"kind"`
+	StepUpAuthenticationID *uuid.UUID `json:"step_up_authentication_id"`
+	ApprovalID             *uuid.UUID `json:"approval_id"`
+}
+
+func newChallengeRecord(c stepup.Challenge) challengeRecord { return challengeRecord(c) }
+
+type sandboxAppRecord struct {
+	DeviceID     uuid.UUID `json:"device_id"`
+	CredentialID uuid.UUID `json:"credential_id"`
+}
 
 func (s *server) stepUpStatus(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "sudo_session_id", "Step-up")
@@ -20,7 +92,7 @@ func (s *server) stepUpStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, http.StatusOK, stepUpStatusRecord(st))
 	return nil
 }
 
@@ -33,7 +105,7 @@ func (s *server) completeStepUp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, http.StatusOK, stepUpStatusRecord(st))
 	return nil
 }
 
@@ -46,7 +118,7 @@ func (s *server) stepUpFallback(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, fallbackRecord(out))
 	return nil
 }
 
@@ -70,7 +142,7 @@ func (s *server) exitStepUp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, expiredSudoSessionRecord(out))
 	return nil
 }
 
@@ -83,7 +155,7 @@ func (s *server) registerApprovalCredential(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, out)
+	writeJSON(w, http.StatusCreated, approvalCredentialRecord(out))
 	return nil
 }
 
@@ -97,7 +169,7 @@ func (s *server) challenges(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, page.Build(pages, req, cs, stepup.ChallengePageKey))
+	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, cs, stepup.ChallengePageKey), newChallengeRecord))
 	return nil
 }
 
@@ -110,11 +182,11 @@ func (s *server) approveChallenge(w http.ResponseWriter, r *http.Request) error 
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	c, err := s.StepUp.Approve(r.Context(), actorOf(r), id, req)
+	c, err := s.Approving.Approve(r.Context(), actorOf(r), id, req)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, c)
+	writeJSON(w, http.StatusOK, newChallengeRecord(c))
 	return nil
 }
 
@@ -130,7 +202,7 @@ func (s *server) declineChallenge(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, c)
+	writeJSON(w, http.StatusOK, newChallengeRecord(c))
 	return nil
 }
 
@@ -146,7 +218,7 @@ func (s *server) sandboxApprovingApp(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, out)
+	writeJSON(w, http.StatusCreated, sandboxAppRecord(out))
 	return nil
 }
 
@@ -168,10 +240,10 @@ func (s *server) sandboxApproveChallenge(w http.ResponseWriter, r *http.Request)
 			return err
 		}
 	}
-	c, err := s.StepUp.SandboxApprove(r.Context(), id, req)
+	c, err := s.Approving.SandboxApprove(r.Context(), id, req)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, c)
+	writeJSON(w, http.StatusOK, newChallengeRecord(c))
 	return nil
 }

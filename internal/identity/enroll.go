@@ -62,7 +62,7 @@ func (s *Service) newSealedAuthenticator(ctx context.Context, tx *db.Tx, userID 
 func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest) (TOTPSetup, error) {
 	var out TOTPSetup
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "totp_setup")
 		if err != nil {
 			return err
@@ -88,7 +88,7 @@ func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest
 func (s *Service) SignInTOTPActivate(ctx context.Context, req MFARequest) (SignInResult, error) {
 	var out SignInResult
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "totp_setup")
 		if err != nil {
 			return err
@@ -128,7 +128,7 @@ const enrollmentPurpose = "totp-enrollment-code"
 func (s *Service) StartTOTPEnrollment(ctx context.Context, a actor.Actor) (TOTPSetup, error) {
 	var out TOTPSetup
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		auth, sealed, err := s.newSealedAuthenticator(ctx, tx, a.UserID)
 		if err != nil {
 			return err
@@ -144,7 +144,7 @@ func (s *Service) StartTOTPEnrollment(ctx context.Context, a actor.Actor) (TOTPS
 			uuid.Must(uuid.NewV7()), a.UserID, sealed, s.Keys.Hash(enrollmentPurpose, code), now.Add(EnrollmentLifetime), now); err != nil {
 			return err
 		}
-		if _, err := outbox.Queue(ctx, tx, now, outbox.Message{
+		if _, err := s.Outbox.Queue(ctx, tx, outbox.Message{
 			UserID: &a.UserID, Kind: outbox.TOTPActivationCode, Channel: outbox.ChannelMessaging,
 			Subject: "Your Strongroom authenticator code",
 			Body:    fmt.Sprintf("Your code to confirm your new authenticator app is %s. It expires in 10 minutes.", code),
@@ -180,7 +180,7 @@ func (s *Service) ActivateTOTP(ctx context.Context, a actor.Actor, req ActivateR
 	var out TOTPSetup
 	var wrong bool
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		var id uuid.UUID
 		var sealed, codeHash string
 		var failures int

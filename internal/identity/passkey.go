@@ -93,7 +93,7 @@ type PasskeyOptions struct {
 func (s *Service) BeginPasskeyRegistration(ctx context.Context, a actor.Actor) (PasskeyOptions, error) {
 	var out PasskeyOptions
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		user, err := s.webauthnUser(ctx, tx, a.UserID)
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ var errPasskeyRefused = apierr.New(apierr.UnprocessableEntity, "The passkey coul
 func (s *Service) RegisterPasskey(ctx context.Context, a actor.Actor, req RegisterPasskeyRequest) (Passkey, error) {
 	var out Passkey
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		var raw string
 		// Deleting the ceremony makes it one-use whatever the outcome.
 		err := tx.QueryRowContext(ctx, `DELETE FROM passkey_ceremonies WHERE id = $1 AND user_id = $2 AND expires_at > $3 RETURNING session_data`,
@@ -208,21 +208,8 @@ func scanPasskey(row interface{ Scan(...any) error }) (Passkey, error) {
 
 // Passkeys lists the actor's passkeys, newest first.
 func (s *Service) Passkeys(ctx context.Context, a actor.Actor, req page.Request) ([]Passkey, error) {
-	rows, err := s.DB.Reader().QueryContext(ctx, `SELECT `+passkeyColumns+` FROM passkeys
+	return db.QueryAll(ctx, s.DB.Reader(), scanPasskey, `SELECT `+passkeyColumns+` FROM passkeys
 		WHERE user_id = $1 AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`, a.UserID, req.AfterUUID(), req.Limit+1)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Passkey
-	for rows.Next() {
-		p, err := scanPasskey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }
 
 // PasskeyPageKey positions a page after p.

@@ -73,7 +73,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 	}
 	var a actor.Actor
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		ses := &a.Session
 		err := tx.QueryRowContext(ctx, `
 			UPDATE sessions SET idle_expires_at = CASE WHEN expires_at < $3 THEN expires_at ELSE $3 END

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -35,6 +36,10 @@ type Service struct {
 	Clock    clock.Clock
 	Keys     *keyring.Keyring
 	WebAuthn *webauthn.WebAuthn
+	// Guard bounds wrong passwords (guard.go); the zero value bounds nothing.
+	Guard PasswordGuard
+	// Outbox queues the messages that carry codes (never stored in plaintext).
+	Outbox *outbox.Outbox
 }
 
 // Sign-in outcomes (spec 3.5).
@@ -58,6 +63,9 @@ type SignInRequest struct {
 	RememberMe     *bool    `json:"remember_me"`
 	TrustTransport *string  `json:"trust_transport"`
 	TrustTokens    []string `json:"trust_tokens"`
+	// ClientAddress is the peer's address, set by the HTTP layer (never
+	// from the body): the key of the per-address budget of wrong passwords.
+	ClientAddress string `json:"-"`
 }
 
 // trustTransports are the ways a trust token can travel back to the app.
@@ -118,28 +126,40 @@ var errInvalidCredentials = apierr.New(apierr.InvalidCredentials, "The email or 
 // wrong password take the same time and give the same answer.
 var dummyHash = sync.OnceValue(func() string { return HashPassword("not the password of anyone") })
 
-// SignIn is step 1: email and password, and what must happen next.
+// SignIn is step 1: email and password, and what must happen next. Wrong
+// passwords are bounded per (email, client address) and slowed per email
+// (guard.go); a sign-in from a known device of the person is never refused.
 func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, error) {
 	var cred struct {
-		id           uuid.UUID
-		hash         string
-		totpEnabled  bool
-		requiresTOTP bool
-		passkeys     int
+		id          uuid.UUID
+		hash        string
+		totpEnabled bool
+		passkeys    int
 	}
 	err := s.DB.Reader().QueryRowContext(ctx, `
 		SELECT u.id, u.password_hash, u.totp_enabled,
-		       EXISTS (SELECT 1 FROM memberships m JOIN organizations o ON o.id = m.organization_id
-		               WHERE m.user_id = u.id AND o.requires_totp),
 		       (SELECT count(*) FROM passkeys p WHERE p.user_id = u.id)
 		FROM users u WHERE u.email_normalized = $1`, NormalizeEmail(req.Email)).
-		Scan(&cred.id, &cred.hash, &cred.totpEnabled, &cred.requiresTOTP, &cred.passkeys)
-	if errors.Is(err, sql.ErrNoRows) {
-		_, _ = CheckPassword(dummyHash(), req.Password)
-		return SignInResult{}, errInvalidCredentials
+		Scan(&cred.id, &cred.hash, &cred.totpEnabled, &cred.passkeys)
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return SignInResult{}, err
 	}
+	knownDevice := false
+	if found && req.DeviceID != nil {
+		if _, knownDevice, err = findDevice(ctx, s.DB.Reader(), cred.id, uuid.MustParse(*req.DeviceID)); err != nil {
+			return SignInResult{}, err
+		}
+	}
+	// The attempt is written as a wrong password before the password is
+	// checked (guard.go); a right password clears it.
+	at, err := s.guard(ctx, s.failureKeys(req.Email, req.ClientAddress), knownDevice)
 	if err != nil {
 		return SignInResult{}, err
+	}
+	if !found {
+		_, _ = CheckPassword(dummyHash(), req.Password)
+		return SignInResult{}, errInvalidCredentials
 	}
 	if ok, err := CheckPassword(cred.hash, req.Password); err != nil || !ok {
 		return SignInResult{}, errInvalidCredentials
@@ -147,19 +167,28 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 
 	var out SignInResult
 	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
+		if err := clearFailures(ctx, tx, at.keys); err != nil {
+			return err
+		}
 		device, err := s.signInDevice(ctx, tx, now, cred.id, req)
 		if err != nil {
 			return err
 		}
 		out.DeviceID = device.ID
 		remember := req.RememberMe != nil && *req.RememberMe
-		switch {
-		case cred.totpEnabled && s.trusted(ctx, tx, now, cred.id, device.ID, req.TrustTokens):
-			return s.authenticate(ctx, tx, now, cred.id, device.ID, false, &out)
-		case cred.totpEnabled:
+		if cred.totpEnabled {
+			if s.trusted(ctx, tx, now, cred.id, device.ID, req.TrustTokens) {
+				return s.authenticate(ctx, tx, now, cred.id, device.ID, false, &out)
+			}
 			return s.challenge(ctx, tx, now, cred.id, device.ID, "mfa", remember, StatusMFARequired, &out)
-		case cred.requiresTOTP:
+		}
+		requiresTOTP, err := organization.RequiresTOTPFor(ctx, tx, cred.id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case requiresTOTP:
 			return s.challenge(ctx, tx, now, cred.id, device.ID, "totp_setup", remember, StatusTOTPSetupRequired, &out)
 		case cred.passkeys > 0:
 			// A passkey cannot complete sign-in from here (spec §5.7): an authenticator app must be added.
@@ -168,6 +197,9 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 			return s.authenticate(ctx, tx, now, cred.id, device.ID, false, &out)
 		}
 	})
+	if err != nil {
+		s.forget(ctx, at) // the password was right: not a failure
+	}
 	return out, err
 }
 
@@ -324,7 +356,7 @@ func (c signInChallenge) blocked(found bool, now time.Time) string {
 func (s *Service) MFA(ctx context.Context, req MFARequest) (SignInResult, error) {
 	var out SignInResult
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+		now := tx.Now
 		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "mfa")
 		if err != nil {
 			return err

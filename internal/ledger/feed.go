@@ -30,9 +30,9 @@ type Transaction struct {
 	RecordedAt     time.Time
 }
 
-// Record adds a feed row in tx.
+// Record adds a feed row in tx, recorded at tx.Now.
 func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) {
-	t.ID = uuid.Must(uuid.NewV7())
+	t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now
 	_, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt)
@@ -41,7 +41,7 @@ func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) 
 
 const transactionColumns = `id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at`
 
-func scanTransaction(row interface{ Scan(...any) error }) (Transaction, error) {
+func scanTransaction(row db.Scanner) (Transaction, error) {
 	var t Transaction
 	err := row.Scan(&t.ID, &t.OrganizationID, &t.Type, &t.EntryID, &t.Direction, &t.Amount, &t.Currency, &t.Description, &t.PaymentID, &t.RecordedAt)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -74,7 +74,7 @@ func List(ctx context.Context, q db.Querier, orgID uuid.UUID, f FeedFilter, req 
 		types += "," + t
 	}
 	types += ","
-	rows, err := q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions
+	return db.QueryAll(ctx, q, scanTransaction, `SELECT `+transactionColumns+` FROM transactions
 		WHERE organization_id = $1
 		  AND (recorded_at >= $2 OR $2 IS NULL)
 		  AND (recorded_at < $3 OR $3 IS NULL)
@@ -82,19 +82,6 @@ func List(ctx context.Context, q db.Querier, orgID uuid.UUID, f FeedFilter, req 
 		  AND (recorded_at < $5 OR (recorded_at = $5 AND id < $6) OR $5 IS NULL)
 		ORDER BY recorded_at DESC, id DESC LIMIT $7`,
 		orgID, f.From, f.To, types, afterTime, afterID, req.Limit+1)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Transaction
-	for rows.Next() {
-		t, err := scanTransaction(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
 }
 
 // FeedPageKey positions a page after t.

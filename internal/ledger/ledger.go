@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -30,7 +29,10 @@ const (
 	Fees      = "fees"
 )
 
-// Account names one ledger account.
+// Account names one ledger account. Every account is kept for one
+// organization, the platform's too (PlatformAccount); OrganizationID is nil
+// only for the platform accounts entries used before those were kept per
+// organization, which a reversal of such an entry still posts to.
 type Account struct {
 	OrganizationID *uuid.UUID
 	Currency       string
@@ -42,9 +44,13 @@ func OrgAccount(orgID uuid.UUID, currency, kind string) Account {
 	return Account{OrganizationID: &orgID, Currency: currency, Kind: kind}
 }
 
-// PlatformAccount is the platform's account of kind in currency.
-func PlatformAccount(currency, kind string) Account {
-	return Account{Currency: currency, Kind: kind}
+// PlatformAccount is the platform's account of kind in currency for the
+// money of one organization: money from and to the outside world, and the
+// fees it paid. Kept per organization, so no organization's volume can fill
+// the bounds of an account another one posts to, nor queue every
+// organization's entries behind one locked row.
+func PlatformAccount(orgID uuid.UUID, currency, kind string) Account {
+	return Account{OrganizationID: &orgID, Currency: currency, Kind: kind}
 }
 
 func (a Account) customer() bool { return a.Kind == Available || a.Kind == Pending }
@@ -76,9 +82,14 @@ var ErrBalanceLimit = apierr.New(apierr.UnprocessableEntity, "This would take a 
 // ErrUnbalanced is a defect: an entry whose postings do not sum to zero per currency.
 var ErrUnbalanced = errors.New("ledger: entry does not balance")
 
-// Post writes e in tx and updates the balances. Postings are applied in a
-// fixed account order, so concurrent entries lock accounts in the same order.
-func Post(ctx context.Context, tx *db.Tx, now time.Time, e Entry) (uuid.UUID, error) {
+// Post writes e in tx, stamped with tx.Now, and updates the balances.
+// Postings are applied in a fixed account order, so concurrent entries lock
+// accounts in the same order. It returns ErrUnbalanced for an entry whose
+// postings do not sum to zero per currency or hold a zero amount,
+// ErrInsufficientFunds when a customer balance would go below zero and
+// ErrBalanceLimit when a balance would leave int64; then nothing of the entry
+// is kept once tx rolls back.
+func Post(ctx context.Context, tx *db.Tx, e Entry) (uuid.UUID, error) {
 	sums := map[string]int64{}
 	for _, p := range e.Postings {
 		if p.Amount == 0 {
@@ -93,13 +104,13 @@ func Post(ctx context.Context, tx *db.Tx, now time.Time, e Entry) (uuid.UUID, er
 	}
 	id := uuid.Must(uuid.NewV7())
 	if _, err := tx.ExecContext(ctx, `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, id, e.OrganizationID, e.Kind, e.Description, e.Reverses, now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6)`, id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now); err != nil {
 		return uuid.Nil, err
 	}
 	postings := append([]Posting(nil), e.Postings...)
 	sort.SliceStable(postings, func(i, j int) bool { return postings[i].Account.key() < postings[j].Account.key() })
 	for _, p := range postings {
-		accountID, err := ensureAccount(ctx, tx, now, p.Account)
+		accountID, err := ensureAccount(ctx, tx, p.Account)
 		if err != nil {
 			return uuid.Nil, err
 		}
@@ -152,7 +163,7 @@ func (a Account) key() string {
 }
 
 // ensureAccount returns the account's id, creating it on first use.
-func ensureAccount(ctx context.Context, tx *db.Tx, now time.Time, a Account) (uuid.UUID, error) {
+func ensureAccount(ctx context.Context, tx *db.Tx, a Account) (uuid.UUID, error) {
 	var id uuid.UUID
 	find := func() error {
 		if a.OrganizationID == nil {
@@ -167,38 +178,31 @@ func ensureAccount(ctx context.Context, tx *db.Tx, now time.Time, a Account) (uu
 		return id, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
-		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, now); err != nil {
+		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now); err != nil {
 		return uuid.Nil, err
 	}
 	return id, find()
 }
 
 // Reverse posts the mirror of entry id: a new entry, the original untouched.
-func Reverse(ctx context.Context, tx *db.Tx, now time.Time, id uuid.UUID, description string) (uuid.UUID, error) {
+// Its errors are Post's.
+func Reverse(ctx context.Context, tx *db.Tx, id uuid.UUID, description string) (uuid.UUID, error) {
 	var orgID *uuid.UUID
 	if err := tx.QueryRowContext(ctx, `SELECT organization_id FROM journal_entries WHERE id = $1`, id).Scan(&orgID); err != nil {
 		return uuid.Nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT a.organization_id, a.currency, a.kind, p.amount
+	mirror := func(row db.Scanner) (Posting, error) {
+		var p Posting
+		err := row.Scan(&p.Account.OrganizationID, &p.Account.Currency, &p.Account.Kind, &p.Amount)
+		p.Amount = -p.Amount
+		return p, err
+	}
+	postings, err := db.QueryAll(ctx, tx, mirror, `SELECT a.organization_id, a.currency, a.kind, p.amount
 		FROM postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE p.entry_id = $1`, id)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	var postings []Posting
-	for rows.Next() {
-		var p Posting
-		if err := rows.Scan(&p.Account.OrganizationID, &p.Account.Currency, &p.Account.Kind, &p.Amount); err != nil {
-			rows.Close()
-			return uuid.Nil, err
-		}
-		p.Amount = -p.Amount
-		postings = append(postings, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return uuid.Nil, err
-	}
-	return Post(ctx, tx, now, Entry{OrganizationID: orgID, Kind: "reversal", Description: description, Reverses: &id, Postings: postings})
+	return Post(ctx, tx, Entry{OrganizationID: orgID, Kind: "reversal", Description: description, Reverses: &id, Postings: postings})
 }
 
 // Balance is an organization's money in one currency.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"time"
@@ -18,7 +19,6 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
-	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/job"
 )
@@ -40,10 +40,9 @@ const (
 	ProviderUnavailable = "provider_unavailable"
 )
 
-// Service runs currency accounts.
+// Service runs currency accounts. Its transactions stamp rows with tx.Now.
 type Service struct {
-	DB    *db.DB
-	Clock clock.Clock
+	DB *db.DB
 	// Currencies an organization may hold, sorted.
 	Currencies []string
 	Partner    Partner
@@ -51,23 +50,24 @@ type Service struct {
 
 // Entry is one currency's account as the list reports it.
 type Entry struct {
-	Currency         string     `json:"currency"`
-	State            string     `json:"state"`
-	FailureNote      *string    `json:"failure_note"`
-	FirstRequestedAt *time.Time `json:"first_requested_at"`
-	RequestsEnabled  bool       `json:"requests_enabled"`
+	Currency         string
+	State            string
+	FailureNote      *string
+	FirstRequestedAt *time.Time
+	RequestsEnabled  bool
 }
 
 // Outcome is what a request did for one currency.
 type Outcome struct {
-	Currency string `json:"currency"`
-	Result   string `json:"result"`
+	Currency string
+	Result   string
 }
 
-// Result answers a request.
+// Result answers a request: every currency's entry after it, and what it
+// did for each currency asked for.
 type Result struct {
-	Data     []Entry   `json:"data"`
-	Outcomes []Outcome `json:"outcomes"`
+	Data     []Entry
+	Outcomes []Outcome
 }
 
 // BalancesScope is the API-key scope that reads the list.
@@ -78,10 +78,11 @@ const BalancesScope = "balances:read"
 // and hold balances:read.
 func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID) ([]Entry, error) {
 	q := s.DB.Reader()
-	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Scope: BalancesScope}); err != nil {
+	acc, err := organization.Admit(ctx, q, a, orgID, organization.Need{Scope: BalancesScope})
+	if err != nil {
 		return nil, err
 	}
-	return s.entries(ctx, q, orgID)
+	return s.entries(ctx, q, orgID, acc.Status)
 }
 
 type row struct {
@@ -91,71 +92,56 @@ type row struct {
 	firstRequestedAt time.Time
 }
 
-// rows reads the organization's status and its currency rows in one query
-// (the list is the one operation programs poll).
-//
-// With lock, the organization's row is locked for the transaction: requests,
-// submissions and webhooks of one organization then change its currencies
-// one at a time.
-func (s *Service) rows(ctx context.Context, q db.Querier, orgID uuid.UUID, lock bool) (map[string]row, organization.Status, error) {
-	clause := ""
-	if lock && s.DB.Dialect() == db.Postgres {
-		clause = " FOR UPDATE OF o"
-	}
-	rs, err := q.QueryContext(ctx, `SELECT o.status, ca.currency, ca.state, ca.awaiting_submission, ca.failure_note, ca.first_requested_at
-		FROM organizations o LEFT JOIN currency_accounts ca ON ca.organization_id = o.id
-		WHERE o.id = $1`+clause, orgID)
-	if err != nil {
-		return nil, "", err
-	}
-	defer rs.Close()
-	out := map[string]row{}
-	var status organization.Status
-	found := false
-	for rs.Next() {
-		var c, state *string
-		var awaiting *bool
-		var r row
-		var first *time.Time
-		if err := rs.Scan(&status, &c, &state, &awaiting, &r.failureNote, &first); err != nil {
-			return nil, "", err
-		}
-		found = true
-		if c == nil {
-			continue // no currency rows yet
-		}
-		r.state, r.awaiting, r.firstRequestedAt = *state, *awaiting, first.UTC()
-		out[*c] = r
-	}
-	if err := rs.Err(); err != nil {
-		return nil, "", err
-	}
-	if !found {
-		return nil, "", apierr.NotFoundf("Organization")
-	}
-	return out, status, nil
-}
-
-func (s *Service) entries(ctx context.Context, q db.Querier, orgID uuid.UUID) ([]Entry, error) {
-	rows, status, err := s.rows(ctx, q, orgID, false)
+// rows reads the organization's currency rows by currency.
+func rows(ctx context.Context, q db.Querier, orgID uuid.UUID) (map[string]row, error) {
+	rs, err := q.QueryContext(ctx, `SELECT currency, state, awaiting_submission, failure_note, first_requested_at
+		FROM currency_accounts WHERE organization_id = $1`, orgID)
 	if err != nil {
 		return nil, err
 	}
-	return s.view(rows, status), nil
+	defer rs.Close()
+	out := map[string]row{}
+	for rs.Next() {
+		var c string
+		var r row
+		if err := rs.Scan(&c, &r.state, &r.awaiting, &r.failureNote, &r.firstRequestedAt); err != nil {
+			return nil, err
+		}
+		r.firstRequestedAt = r.firstRequestedAt.UTC()
+		out[c] = r
+	}
+	return out, rs.Err()
 }
 
-func (s *Service) view(rows map[string]row, status organization.Status) []Entry {
+// lockedRows locks the organization's row for tx and reads its status and
+// currency rows: requests, submissions and webhooks of one organization then
+// change its currencies one at a time.
+func lockedRows(ctx context.Context, tx *db.Tx, orgID uuid.UUID) (map[string]row, organization.Status, error) {
+	status, err := organization.StatusOf(ctx, tx, orgID, tx.ForUpdate())
+	if err != nil {
+		return nil, "", err
+	}
+	rs, err := rows(ctx, tx, orgID)
+	return rs, status, err
+}
+
+// entries lists every currency of an organization in status.
+func (s *Service) entries(ctx context.Context, q db.Querier, orgID uuid.UUID, status organization.Status) ([]Entry, error) {
+	rs, err := rows(ctx, q, orgID)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Entry, 0, len(s.Currencies))
 	for _, c := range s.Currencies {
 		e := Entry{Currency: c, State: Available, RequestsEnabled: status == organization.Active}
-		if r, ok := rows[c]; ok {
+		if r, ok := rs[c]; ok {
 			e.State, e.FailureNote = r.state, r.failureNote
 			t := r.firstRequestedAt
 			e.FirstRequestedAt = &t
 		}
 		out = append(out, e)
 	}
-	return out
+	return out, nil
 }
 
 // RequestBody is the body of requesting currencies.
@@ -209,88 +195,101 @@ func (s *Service) Request(ctx context.Context, a actor.Actor, orgID uuid.UUID, b
 			return Result{}, apierr.New(apierr.PartnerError, "The banking partner could not be reached to check eligibility; nothing was changed. Try again shortly.")
 		}
 	}
-	var out Result
-	var retry bool
-	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		rows, status, err := s.rows(ctx, tx, orgID, true)
-		if err != nil {
-			return err
-		}
-		hasActive := false
-		for _, r := range rows {
-			hasActive = hasActive || r.state == Active
-		}
-		for _, c := range wanted {
-			r, exists := rows[c]
-			result := ""
-			switch {
-			case exists && r.state == Active:
-				result = AlreadyActive
-			case exists && r.state == Processing:
-				result = AlreadyProcessing
-			case status != organization.Active || !slices.Contains(s.Currencies, c):
-				// Not requestable here: nothing is asked of the partner or recorded.
-				result = OutcomeFailed
-			case !submitNow:
-				result = Requested
-				err = s.move(ctx, tx, now, orgID, c, r, exists, Processing, true, "selection saved until business verification is done")
-			case !slices.Contains(offered, c):
-				result = OutcomeFailed
-				err = s.move(ctx, tx, now, orgID, c, r, exists, Failed, false, "the partner does not offer this currency to this business")
-			default:
-				// The partner call is inside the transaction so the outcome is
-				// recorded with the state it produced; the sandbox partner answers at once.
-				var opening Opening
-				opening, err = s.Partner.Open(ctx, orgID, c, hasActive)
-				switch {
-				case errors.Is(err, ErrUnavailable):
-					result, retry = ProviderUnavailable, true
-					err = s.move(ctx, tx, now, orgID, c, r, exists, Processing, true, "partner unavailable; will retry")
-				case err != nil:
-					return err
-				case opening == Refused:
-					result = OutcomeFailed
-					err = s.move(ctx, tx, now, orgID, c, r, exists, Failed, false, "the partner refused the account")
-				default:
-					result = Requested
-					hasActive = hasActive || opening == Opened
-					err = s.move(ctx, tx, now, orgID, c, r, exists, string(opening), false, "requested from the partner")
-				}
-			}
-			if err != nil {
-				return err
-			}
-			out.Outcomes = append(out.Outcomes, Outcome{Currency: c, Result: result})
-		}
-		if retry {
-			if _, err := job.Enqueue(ctx, tx, now, submitJob, submitPayload{OrganizationID: orgID}); err != nil {
-				return err
-			}
-		}
-		out.Data, err = s.entries(ctx, tx, orgID)
-		return err
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Result, error) {
+		return s.record(ctx, tx, orgID, wanted, submitNow, offered)
 	})
+}
+
+// record applies a request for wanted in tx, with the organization's row
+// locked: submitNow when the partner takes requests for this business (it
+// offers the currencies offered), otherwise the selection is saved.
+func (s *Service) record(ctx context.Context, tx *db.Tx, orgID uuid.UUID, wanted []string, submitNow bool, offered []string) (Result, error) {
+	rs, status, err := lockedRows(ctx, tx, orgID)
+	if err != nil {
+		return Result{}, err
+	}
+	hasActive := anyActive(rs)
+	var out Result
+	retry := false
+	for _, c := range wanted {
+		r, exists := rs[c]
+		result := ""
+		switch {
+		case exists && r.state == Active:
+			result = AlreadyActive
+		case exists && r.state == Processing:
+			result = AlreadyProcessing
+		case status != organization.Active || !slices.Contains(s.Currencies, c):
+			// Not requestable here: nothing is asked of the partner or recorded.
+			result = OutcomeFailed
+		case !submitNow:
+			result = Requested
+			err = move(ctx, tx, orgID, c, r, exists, Processing, true, "selection saved until business verification is done")
+		case !slices.Contains(offered, c):
+			result = OutcomeFailed
+			err = move(ctx, tx, orgID, c, r, exists, Failed, false, notOffered)
+		default:
+			// The partner call is inside the transaction so the outcome is
+			// recorded with the state it produced; the sandbox partner answers at once.
+			var opening Opening
+			opening, err = s.Partner.Open(ctx, orgID, c, hasActive)
+			switch {
+			case errors.Is(err, ErrUnavailable):
+				result, retry = ProviderUnavailable, true
+				err = move(ctx, tx, orgID, c, r, exists, Processing, true, "partner unavailable; will retry")
+			case err != nil:
+				return Result{}, err
+			case opening == Refused:
+				result = OutcomeFailed
+				err = move(ctx, tx, orgID, c, r, exists, Failed, false, "the partner refused the account")
+			default:
+				result = Requested
+				hasActive = hasActive || opening == Opened
+				err = move(ctx, tx, orgID, c, r, exists, string(opening), false, "requested from the partner")
+			}
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		out.Outcomes = append(out.Outcomes, Outcome{Currency: c, Result: result})
+	}
+	if retry {
+		if err := enqueueSubmit(ctx, tx, orgID); err != nil {
+			return Result{}, err
+		}
+	}
+	out.Data, err = s.entries(ctx, tx, orgID, status)
 	return out, err
 }
 
-// move records a currency's new state and its history.
-func (s *Service) move(ctx context.Context, tx *db.Tx, now time.Time, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
+const notOffered = "the partner does not offer this currency to this business"
+
+func anyActive(rs map[string]row) bool {
+	for _, r := range rs {
+		if r.state == Active {
+			return true
+		}
+	}
+	return false
+}
+
+// move records a currency's new state and its history, at tx.Now.
+func move(ctx context.Context, tx *db.Tx, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
 	from := Available
 	if exists {
 		from = r.state
 		if _, err := tx.ExecContext(ctx, `UPDATE currency_accounts SET state = $3, awaiting_submission = $4, updated_at = $5
-			WHERE organization_id = $1 AND currency = $2`, orgID, currency, to, awaiting, now); err != nil {
+			WHERE organization_id = $1 AND currency = $2`, orgID, currency, to, awaiting, tx.Now); err != nil {
 			return err
 		}
 	} else if _, err := tx.ExecContext(ctx, `
 		INSERT INTO currency_accounts (organization_id, currency, state, awaiting_submission, first_requested_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $5)`, orgID, currency, to, awaiting, now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $5)`, orgID, currency, to, awaiting, tx.Now); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO currency_account_history (id, organization_id, currency, from_state, to_state, reason, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, uuid.Must(uuid.NewV7()), orgID, currency, from, to, reason, now)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, uuid.Must(uuid.NewV7()), orgID, currency, from, to, reason, tx.Now)
 	return err
 }
 
@@ -307,8 +306,12 @@ func (s *Service) Register(r *job.Runner) { r.Handle(submitJob, s.submit) }
 
 // EntityReady is called in the transaction that marks the organization's
 // business verification ready: its saved selections get submitted.
-func EntityReady(ctx context.Context, tx *db.Tx, now time.Time, orgID uuid.UUID) error {
-	_, err := job.Enqueue(ctx, tx, now, submitJob, submitPayload{OrganizationID: orgID})
+func EntityReady(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
+	return enqueueSubmit(ctx, tx, orgID)
+}
+
+func enqueueSubmit(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
+	_, err := job.Enqueue(ctx, tx, tx.Now, submitJob, submitPayload{OrganizationID: orgID})
 	return err
 }
 
@@ -329,27 +332,19 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 		return err
 	}
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		rows, _, err := s.rows(ctx, tx, org.ID, true)
+		rs, _, err := lockedRows(ctx, tx, org.ID)
 		if err != nil {
 			return err
 		}
-		hasActive := false
-		for _, r := range rows {
-			hasActive = hasActive || r.state == Active
-		}
-		currencies := make([]string, 0, len(rows))
-		for c := range rows {
-			currencies = append(currencies, c)
-		}
-		slices.Sort(currencies)
+		hasActive := anyActive(rs)
+		currencies := slices.Sorted(maps.Keys(rs))
 		for _, c := range currencies {
-			r := rows[c]
+			r := rs[c]
 			if !r.awaiting || r.state != Processing {
 				continue
 			}
 			if !slices.Contains(offered, c) {
-				if err := s.move(ctx, tx, now, org.ID, c, r, true, Failed, false, "the partner does not offer this currency to this business"); err != nil {
+				if err := move(ctx, tx, org.ID, c, r, true, Failed, false, notOffered); err != nil {
 					return err
 				}
 				continue
@@ -359,7 +354,7 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 				return err // unavailable: the job retries with backoff
 			}
 			hasActive = hasActive || opening == Opened
-			if err := s.move(ctx, tx, now, org.ID, c, r, true, string(opening), false, "submitted to the partner"); err != nil {
+			if err := move(ctx, tx, org.ID, c, r, true, string(opening), false, "submitted to the partner"); err != nil {
 				return err
 			}
 		}
@@ -387,15 +382,15 @@ func (w Webhook) Validate() error {
 // processing or failed becomes active, with the earlier history kept.
 func (s *Service) Activated(ctx context.Context, w Webhook) error {
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
-		rows, _, err := s.rows(ctx, tx, w.OrganizationID, true)
+		rs, _, err := lockedRows(ctx, tx, w.OrganizationID)
 		if err != nil {
 			return err
 		}
-		r, exists := rows[w.Currency]
+		r, exists := rs[w.Currency]
 		if exists && r.state == Active {
 			return nil
 		}
-		return s.move(ctx, tx, s.Clock.Now(), w.OrganizationID, w.Currency, r, exists, Active, false, "partner webhook: account activated")
+		return move(ctx, tx, w.OrganizationID, w.Currency, r, exists, Active, false, "partner webhook: account activated")
 	})
 }
 

@@ -10,15 +10,13 @@ import (
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
 
 func TestWebhookKeepsTheFailedHistory(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	fixture.Each(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
-		clk := clock.NewManual(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 		org, actor := fixture.Member(t, d, clk.Now(), organization.Owner)
-		svc := &mca.Service{DB: d, Clock: clk, Currencies: []string{"EUR", "JPY"}, Partner: mca.NewSandboxPartner()}
+		svc := &mca.Service{DB: d, Currencies: []string{"EUR", "JPY"}, Partner: mca.NewSandboxPartner()}
 		res, err := svc.Request(ctx, actor, org.ID, mca.RequestBody{Currencies: []string{"JPY"}})
 		if err != nil || res.Outcomes[0].Result != mca.OutcomeFailed {
 			t.Fatalf("request = %+v, %v", res, err)
@@ -33,6 +31,10 @@ func TestWebhookKeepsTheFailedHistory(t *testing.T) {
 		}
 		if len(hist) != 2 || hist[0].From != mca.Available || hist[0].To != mca.Failed || hist[1].From != mca.Failed || hist[1].To != mca.Active {
 			t.Fatalf("history = %+v, want available→failed then failed→active", hist)
+		}
+		// Each change is stamped with its transaction's time, read from the clock.
+		if !hist[1].At.Equal(hist[0].At.Add(time.Hour)) {
+			t.Errorf("activation at %v, failure at %v: want an hour apart", hist[1].At, hist[0].At)
 		}
 		entries, err := svc.List(ctx, actor, org.ID)
 		if err != nil || entries[1].State != mca.Active {

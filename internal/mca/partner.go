@@ -37,9 +37,9 @@ var ErrUnavailable = errors.New("banking partner unavailable")
 
 // SandboxSettings control the sandbox partner (CONTRACT §9).
 type SandboxSettings struct {
-	OfferedCurrencies []string `json:"offered_currencies"`
-	Unavailable       bool     `json:"unavailable"`
-	EligibilityError  bool     `json:"eligibility_error"`
+	OfferedCurrencies []string
+	Unavailable       bool
+	EligibilityError  bool
 }
 
 // SandboxPartner stands in for the banking partner in `test`: it offers

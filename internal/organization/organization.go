@@ -210,25 +210,24 @@ func (s Status) Allows(write bool) bool {
 // A non-member gets not_found (the organization's existence is not
 // revealed); a member of an organization whose status refuses the operation
 // gets organization_unavailable (ErrUnavailable); a member with a lower role
-// than need.Role gets forbidden. It returns the member's role.
-func authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need Need) (Role, error) {
-	var role Role
-	var status Status
+// than need.Role gets forbidden.
+func authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need Need) (Access, error) {
+	var acc Access
 	err := q.QueryRowContext(ctx, `SELECT m.role, o.status FROM memberships m JOIN organizations o ON o.id = m.organization_id
-		WHERE m.organization_id = $1 AND m.user_id = $2`+need.Lock, orgID, userID).Scan(&role, &status)
+		WHERE m.organization_id = $1 AND m.user_id = $2`+need.Lock, orgID, userID).Scan(&acc.Role, &acc.Status)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", errNotFound
+		return Access{}, errNotFound
 	}
 	if err != nil {
-		return "", err
+		return Access{}, err
 	}
-	if !status.Allows(need.Write) {
-		return role, ErrUnavailable
+	if !acc.Status.Allows(need.Write) {
+		return acc, ErrUnavailable
 	}
-	if !role.AtLeast(need.min()) {
-		return role, errForbidden
+	if !acc.Role.AtLeast(need.min()) {
+		return acc, errForbidden
 	}
-	return role, nil
+	return acc, nil
 }
 
 // Check is the one authorization policy of every organization-scoped
@@ -246,33 +245,74 @@ func authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need 
 //
 // It returns the actor's role in the organization.
 func Check(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, need Need) (Role, error) {
+	acc, err := Admit(ctx, q, a, orgID, need)
+	return acc.Role, err
+}
+
+// Access is what the policy found: the actor's role in the organization
+// and the organization's status.
+type Access struct {
+	Role   Role
+	Status Status
+}
+
+// Admit is Check for an operation whose answer shows the organization's
+// status (the currency accounts tell whether requests are enabled): it
+// returns the status the policy read with the role, saving a second read.
+func Admit(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, need Need) (Access, error) {
 	if a.Key == nil {
 		return authorize(ctx, q, orgID, a.UserID, need)
 	}
 	k := a.Key
 	switch {
 	case need.Scope == "":
-		return "", ErrKeyNotPermitted
+		return Access{}, ErrKeyNotPermitted
 	case k.OrganizationID != orgID:
+		return Access{}, errNotFound
+	}
+	status, err := StatusOf(ctx, q, orgID, need.Lock)
+	if err != nil {
+		return Access{}, err
+	}
+	acc := Access{Role: Role(k.Role), Status: status}
+	switch {
+	case !status.AdmitsKeys():
+		return acc, ErrUnavailable
+	case !k.HasScope(need.Scope):
+		return acc, apierr.Newf(apierr.APIScopeMissing, "This API key lacks the %s scope.", need.Scope)
+	case !acc.Role.AtLeast(need.min()):
+		return acc, errForbidden
+	}
+	return acc, nil
+}
+
+// AdmitsKeys reports whether API keys of an organization in status may act
+// at all: only while it is active. Unlike its members, a paused
+// organization's keys cannot even read.
+func (s Status) AdmitsKeys() bool { return s == Active }
+
+// AdmitKeys answers organization_unavailable unless the API keys of orgID
+// may act at all (AdmitsKeys), and not_found when there is no organization
+// orgID. Authenticating a key asks it before any operation.
+func AdmitKeys(ctx context.Context, q db.Querier, orgID uuid.UUID) error {
+	status, err := StatusOf(ctx, q, orgID, "")
+	if err == nil && !status.AdmitsKeys() {
+		return ErrUnavailable
+	}
+	return err
+}
+
+// StatusOf returns the status of the organization with id, or not_found.
+// lock, the dialect's row-lock clause (db.DB.ForUpdate) or empty, locks the
+// organization's row for the caller's transaction, so changes to what the
+// organization holds (its currency accounts) happen one at a time.
+func StatusOf(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Status, error) {
+	var status Status
+	err := q.QueryRowContext(ctx, `SELECT status FROM organizations WHERE id = $1`+lock, id).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
 		return "", errNotFound
 	}
-	var status Status
-	if err := q.QueryRowContext(ctx, `SELECT status FROM organizations WHERE id = $1`+need.Lock, orgID).Scan(&status); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return "", errNotFound
-		}
-		return "", err
-	}
-	role := Role(k.Role)
-	switch {
-	case status != Active:
-		return role, ErrUnavailable
-	case !k.HasScope(need.Scope):
-		return role, apierr.Newf(apierr.APIScopeMissing, "This API key lacks the %s scope.", need.Scope)
-	case !role.AtLeast(need.min()):
-		return role, errForbidden
-	}
-	return role, nil
+	return status, err
 }
 
 // ErrKeyNotPermitted refuses an API key on an operation that takes none.

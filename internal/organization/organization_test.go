@@ -108,3 +108,80 @@ func TestCheckAppliesTheKeyRules(t *testing.T) {
 		}
 	})
 }
+
+// TestRoleAtLeast is the order of roles: owner > admin > member; a role
+// that is none of them reaches nothing, not even member (and a role needed
+// is never one: Need.Role empty means member).
+func TestRoleAtLeast(t *testing.T) {
+	roles := []organization.Role{organization.Owner, organization.Admin, organization.Member, "stranger"}
+	want := [][]bool{
+		// owner, admin, member, stranger (as the role needed)
+		{true, true, true, true},   // owner
+		{false, true, true, true},  // admin
+		{false, false, true, true}, // member
+		{false, false, false, false},
+	}
+	for i, r := range roles {
+		for j, other := range roles {
+			if got := r.AtLeast(other); got != want[i][j] {
+				t.Errorf("%s.AtLeast(%s) = %v; want %v", r, other, got, want[i][j])
+			}
+		}
+	}
+}
+
+// TestStatusAllows is CONTRACT §2 for people (reads and writes) and for API
+// keys, which act only while the organization is active.
+func TestStatusAllows(t *testing.T) {
+	for _, tc := range []struct {
+		status            organization.Status
+		read, write, keys bool
+	}{
+		{organization.Active, true, true, true},
+		{organization.Paused, true, false, false},
+		{organization.Banned, false, false, false},
+		{organization.Deleted, false, false, false},
+		{"unknown", false, false, false},
+	} {
+		if got := tc.status.Allows(false); got != tc.read {
+			t.Errorf("%s allows reads = %v; want %v", tc.status, got, tc.read)
+		}
+		if got := tc.status.Allows(true); got != tc.write {
+			t.Errorf("%s allows writes = %v; want %v", tc.status, got, tc.write)
+		}
+		if got := tc.status.AdmitsKeys(); got != tc.keys {
+			t.Errorf("%s admits keys = %v; want %v", tc.status, got, tc.keys)
+		}
+	}
+}
+
+// TestAdmitReturnsTheStatus: Admit hands back the status it read with the
+// role (what the currency accounts show), StatusOf and AdmitKeys read it
+// alone, and an unknown organization is not found.
+func TestAdmitReturnsTheStatus(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+		org, admin := fixture.Member(t, d, now, organization.Admin)
+		if _, err := organization.SetStatus(ctx, d.Reader(), now, org.ID, organization.Paused); err != nil {
+			t.Fatal(err)
+		}
+		acc, err := organization.Admit(ctx, d.Reader(), admin, org.ID, organization.Need{})
+		if err != nil || acc != (organization.Access{Role: organization.Admin, Status: organization.Paused}) {
+			t.Errorf("admit = %+v, %v; want admin in a paused organization", acc, err)
+		}
+		if s, err := organization.StatusOf(ctx, d.Reader(), org.ID, ""); err != nil || s != organization.Paused {
+			t.Errorf("status = %q, %v; want paused", s, err)
+		}
+		if err := organization.AdmitKeys(ctx, d.Reader(), org.ID); !apierr.Is(err, apierr.OrganizationUnavailable) {
+			t.Errorf("keys of a paused organization: %v; want organization_unavailable", err)
+		}
+		unknown := uuid.Must(uuid.NewV7())
+		if _, err := organization.StatusOf(ctx, d.Reader(), unknown, ""); !apierr.Is(err, apierr.NotFound) {
+			t.Errorf("status of an unknown organization: %v; want not_found", err)
+		}
+		if err := organization.AdmitKeys(ctx, d.Reader(), unknown); !apierr.Is(err, apierr.NotFound) {
+			t.Errorf("keys of an unknown organization: %v; want not_found", err)
+		}
+	})
+}

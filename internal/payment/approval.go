@@ -34,27 +34,36 @@ var ApprovalStatuses = []string{ApprovalPending, ApprovalApproved, ApprovalRejec
 
 // Approval is a request for a person to approve a payment or a batch.
 type Approval struct {
-	ID             uuid.UUID  `json:"id"`
-	OrganizationID uuid.UUID  `json:"organization_id"`
-	Status         string     `json:"status"`
-	Kind           string     `json:"kind"`
-	TargetID       uuid.UUID  `json:"target_id"`
-	RequestedByID  uuid.UUID  `json:"requested_by_id"`
-	DecidedByID    *uuid.UUID `json:"decided_by_id"`
-	DecidedAt      *time.Time `json:"decided_at"`
-	InsertedAt     time.Time  `json:"inserted_at"`
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Status         string
+	Kind           string
+	TargetID       uuid.UUID
+	RequestedByID  uuid.UUID
+	DecidedByID    *uuid.UUID
+	DecidedAt      *time.Time
+	InsertedAt     time.Time
 }
 
-func createApproval(ctx context.Context, tx *db.Tx, now time.Time, orgID uuid.UUID, kind string, target, requester uuid.UUID) (uuid.UUID, error) {
+func createApproval(ctx context.Context, tx *db.Tx, orgID uuid.UUID, kind string, target, requester uuid.UUID) (uuid.UUID, error) {
 	id := uuid.Must(uuid.NewV7())
 	_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, organization_id, kind, target_id, status, requested_by_id, inserted_at)
-		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, orgID, kind, target, requester, now)
+		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, orgID, kind, target, requester, tx.Now)
 	return id, err
+}
+
+// decideApproval closes a pending approval as status (approved, rejected
+// or cancelled), decided by decider at tx.Now, with the reason given for a
+// rejection. An approval no longer pending is left as it is.
+func decideApproval(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, decider uuid.UUID, reason *string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE approvals SET status = $2, decided_by_id = $3, decided_at = $4, reason = COALESCE($5, reason)
+		WHERE id = $1 AND status = 'pending'`, id, status, decider, tx.Now, reason)
+	return err
 }
 
 const approvalColumns = `id, organization_id, status, kind, target_id, requested_by_id, decided_by_id, decided_at, inserted_at`
 
-func scanApproval(row interface{ Scan(...any) error }) (Approval, error) {
+func scanApproval(row db.Scanner) (Approval, error) {
 	var a Approval
 	err := row.Scan(&a.ID, &a.OrganizationID, &a.Status, &a.Kind, &a.TargetID, &a.RequestedByID, &a.DecidedByID, &a.DecidedAt, &a.InsertedAt)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -83,22 +92,10 @@ func (s *Service) ListApprovals(ctx context.Context, a actor.Actor, orgID uuid.U
 	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM approvals WHERE organization_id = $1 AND status = 'pending'`, orgID).Scan(&pending); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+	out, err := db.QueryAll(ctx, q, scanApproval, `SELECT `+approvalColumns+` FROM approvals
 		WHERE organization_id = $1 AND ($2 = '' OR status = $2) AND (id < $3 OR $3 IS NULL) ORDER BY id DESC LIMIT $4`,
 		orgID, status, req.AfterUUID(), req.Limit+1)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []Approval
-	for rows.Next() {
-		x, err := scanApproval(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, x)
-	}
-	return out, pending, rows.Err()
+	return out, pending, err
 }
 
 // ApprovalPageKey positions a page after x.
@@ -126,35 +123,45 @@ func targets(ctx context.Context, q db.Querier, x Approval, lock string) ([]stor
 	if x.Kind == "payment_batch" {
 		column = "payment_batch_id"
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+paymentColumns+` FROM payments WHERE `+column+` = $1 ORDER BY id`+lock, x.TargetID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []stored
-	for rows.Next() {
-		p, err := scanPayment(rows)
-		if err != nil {
+	return db.QueryAll(ctx, q, scanPayment, `SELECT `+paymentColumns+` FROM payments WHERE `+column+` = $1 ORDER BY id`+lock, x.TargetID)
+}
+
+// needs sums what the payments take from each currency's balance. The sums
+// are checked: a sum beyond int64 (money.ErrOverflow) is more than any
+// balance holds, so the payments cannot be covered.
+func needs(ps []stored) (map[string]money.Amount, error) {
+	out := map[string]money.Amount{}
+	for _, p := range ps {
+		if err := addTo(out, p.Debited); err != nil {
 			return nil, err
 		}
-		out = append(out, p)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// needs sums what the payments take from each currency's balance.
-func needs(ps []stored) map[string]int64 {
-	out := map[string]int64{}
-	for _, p := range ps {
-		out[p.Debited.Currency] += p.Debited.Minor
+// addTo adds a to the total of its currency in totals, refusing a sum
+// beyond int64 with money.ErrOverflow.
+func addTo(totals map[string]money.Amount, a money.Amount) error {
+	sum, err := money.Amount{Minor: totals[a.Currency].Minor, Currency: a.Currency}.Add(a)
+	if err == nil {
+		totals[a.Currency] = sum
 	}
-	return out
+	return err
 }
 
-func (s *Service) fundsCover(ctx context.Context, q db.Querier, orgID uuid.UUID, ps []stored) (bool, error) {
-	for cur, need := range needs(ps) {
+// fundsCover reports whether the organization's available balances cover
+// what the payments take.
+func fundsCover(ctx context.Context, q db.Querier, orgID uuid.UUID, ps []stored) (bool, error) {
+	total, err := needs(ps)
+	if errors.Is(err, money.ErrOverflow) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for cur, need := range total {
 		bal, err := ledger.AvailableBalance(ctx, q, orgID, cur)
-		if err != nil || bal < need {
+		if err != nil || bal < need.Minor {
 			return false, err
 		}
 	}
@@ -185,7 +192,7 @@ func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID) (App
 	if err != nil {
 		return x, err
 	}
-	ok, err := s.fundsCover(ctx, q, x.OrganizationID, ps)
+	ok, err := fundsCover(ctx, q, x.OrganizationID, ps)
 	if err != nil {
 		return x, err
 	}
@@ -218,10 +225,13 @@ func (s *Service) summary(ctx context.Context, q db.Querier, ps []stored) (strin
 	if len(parts) == 1 {
 		return parts[0], nil
 	}
-	total := needs(ps)
+	total, err := needs(ps)
+	if err != nil {
+		return "", err
+	}
 	totals := make([]string, 0, len(total))
-	for cur, minor := range total {
-		totals = append(totals, money.Amount{Minor: minor, Currency: cur}.String()+" "+cur)
+	for cur, sum := range total {
+		totals = append(totals, sum.String()+" "+cur)
 	}
 	return fmt.Sprintf("Batch of %d payments (%s debited): %s", len(ps), strings.Join(totals, ", "), strings.Join(parts, "; ")), nil
 }
@@ -230,14 +240,18 @@ func (s *Service) summary(ctx context.Context, q db.Querier, ps []stored) (strin
 // approval's tx_signed challenge is answered. It moves the funds and records
 // the approval; if the funds no longer cover the payments, nothing is
 // recorded (the savepoint is rolled back, so the caller's transaction goes
-// on), the payments keep waiting, and it returns ledger.ErrInsufficientFunds.
+// on), the payments keep waiting, and it returns ledger.ErrInsufficientFunds;
+// likewise forbidden when the approver lost the role or the membership since
+// approve, and organization_unavailable when the organization may no longer
+// move money.
 func (s *Service) RecordApproval(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error {
 	return tx.Savepoint(ctx, func() error { return s.recordApproval(ctx, tx, approvalID, approverID) })
 }
 
+var errMayNoLongerApprove = apierr.New(apierr.Forbidden, "You may no longer approve payments of this organization.")
+
 func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error {
-	now := s.Clock.Now()
-	x, err := loadApproval(ctx, tx, approvalID, s.DB.ForUpdate())
+	x, err := loadApproval(ctx, tx, approvalID, tx.ForUpdate())
 	if err != nil || x.Status != ApprovalPending {
 		return err
 	}
@@ -245,14 +259,15 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 	// So is the organization's status: a paused, banned or deleted organization
 	// moves no money (organization_unavailable; nothing is recorded). The lock
 	// keeps a ban from slipping in before this transaction commits.
-	need := organization.Need{Role: organization.Admin, Write: true, Lock: s.DB.ForUpdate()}
+	need := organization.Need{Role: organization.Admin, Write: true, Lock: tx.ForUpdate()}
 	if _, err := organization.Check(ctx, tx, actor.Actor{UserID: approverID}, x.OrganizationID, need); err != nil {
-		if _, refused := apierr.As(err); refused && !apierr.Is(err, apierr.OrganizationUnavailable) {
-			return nil
+		if apierr.Is(err, apierr.NotFound) {
+			// They saw the payment when they called approve; hiding it now helps nobody.
+			return errMayNoLongerApprove
 		}
 		return err
 	}
-	ps, err := targets(ctx, tx, x, s.DB.ForUpdate())
+	ps, err := targets(ctx, tx, x, tx.ForUpdate())
 	if err != nil {
 		return err
 	}
@@ -260,28 +275,26 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 		if p.Status != AwaitingApproval {
 			continue
 		}
-		if err := s.debit(ctx, tx, now, p); err != nil {
+		if err := debit(ctx, tx, p); err != nil {
 			return err
 		}
-		if _, err := job.Enqueue(ctx, tx, now, railJob, railPayload{PaymentID: p.ID}); err != nil {
+		if _, err := job.Enqueue(ctx, tx, tx.Now, railJob, railPayload{PaymentID: p.ID}); err != nil {
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE approvals SET status = 'approved', decided_by_id = $2, decided_at = $3 WHERE id = $1 AND status = 'pending'`,
-		x.ID, approverID, now)
-	return err
+	return decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil)
 }
 
 // debit moves a payment's funds at approval: the amount sent from available
 // to pending (held until the rail settles), the fee to the platform, each
 // with its row in the feed.
-func (s *Service) debit(ctx context.Context, tx *db.Tx, now time.Time, p stored) error {
+func debit(ctx context.Context, tx *db.Tx, p stored) error {
 	org, cur := p.OrganizationID, p.Debited.Currency
 	name, err := counterparty(ctx, tx, p.PaymentContactID)
 	if err != nil {
 		return err
 	}
-	debitID, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "payment", Description: "Payment to " + name,
+	debitID, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &org, Kind: "payment", Description: "Payment to " + name,
 		Postings: []ledger.Posting{
 			{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.source.Minor},
 			{Account: ledger.OrgAccount(org, cur, ledger.Pending), Amount: p.source.Minor},
@@ -289,10 +302,10 @@ func (s *Service) debit(ctx context.Context, tx *db.Tx, now time.Time, p stored)
 	if err != nil {
 		return err
 	}
-	feeID, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "fee", Description: "Fee for payment to " + name,
+	feeID, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &org, Kind: "fee", Description: "Fee for payment to " + name,
 		Postings: []ledger.Posting{
 			{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.Fee.Minor},
-			{Account: ledger.PlatformAccount(cur, ledger.Fees), Amount: p.Fee.Minor},
+			{Account: ledger.PlatformAccount(org, cur, ledger.Fees), Amount: p.Fee.Minor},
 		}})
 	if err != nil {
 		return err
@@ -303,16 +316,16 @@ func (s *Service) debit(ctx context.Context, tx *db.Tx, now time.Time, p stored)
 	}
 	paymentID := p.ID
 	row, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
-		Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID, RecordedAt: now})
+		Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID})
 	if err != nil {
 		return err
 	}
 	if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
-		Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID, RecordedAt: now}); err != nil {
+		Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID}); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
-		WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, now)
+		WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now)
 	return err
 }
 
@@ -332,31 +345,26 @@ func (r RejectRequest) Validate() error {
 
 // Reject refuses a pending approval: its payments are rejected and no money moves.
 func (s *Service) Reject(ctx context.Context, a actor.Actor, id uuid.UUID, r RejectRequest) (Approval, error) {
-	var out Approval
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		x, err := s.approvable(ctx, tx, a, id, s.DB.ForUpdate())
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Approval, error) {
+		x, err := s.approvable(ctx, tx, a, id, tx.ForUpdate())
 		if err != nil {
-			return err
+			return Approval{}, err
 		}
 		if x.Status != ApprovalPending {
-			return apierr.Newf(apierr.Conflict, "This approval is already %s.", x.Status)
+			return Approval{}, apierr.Newf(apierr.Conflict, "This approval is already %s.", x.Status)
 		}
-		ps, err := targets(ctx, tx, x, s.DB.ForUpdate())
+		ps, err := targets(ctx, tx, x, tx.ForUpdate())
 		if err != nil {
-			return err
+			return Approval{}, err
 		}
 		for _, p := range ps {
-			if err := setStatus(ctx, tx, now, p.ID, Rejected, nil); err != nil {
-				return err
+			if _, err := setStatus(ctx, tx, p.ID, Rejected, nil); err != nil {
+				return Approval{}, err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE approvals SET status = 'rejected', decided_by_id = $2, decided_at = $3, reason = $4 WHERE id = $1`,
-			x.ID, a.UserID, now, r.Reason); err != nil {
-			return err
+		if err := decideApproval(ctx, tx, x.ID, ApprovalRejected, a.UserID, r.Reason); err != nil {
+			return Approval{}, err
 		}
-		out, err = loadApproval(ctx, tx, id, "")
-		return err
+		return loadApproval(ctx, tx, id, "")
 	})
-	return out, err
 }

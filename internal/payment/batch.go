@@ -43,67 +43,67 @@ func (r BatchRequest) Validate() error {
 
 // Batch is several payments under one approval.
 type Batch struct {
-	ID                uuid.UUID  `json:"id"`
-	OrganizationID    uuid.UUID  `json:"organization_id"`
-	Status            string     `json:"status"`
-	ApprovalRequestID *uuid.UUID `json:"approval_request_id"`
-	CreatedByID       uuid.UUID  `json:"created_by_id"`
-	Payments          []Record   `json:"payments"`
-	InsertedAt        time.Time  `json:"inserted_at"`
+	ID                uuid.UUID
+	OrganizationID    uuid.UUID
+	Status            string
+	ApprovalRequestID *uuid.UUID
+	CreatedByID       uuid.UUID
+	Payments          []Record
+	InsertedAt        time.Time
 }
 
 // CreateBatch creates the payments of a batch and its single approval, all
 // or none.
 func (s *Service) CreateBatch(ctx context.Context, a actor.Actor, r BatchRequest) (Batch, error) {
 	orgID := uuid.MustParse(r.OrganizationID)
-	var id uuid.UUID
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
+	id, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (uuid.UUID, error) {
 		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
-			return err
+			return uuid.Nil, err
 		}
-		now := s.Clock.Now()
-		id = uuid.Must(uuid.NewV7())
+		id := uuid.Must(uuid.NewV7())
 		if _, err := tx.ExecContext(ctx, `INSERT INTO payment_batches (id, organization_id, created_by_id, inserted_at) VALUES ($1, $2, $3, $4)`,
-			id, orgID, a.UserID, now); err != nil {
-			return err
+			id, orgID, a.UserID, tx.Now); err != nil {
+			return uuid.Nil, err
 		}
 		// What the batch takes from each balance, which the approval's funds
 		// check adds up: it must fit in int64 like any balance.
 		totals := map[string]money.Amount{}
 		for i, pr := range r.Payments {
-			prefix := fmt.Sprintf("payments[%d].", i)
-			quote, err := loadQuote(ctx, tx, uuid.MustParse(pr.QuoteID), s.DB.ForUpdate())
-			if err != nil || quote.OrganizationID != orgID {
-				return apierr.InvalidField(prefix+"quote_id", "is not a quote of this organization.")
-			}
-			p, err := s.create(ctx, tx, now, a, quote, pr, &id, false, prefix)
+			p, err := createInBatch(ctx, tx, a, orgID, id, i, pr)
 			if err != nil {
-				if e, ok := apierr.As(err); ok && e.Type != apierr.InvalidRequest {
-					e = &apierr.Error{Type: e.Type, Message: fmt.Sprintf("Payment %d of the batch: %s", i+1, e.Message), Details: e.Details}
-					return e
-				}
-				return err
+				return uuid.Nil, err
 			}
-			cur := p.Debited.Currency
-			total, seen := totals[cur]
-			if !seen {
-				total = money.Amount{Currency: cur}
-			}
-			if totals[cur], err = total.Add(p.Debited); err != nil {
-				return apierr.InvalidField("payments", fmt.Sprintf("take more from the %s balance in all than any balance can hold; split the batch.", cur))
+			if err := addTo(totals, p.Debited); err != nil {
+				return uuid.Nil, apierr.InvalidField("payments",
+					fmt.Sprintf("take more from the %s balance in all than any balance can hold; split the batch.", p.Debited.Currency))
 			}
 		}
-		approvalID, err := createApproval(ctx, tx, now, orgID, "payment_batch", id, a.UserID)
+		approvalID, err := createApproval(ctx, tx, orgID, "payment_batch", id, a.UserID)
 		if err != nil {
-			return err
+			return uuid.Nil, err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE payment_batches SET approval_request_id = $2 WHERE id = $1`, id, approvalID)
-		return err
+		return id, err
 	})
 	if err != nil {
 		return Batch{}, err
 	}
 	return s.GetBatch(ctx, a, id)
+}
+
+// createInBatch creates payment i of batch batchID; its errors name the
+// payment (its field, or "Payment 3 of the batch").
+func createInBatch(ctx context.Context, tx *db.Tx, a actor.Actor, orgID, batchID uuid.UUID, i int, r ExecuteRequest) (Record, error) {
+	prefix := fmt.Sprintf("payments[%d].", i)
+	quote, err := loadQuote(ctx, tx, uuid.MustParse(r.QuoteID), tx.ForUpdate())
+	if err != nil || quote.OrganizationID != orgID {
+		return Record{}, apierr.InvalidField(prefix+"quote_id", "is not a quote of this organization.")
+	}
+	p, err := create(ctx, tx, a, quote, r, &batchID, false, prefix)
+	if e, ok := apierr.As(err); ok && e.Type != apierr.InvalidRequest {
+		return Record{}, &apierr.Error{Type: e.Type, Message: fmt.Sprintf("Payment %d of the batch: %s", i+1, e.Message), Details: e.Details}
+	}
+	return p, err
 }
 
 // GetBatch returns a batch with its payments; its status is its approval's.

@@ -157,35 +157,32 @@ type contactDetails struct {
 // CreateContact stores a contact and appends payment_contact.created on the
 // contact's own stream, in one transaction.
 func (s *Service) CreateContact(ctx context.Context, a actor.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
-	var c Contact
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Contact, error) {
 		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
-			return err
+			return Contact{}, err
 		}
-		now := s.Clock.Now()
-		c = Contact{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(r.Name), Currency: r.Currency, Rail: r.Rail,
-			Bank: r.BankDetails, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: now}
+		c := Contact{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(r.Name), Currency: r.Currency, Rail: r.Rail,
+			Bank: r.BankDetails, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: tx.Now}
 		if c.Rail == RailFiat && c.Bank.AccountHolderName == nil {
 			c.Bank.AccountHolderName = &c.Name
 		}
 		details, err := json.Marshal(contactDetails{BankDetails: c.Bank, CryptoAddress: c.CryptoAddress, Network: c.Network})
 		if err != nil {
-			return err
+			return Contact{}, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO payment_contacts (id, organization_id, name, currency, rail, details, created_by_id, inserted_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, now); err != nil {
-			return err
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, tx.Now); err != nil {
+			return Contact{}, err
 		}
-		_, err = event.Append(ctx, tx, now, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
+		_, err = event.Append(ctx, tx, tx.Now, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
 			map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
-		return err
+		return c, err
 	})
-	return c, err
 }
 
 const contactColumns = `id, organization_id, name, currency, rail, details, created_by_id, inserted_at`
 
-func scanContact(row interface{ Scan(...any) error }) (Contact, error) {
+func scanContact(row db.Scanner) (Contact, error) {
 	var c Contact
 	var details string
 	err := row.Scan(&c.ID, &c.OrganizationID, &c.Name, &c.Currency, &c.Rail, &details, &c.CreatedByID, &c.InsertedAt)
@@ -223,21 +220,8 @@ func (s *Service) ListContacts(ctx context.Context, a actor.Actor, orgID uuid.UU
 	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Member}); err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts
+	return db.QueryAll(ctx, q, scanContact, `SELECT `+contactColumns+` FROM payment_contacts
 		WHERE organization_id = $1 AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`, orgID, req.AfterUUID(), req.Limit+1)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Contact
-	for rows.Next() {
-		c, err := scanContact(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // ContactPageKey positions a page after c.

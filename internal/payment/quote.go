@@ -13,7 +13,6 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
-	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/stepup"
@@ -25,10 +24,10 @@ const QuoteLifetime = 15 * time.Minute
 // StatementDescriptionMax is the longest statement description (spec §8).
 const StatementDescriptionMax = 35
 
-// Service runs payments.
+// Service runs payments. Every time it applies is its transaction's Now
+// (db.Tx), read from the clock the database was opened with.
 type Service struct {
 	DB     *db.DB
-	Clock  clock.Clock
 	Rates  Rates
 	StepUp *stepup.Service
 }
@@ -61,14 +60,16 @@ func (SandboxRates) Rate(_ context.Context, from, to string) (string, error) {
 	return new(big.Rat).Quo(f, t).FloatString(10), nil
 }
 
-// Fees per rail, charged on top of the amount sent, in the source currency.
-type railFee struct {
-	Rail         string `json:"rail"`
-	BasisPoints  int64  `json:"fee_basis_points"`
-	MinimumMinor int64  `json:"-"`
+// RailFee is what a rail charges, on top of the amount sent, in the source
+// currency: BasisPoints of the amount, at least MinimumMinor (the minor units
+// of one major unit at two decimals, scaled to the currency's precision).
+type RailFee struct {
+	Rail         string
+	BasisPoints  int64
+	MinimumMinor int64
 }
 
-var railFees = []railFee{
+var railFees = []RailFee{
 	{Rail: RailFiat, BasisPoints: 25, MinimumMinor: 100},
 	{Rail: RailCrypto, BasisPoints: 50, MinimumMinor: 100},
 }
@@ -101,8 +102,8 @@ func feeFor(rail string, source money.Amount) (money.Amount, error) {
 
 // PayoutReason is a reason a fiat payment is made for.
 type PayoutReason struct {
-	Code  string `json:"code"`
-	Label string `json:"label"`
+	Code  string
+	Label string
 }
 
 // PayoutReasons are the valid payout_reason codes.
@@ -115,9 +116,9 @@ var PayoutReasons = []PayoutReason{
 
 // Config is the payments configuration of an organization.
 type Config struct {
-	PayoutReasons                 []PayoutReason `json:"payout_reasons"`
-	Rails                         []railFee      `json:"rails"`
-	StatementDescriptionMaxLength int            `json:"statement_description_max_length"`
+	PayoutReasons                 []PayoutReason
+	Rails                         []RailFee
+	StatementDescriptionMaxLength int
 }
 
 // GetConfig returns the payments configuration to a member of orgID.
@@ -220,17 +221,15 @@ func (s *Service) Preflight(ctx context.Context, a actor.Actor, r PreflightReque
 	if quote.Fee, err = feeFor(c.Rail, quote.Source); err != nil {
 		return Quote{}, err
 	}
-	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		quote.ExpiresAt = now.Add(QuoteLifetime)
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Quote, error) {
+		quote.ExpiresAt = tx.Now.Add(QuoteLifetime)
 		_, err := tx.ExecContext(ctx, `INSERT INTO quotes (id, organization_id, payment_contact_id, rail, source_amount, source_currency,
 			destination_amount, destination_currency, fee_amount, fee_currency, rate, created_by_id, expires_at, inserted_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			quote.ID, orgID, c.ID, c.Rail, quote.Source.Minor, quote.Source.Currency, quote.Destination.Minor, quote.Destination.Currency,
-			quote.Fee.Minor, quote.Fee.Currency, rate, a.UserID, quote.ExpiresAt, now)
-		return err
+			quote.Fee.Minor, quote.Fee.Currency, rate, a.UserID, quote.ExpiresAt, tx.Now)
+		return quote, err
 	})
-	return quote, err
 }
 
 func loadQuote(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Quote, error) {

@@ -3,7 +3,7 @@ package payment
 import (
 	"context"
 	"encoding/json"
-	"time"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -31,9 +31,8 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 		return job.Permanent(err)
 	}
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
-		state := "submitted"
-		_, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'processing', rail_state = $2, updated_at = $3 WHERE id = $1 AND status = 'approved'`,
-			p.PaymentID, state, s.Clock.Now())
+		_, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'processing', rail_state = 'submitted', updated_at = $2 WHERE id = $1 AND status = 'approved'`,
+			p.PaymentID, tx.Now)
 		return err
 	})
 }
@@ -42,53 +41,50 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 // funds out of Strongroom; failed returns them (and the fee) by reversing
 // entries, never by editing them.
 func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Record, error) {
-	var out Record
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		p, err := loadPayment(ctx, tx, id, s.DB.ForUpdate())
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Record, error) {
+		p, err := loadPayment(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
-			return err
+			return Record{}, err
 		}
 		if p.Status != Approved && p.Status != Processing {
-			return apierr.Newf(apierr.Conflict, "Only an approved or processing payment can settle; this one is %s.", p.Status)
+			return Record{}, apierr.Newf(apierr.Conflict, "Only an approved or processing payment can settle; this one is %s.", p.Status)
 		}
-		org, cur := p.OrganizationID, p.Debited.Currency
+		var state string
 		switch outcome {
 		case Completed:
-			var name string
-			if name, err = counterparty(ctx, tx, p.PaymentContactID); err != nil {
-				return err
-			}
-			if _, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &org, Kind: "settlement", Description: "Payment to " + name + " delivered",
-				Postings: []ledger.Posting{
-					{Account: ledger.OrgAccount(org, cur, ledger.Pending), Amount: -p.source.Minor},
-					{Account: ledger.PlatformAccount(cur, ledger.World), Amount: p.source.Minor},
-				}}); err != nil {
-				return err
-			}
-			state := "settled"
-			err = setStatus(ctx, tx, now, p.ID, Completed, &state)
+			state, err = "settled", deliver(ctx, tx, p)
 		case Failed:
-			if err := s.reverse(ctx, tx, now, p, "returned by the rail"); err != nil {
-				return err
-			}
-			state := "returned"
-			err = setStatus(ctx, tx, now, p.ID, Failed, &state)
+			state, err = "returned", reverse(ctx, tx, p, "returned by the rail")
+		default:
+			return Record{}, fmt.Errorf("payment: unknown rail outcome %q", outcome)
 		}
 		if err != nil {
-			return err
+			return Record{}, err
 		}
-		p, err = loadPayment(ctx, tx, id, "")
-		out = p.Record
-		return err
+		return setStatus(ctx, tx, p.ID, outcome, &state)
 	})
-	return out, err
+}
+
+// deliver moves a payment's held funds out of Strongroom: the rail has
+// delivered them to the recipient.
+func deliver(ctx context.Context, tx *db.Tx, p stored) error {
+	name, err := counterparty(ctx, tx, p.PaymentContactID)
+	if err != nil {
+		return err
+	}
+	org, cur := p.OrganizationID, p.Debited.Currency
+	_, err = ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &org, Kind: "settlement", Description: "Payment to " + name + " delivered",
+		Postings: []ledger.Posting{
+			{Account: ledger.OrgAccount(org, cur, ledger.Pending), Amount: -p.source.Minor},
+			{Account: ledger.PlatformAccount(org, cur, ledger.World), Amount: p.source.Minor},
+		}})
+	return err
 }
 
 // reverse gives back the funds of an approved payment: reversal entries of
 // its debit and fee, and one reversal row in the feed, each naming the
 // recipient; why says what happened ("returned by the rail").
-func (s *Service) reverse(ctx context.Context, tx *db.Tx, now time.Time, p stored, why string) error {
+func reverse(ctx context.Context, tx *db.Tx, p stored, why string) error {
 	if p.debitEntryID == nil || p.feeEntryID == nil {
 		return nil
 	}
@@ -96,15 +92,15 @@ func (s *Service) reverse(ctx context.Context, tx *db.Tx, now time.Time, p store
 	if err != nil {
 		return err
 	}
-	rev, err := ledger.Reverse(ctx, tx, now, *p.debitEntryID, "Reversal of payment to "+name+": "+why)
+	rev, err := ledger.Reverse(ctx, tx, *p.debitEntryID, "Reversal of payment to "+name+": "+why)
 	if err != nil {
 		return err
 	}
-	if _, err := ledger.Reverse(ctx, tx, now, *p.feeEntryID, "Refund of the fee for payment to "+name+": "+why); err != nil {
+	if _, err := ledger.Reverse(ctx, tx, *p.feeEntryID, "Refund of the fee for payment to "+name+": "+why); err != nil {
 		return err
 	}
 	paymentID := p.ID
 	_, err = ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: p.OrganizationID, Type: "reversal", EntryID: &rev, Direction: "in",
-		Amount: p.Debited.Minor, Currency: p.Debited.Currency, Description: "Reversal of payment to " + name, PaymentID: &paymentID, RecordedAt: now})
+		Amount: p.Debited.Minor, Currency: p.Debited.Currency, Description: "Reversal of payment to " + name, PaymentID: &paymentID})
 	return err
 }

@@ -30,11 +30,12 @@ import (
 
 // Service runs the sandbox helpers.
 type Service struct {
-	DB    *db.DB
-	Clock clock.Clock
+	DB *db.DB
 	// Manual is the manual clock, nil when the server runs on the system clock.
 	Manual *clock.Manual
 	Keys   *keyring.Keyring
+	// Messages opens the codes the outbox keeps sealed, for the outbox helper.
+	Messages *outbox.Outbox
 }
 
 // Person is the optional name of a user to create.
@@ -90,52 +91,48 @@ func (n NewOrganization) Validate() error {
 
 // CreatedUser is a user the sandbox made, with the authenticator seed when one was set up.
 type CreatedUser struct {
-	UserID     uuid.UUID `json:"user_id"`
-	TOTPSecret *string   `json:"totp_secret"`
+	UserID     uuid.UUID
+	TOTPSecret *string
 	// TOTPURI is the otpauth:// URI of the seed, for the demo seeding to print.
-	TOTPURI string `json:"-"`
+	TOTPURI string
 }
 
 // CreatedOrganization answers createOrganization.
 type CreatedOrganization struct {
-	Organization OrganizationRef `json:"organization"`
-	Owner        CreatedUser     `json:"owner"`
+	Organization OrganizationRef
+	Owner        CreatedUser
 }
 
 // OrganizationRef names an organization.
 type OrganizationRef struct {
-	ID   uuid.UUID `json:"id"`
-	Name string    `json:"name"`
+	ID   uuid.UUID
+	Name string
 }
 
 // CreateOrganization makes an active organization and its owner in one transaction.
 func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (CreatedOrganization, error) {
-	var out CreatedOrganization
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (CreatedOrganization, error) {
 		entity := organization.EntityReady
 		if n.EntityStatus != nil {
 			entity = *n.EntityStatus
 		}
-		org, err := organization.Create(ctx, tx, now, strings.TrimSpace(n.Name), entity, n.RequiresTOTP != nil && *n.RequiresTOTP)
+		org, err := organization.Create(ctx, tx, tx.Now, strings.TrimSpace(n.Name), entity, n.RequiresTOTP != nil && *n.RequiresTOTP)
 		if err != nil {
-			return err
+			return CreatedOrganization{}, err
 		}
-		owner, err := s.createUser(ctx, tx, now, *n.Owner)
+		owner, err := s.createUser(ctx, tx, *n.Owner)
 		if err != nil {
-			return err
+			return CreatedOrganization{}, err
 		}
-		if err := addMember(ctx, tx, now, org, owner.UserID, organization.Owner); err != nil {
-			return err
+		if err := addMember(ctx, tx, org, owner.UserID, organization.Owner); err != nil {
+			return CreatedOrganization{}, err
 		}
-		out = CreatedOrganization{Organization: OrganizationRef{ID: org.ID, Name: org.Name}, Owner: owner}
-		return nil
+		return CreatedOrganization{Organization: OrganizationRef{ID: org.ID, Name: org.Name}, Owner: owner}, nil
 	})
-	return out, err
 }
 
-func (s *Service) createUser(ctx context.Context, q db.Querier, now time.Time, p Person) (CreatedUser, error) {
-	u, auth, err := identity.CreateUser(ctx, q, s.Keys, now, identity.NewUser{
+func (s *Service) createUser(ctx context.Context, tx *db.Tx, p Person) (CreatedUser, error) {
+	u, auth, err := identity.CreateUser(ctx, tx, s.Keys, tx.Now, identity.NewUser{
 		Email: p.Email, Password: p.Password, FirstName: p.FirstName, LastName: p.LastName,
 		WithTOTP: p.TOTP == nil || *p.TOTP,
 	})
@@ -150,11 +147,11 @@ func (s *Service) createUser(ctx context.Context, q db.Querier, now time.Time, p
 }
 
 // addMember gives userID role in org and tells the person so.
-func addMember(ctx context.Context, q db.Querier, now time.Time, org organization.Organization, userID uuid.UUID, role organization.Role) error {
-	if err := organization.AddMember(ctx, q, now, org.ID, userID, role); err != nil {
+func addMember(ctx context.Context, tx *db.Tx, org organization.Organization, userID uuid.UUID, role organization.Role) error {
+	if err := organization.AddMember(ctx, tx, tx.Now, org.ID, userID, role); err != nil {
 		return err
 	}
-	_, err := outbox.Queue(ctx, q, now, outbox.Message{
+	_, err := outbox.Queue(ctx, tx, tx.Now, outbox.Message{
 		UserID:  &userID,
 		Kind:    outbox.Notification,
 		Channel: outbox.ChannelEmail,
@@ -188,64 +185,30 @@ func (n NewMember) Validate() error {
 // AddUser makes a user a member of orgID. An email already registered adds
 // the membership to that user; password and totp are then ignored.
 func (s *Service) AddUser(ctx context.Context, orgID uuid.UUID, n NewMember) (CreatedUser, error) {
-	var out CreatedUser
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (CreatedUser, error) {
 		org, err := organization.Get(ctx, tx, orgID)
 		if err != nil {
-			return err
+			return CreatedUser{}, err
 		}
+		var out CreatedUser
 		existing, err := identity.FindUserByEmail(ctx, tx, n.Email)
 		switch {
 		case err == nil:
 			out = CreatedUser{UserID: existing.ID}
 		case apierr.Is(err, apierr.NotFound):
-			if out, err = s.createUser(ctx, tx, now, n.Person); err != nil {
-				return err
+			if out, err = s.createUser(ctx, tx, n.Person); err != nil {
+				return CreatedUser{}, err
 			}
 		default:
-			return err
+			return CreatedUser{}, err
 		}
-		return addMember(ctx, tx, now, org, out.UserID, n.Role)
+		return out, addMember(ctx, tx, org, out.UserID, n.Role)
 	})
-	return out, err
 }
 
 // StatusChange is the body of setStatus.
 type StatusChange struct {
 	Status organization.Status `json:"status"`
-}
-
-// Validate checks the body's fields.
-func (c StatusChange) Validate() error {
-	var f apierr.Fields
-	f.Check(slices.Contains(organization.Statuses, c.Status), "status", "must be active, paused, banned or deleted.")
-	return f.Err()
-}
-
-// StatusResult answers setStatus.
-type StatusResult struct {
-	ID     uuid.UUID           `json:"id"`
-	Status organization.Status `json:"status"`
-}
-
-// SetStatus moves the organization to another status.
-func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange) (StatusResult, error) {
-	var out StatusResult
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		org, err := organization.SetStatus(ctx, tx, now, orgID, c.Status)
-		if err != nil {
-			return err
-		}
-		out = StatusResult{ID: org.ID, Status: org.Status}
-		// A ban revokes every key for good; lifting it restores none (spec 4.13 rule 6).
-		if org.Status == organization.Banned {
-			return apikey.RevokeAll(ctx, tx, now, org.ID)
-		}
-		return nil
-	})
-	return out, err
 }
 
 // EntityChange is the body of setEntity.
@@ -254,34 +217,44 @@ type EntityChange struct {
 }
 
 // Validate checks the body's fields.
+func (c StatusChange) Validate() error {
+	return oneOf("status", c.Status, organization.Statuses, "must be active, paused, banned or deleted.")
+}
+
+// Validate checks the body's fields.
 func (c EntityChange) Validate() error {
+	return oneOf("status", c.Status, organization.EntityStatuses, "must be ready, pending or rejected.")
+}
+
+// oneOf is the invalid_request of field unless v is one of allowed.
+func oneOf[T comparable](field string, v T, allowed []T, message string) error {
 	var f apierr.Fields
-	f.Check(slices.Contains(organization.EntityStatuses, c.Status), "status", "must be ready, pending or rejected.")
+	f.Check(slices.Contains(allowed, v), field, message)
 	return f.Err()
 }
 
-// EntityResult answers setEntity.
-type EntityResult struct {
-	ID           uuid.UUID                 `json:"id"`
-	EntityStatus organization.EntityStatus `json:"entity_status"`
+// SetStatus moves the organization to another status and returns it.
+func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange) (organization.Organization, error) {
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (organization.Organization, error) {
+		org, err := organization.SetStatus(ctx, tx, tx.Now, orgID, c.Status)
+		if err == nil && org.Status == organization.Banned {
+			// A ban revokes every key for good; lifting it restores none (spec 4.13 rule 6).
+			err = apikey.RevokeAll(ctx, tx, org.ID)
+		}
+		return org, err
+	})
 }
 
-// SetEntity records the outcome of business verification.
-func (s *Service) SetEntity(ctx context.Context, orgID uuid.UUID, c EntityChange) (EntityResult, error) {
-	var out EntityResult
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		org, err := organization.SetEntityStatus(ctx, tx, now, orgID, c.Status)
-		if err != nil {
-			return err
+// SetEntity records the outcome of business verification and returns the
+// organization; once ready, its saved currency selections are submitted.
+func (s *Service) SetEntity(ctx context.Context, orgID uuid.UUID, c EntityChange) (organization.Organization, error) {
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (organization.Organization, error) {
+		org, err := organization.SetEntityStatus(ctx, tx, tx.Now, orgID, c.Status)
+		if err == nil && org.EntityStatus == organization.EntityReady {
+			err = mca.EntityReady(ctx, tx, org.ID)
 		}
-		out = EntityResult{ID: org.ID, EntityStatus: org.EntityStatus}
-		if org.EntityStatus == organization.EntityReady {
-			return mca.EntityReady(ctx, tx, now, org.ID)
-		}
-		return nil
+		return org, err
 	})
-	return out, err
 }
 
 // ClockAdvance is the body of advanceClock.
@@ -311,7 +284,7 @@ func (s *Service) AdvanceClock(c ClockAdvance) (time.Time, error) {
 
 // Outbox returns a page of queued messages, newest first.
 func (s *Service) Outbox(ctx context.Context, f outbox.Filter, req page.Request) ([]outbox.Message, error) {
-	return outbox.List(ctx, s.DB.Reader(), f, req)
+	return s.Messages.List(ctx, s.DB.Reader(), f, req)
 }
 
 // DepositRequest is the body of the sandbox deposit helper.
@@ -341,23 +314,19 @@ func (r DepositRequest) Validate() error {
 // a balanced entry from the world account, and a deposit row in the feed.
 func (s *Service) Deposit(ctx context.Context, orgID uuid.UUID, r DepositRequest) (ledger.Transaction, error) {
 	amount, _ := money.Parse(r.Amount, r.Currency)
-	var out ledger.Transaction
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (ledger.Transaction, error) {
 		if _, err := organization.Get(ctx, tx, orgID); err != nil {
-			return err
+			return ledger.Transaction{}, err
 		}
-		now := s.Clock.Now()
-		entry, err := ledger.Post(ctx, tx, now, ledger.Entry{OrganizationID: &orgID, Kind: "deposit", Description: "Sandbox deposit",
+		entry, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &orgID, Kind: "deposit", Description: "Sandbox deposit",
 			Postings: []ledger.Posting{
-				{Account: ledger.PlatformAccount(amount.Currency, ledger.World), Amount: -amount.Minor},
+				{Account: ledger.PlatformAccount(orgID, amount.Currency, ledger.World), Amount: -amount.Minor},
 				{Account: ledger.OrgAccount(orgID, amount.Currency, ledger.Available), Amount: amount.Minor},
 			}})
 		if err != nil {
-			return err
+			return ledger.Transaction{}, err
 		}
-		out, err = ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: orgID, Type: "deposit", EntryID: &entry, Direction: "in",
-			Amount: amount.Minor, Currency: amount.Currency, Description: "Deposit", RecordedAt: now})
-		return err
+		return ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: orgID, Type: "deposit", EntryID: &entry, Direction: "in",
+			Amount: amount.Minor, Currency: amount.Currency, Description: "Deposit"})
 	})
-	return out, err
 }

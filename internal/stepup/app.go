@@ -13,6 +13,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -22,9 +23,9 @@ import (
 
 // Credential is the approving app's key on one device.
 type Credential struct {
-	ID         uuid.UUID `json:"id"`
-	Label      string    `json:"label"`
-	InsertedAt time.Time `json:"inserted_at"`
+	ID         uuid.UUID
+	Label      string
+	InsertedAt time.Time
 }
 
 // CredentialRequest is the body of registering an approval credential.
@@ -54,20 +55,18 @@ func (s *Service) RegisterCredential(ctx context.Context, a actor.Actor, r Crede
 	if !a.Session.Platform.IsApp() {
 		return Credential{}, errAppOnly
 	}
-	if err := s.RequireWithoutApp(ctx, a); err != nil {
+	if err := s.Require(ctx, a, GateWithoutApp); err != nil {
 		return Credential{}, err
 	}
-	out := Credential{ID: uuid.Must(uuid.NewV7()), Label: r.Label}
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		out.InsertedAt = s.Clock.Now()
-		return s.storeCredential(ctx, tx, out, a.UserID, a.Session.DeviceID, r.PublicKey, nil)
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Credential, error) {
+		c := Credential{ID: uuid.Must(uuid.NewV7()), Label: r.Label, InsertedAt: tx.Now}
+		return c, storeCredential(ctx, tx, c, a.UserID, a.Session.DeviceID, r.PublicKey, nil)
 	})
-	return out, err
 }
 
 // storeCredential makes c the approval credential of deviceID (replacing
-// the device's earlier one) and tells the person.
-func (s *Service) storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, deviceID uuid.UUID, publicKey string, sealedKey *string) error {
+// the device's earlier one) and tells the person. c.InsertedAt is tx.Now.
+func storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, deviceID uuid.UUID, publicKey string, sealedKey *string) error {
 	device, err := identity.GetDevice(ctx, tx, userID, deviceID)
 	if err != nil {
 		return err
@@ -81,7 +80,7 @@ func (s *Service) storeCredential(ctx context.Context, tx *db.Tx, c Credential, 
 		c.ID, userID, deviceID, publicKey, c.Label, sealedKey, c.InsertedAt); err != nil {
 		return err
 	}
-	_, err = outbox.Queue(ctx, tx, c.InsertedAt, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+	_, err = outbox.Queue(ctx, tx, tx.Now, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
 		Subject: "Security alert: a device can now approve for you",
 		Body: fmt.Sprintf("The Strongroom app on %s was registered to approve payments and confirm sensitive actions for you (key %q) at %s UTC. "+
 			"If this was not you, sign out that device, change your password and contact support.",
@@ -91,18 +90,20 @@ func (s *Service) storeCredential(ctx context.Context, tx *db.Tx, c Credential, 
 
 // Challenge is an assurance challenge as the app sees it (spec 2.8, CONTRACT §4).
 type Challenge struct {
-	ID                     uuid.UUID  `json:"id"`
-	ActionSummary          *string    `json:"action_summary"`
-	Binding                string     `json:"binding"`
-	ExpiresAt              *time.Time `json:"expires_at"`
-	InsertedAt             time.Time  `json:"inserted_at"`
-	OriginRail             string     `json:"origin_rail"`
-	RequiredLevel          string     `json:"required_level"`
-	Status                 string     `json:"status"`
-	SigningPayload         string     `json:"signing_payload"`
-	Kind                   string     `json:"kind"`
-	StepUpAuthenticationID *uuid.UUID `json:"step_up_authentication_id"`
-	ApprovalID             *uuid.UUID `json:"approval_id"`
+	ID             uuid.UUID
+	ActionSummary  *string
+	Binding        string
+	ExpiresAt      *time.Time
+	InsertedAt     time.Time
+	OriginRail     string
+	RequiredLevel  string
+	Status         string
+	SigningPayload string
+	Kind           string
+	// StepUpAuthenticationID is set for a step_up challenge; a payment
+	// approval points at its approval alone (CONTRACT §4).
+	StepUpAuthenticationID *uuid.UUID
+	ApprovalID             *uuid.UUID
 }
 
 const challengeColumns = `id, action_summary, binding, expires_at, inserted_at, origin_rail, required_level, status,
@@ -120,58 +121,81 @@ func scanChallenge(row interface{ Scan(...any) error }) (Challenge, int, error) 
 	}
 	expires, c.InsertedAt = expires.UTC(), c.InsertedAt.UTC()
 	c.ExpiresAt = &expires
-	// A payment approval points at its approval alone (CONTRACT §4).
-	if c.Kind == "step_up" {
+	if c.Kind == KindStepUp {
 		c.StepUpAuthenticationID = &stepUpID
 	}
 	return c, failures, nil
 }
 
+// getChallenge reads challenge id as it stands.
+func getChallenge(ctx context.Context, tx *db.Tx, id uuid.UUID) (Challenge, error) {
+	c, _, err := scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id))
+	return c, err
+}
+
 // Inbox lists the actor's pending challenges, newest first: the fallback
 // for pushes that did not arrive.
 func (s *Service) Inbox(ctx context.Context, a actor.Actor, req page.Request) ([]Challenge, error) {
-	var out []Challenge
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		if err := s.expireStale(ctx, tx, s.Clock.Now(), a.UserID); err != nil {
-			return err
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) ([]Challenge, error) {
+		if err := expireStale(ctx, tx, a.UserID); err != nil {
+			return nil, err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges
 			WHERE user_id = $1 AND status = 'pending' AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`,
 			a.UserID, req.AfterUUID(), req.Limit+1)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer rows.Close()
+		var out []Challenge
 		for rows.Next() {
 			c, _, err := scanChallenge(rows)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			out = append(out, c)
 		}
-		return rows.Err()
+		return out, rows.Err()
 	})
-	return out, err
 }
 
 // ChallengePageKey positions a page after c.
 func ChallengePageKey(c Challenge) page.Key { return page.Key{ID: c.ID.String()} }
 
-// loadChallenge reads one of the actor's challenges for update, after moving
-// stale states on; another person's challenge is not found.
-func (s *Service) loadChallenge(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Challenge, int, uuid.UUID, error) {
-	if err := s.expireStale(ctx, tx, s.Clock.Now(), a.UserID); err != nil {
-		return Challenge{}, 0, uuid.Nil, err
+// pendingChallenge is one of the actor's challenges read for update, still
+// pending, with the step-up it answers.
+type pendingChallenge struct {
+	Challenge
+	matchFailures    int
+	sudoID, stepUpID uuid.UUID
+}
+
+// loadPending reads one of the actor's challenges for update, after moving
+// stale states on: not_found for another person's challenge, conflict for
+// one that is no longer pending.
+func loadPending(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (pendingChallenge, error) {
+	if err := expireStale(ctx, tx, a.UserID); err != nil {
+		return pendingChallenge{}, err
 	}
-	var stepUpID uuid.UUID
-	if err := tx.QueryRowContext(ctx, `SELECT step_up_authentication_id FROM assurance_challenges WHERE id = $1 AND user_id = $2`+s.DB.ForUpdate(),
-		id, a.UserID).Scan(&stepUpID); errors.Is(err, sql.ErrNoRows) {
-		return Challenge{}, 0, uuid.Nil, apierr.NotFoundf("Challenge")
-	} else if err != nil {
-		return Challenge{}, 0, uuid.Nil, err
+	var p pendingChallenge
+	err := tx.QueryRowContext(ctx, `SELECT step_up_authentication_id FROM assurance_challenges WHERE id = $1 AND user_id = $2`+tx.ForUpdate(),
+		id, a.UserID).Scan(&p.stepUpID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, apierr.NotFoundf("Challenge")
 	}
-	c, failures, err := scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id))
-	return c, failures, stepUpID, err
+	if err != nil {
+		return p, err
+	}
+	if p.Challenge, p.matchFailures, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id)); err != nil {
+		return p, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT sudo_session_id FROM step_up_authentications WHERE id = $1`, p.stepUpID).Scan(&p.sudoID); err != nil {
+		return p, err
+	}
+	if p.Status != StatusPending {
+		return p, errNotPending(p.Challenge)
+	}
+	return p, nil
 }
 
 func errNotPending(c Challenge) error {
@@ -195,180 +219,183 @@ func (r ApproveRequest) Validate() error {
 	return f.Err()
 }
 
-// Approve satisfies a pending challenge with the app's signature (and the
-// match code shown on the originating surface, unless that surface is the
-// app itself). Three wrong match codes decline it.
-//
-// A payment approval is recorded in the same transaction and its challenge
-// answered at consumed; when funds fell short at that moment nothing is
-// recorded, the challenge and its step-up are declined and the answer is
-// insufficient_funds.
-func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID, r ApproveRequest) (Challenge, error) {
-	var out Challenge
-	var failure error
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		c, failures, stepUpID, err := s.loadChallenge(ctx, tx, a, id)
-		if err != nil {
-			return err
-		}
-		if c.Status != StatusPending {
-			return errNotPending(c)
-		}
-		var publicKey string
-		err = tx.QueryRowContext(ctx, `SELECT public_key FROM approval_credentials WHERE device_id = $1 AND user_id = $2`,
-			a.Session.DeviceID, a.UserID).Scan(&publicKey)
-		if errors.Is(err, sql.ErrNoRows) {
-			return apierr.New(apierr.ApprovalCredentialRequired, "Register this device's approval credential in the Strongroom app before approving.")
-		}
-		if err != nil {
-			return err
-		}
-		if c.OriginRail != "native_app" {
-			if r.MatchCode == nil {
-				return apierr.InvalidField("match_code", "is required: enter the three digits shown where the action was started.")
-			}
-			var hash string
-			if err := tx.QueryRowContext(ctx, `SELECT match_code_hash FROM assurance_challenges WHERE id = $1`, id).Scan(&hash); err != nil {
-				return err
-			}
-			if !keyring.Equal(hash, s.Keys.Hash(matchPurpose, id.String()+":"+*r.MatchCode)) {
-				failure = apierr.New(apierr.MatchCodeMismatch, "The code does not match the one shown where the action was started.")
-				if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET match_failures = match_failures + 1 WHERE id = $1`, id); err != nil {
-					return err
-				}
-				if failures+1 >= MaxMatchFailures {
-					return s.decline(ctx, tx, now, a, id, stepUpID)
-				}
-				return nil
-			}
-		}
-		key, _ := base64.RawURLEncoding.DecodeString(publicKey)
-		payload, _ := base64.RawURLEncoding.DecodeString(c.SigningPayload)
-		sig, _ := base64.RawURLEncoding.DecodeString(r.Signature)
-		if !ed25519.Verify(key, payload, sig) {
-			return apierr.New(apierr.InvalidSignature, "The signature does not verify with this device's approval credential.")
-		}
-		var x sudo
-		if err := tx.QueryRowContext(ctx, `SELECT sudo_session_id FROM step_up_authentications WHERE id = $1`, stepUpID).Scan(&x.id); err != nil {
-			return err
-		}
-		x.stepUpID = stepUpID
-		payment := c.Kind == "payment_approval" && c.ApprovalID != nil && s.OnPaymentApproval != nil
-		if payment {
-			err := s.OnPaymentApproval(ctx, tx, *c.ApprovalID, a.UserID)
-			if apierr.Is(err, apierr.InsufficientFunds) {
-				// Nothing was recorded; the approver starts again with approve.
-				failure = err
-				if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET decline_reason = 'insufficient_funds' WHERE id = $1`, id); err != nil {
-					return err
-				}
-				return s.end(ctx, tx, now, x.id, stepUpID, StatusDeclined)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		ok, err := s.activate(ctx, tx, now, x, MethodApp)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errNotPending(c)
-		}
-		if payment {
-			if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET status = 'consumed' WHERE id = $1`, id); err != nil {
-				return err
-			}
-		}
-		out, _, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id))
-		return err
-	})
-	if err == nil && failure != nil {
-		return Challenge{}, failure
+// Verified is an approval of a challenge that VerifyApproval accepted in a
+// transaction; that same transaction settles it with Satisfy, Consume or
+// DeclineUnfunded.
+type Verified struct {
+	challenge pendingChallenge
+}
+
+// PaymentApprovalID is the payment approval the challenge approves, or nil
+// for a step-up challenge.
+func (v Verified) PaymentApprovalID() *uuid.UUID {
+	if v.challenge.Kind != KindPaymentApproval {
+		return nil
 	}
-	return out, err
+	return v.challenge.ApprovalID
+}
+
+// VerifyApproval checks, in tx, an approval of challenge id by the actor's
+// app: the challenge is the actor's (else not_found) and pending (else
+// conflict), this device holds an approval credential (else
+// approval_credential_required), the match code shown on the originating
+// surface is given (else invalid_request) and right, unless that surface is
+// the app itself, and the signature verifies (else invalid_signature).
+//
+// A wrong match code answers match_code_mismatch as a refusal (see
+// Answering): it is counted, and the MaxMatchFailures-th declines the
+// challenge and its step-up.
+func (s *Service) VerifyApproval(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID, r ApproveRequest) (Verified, error) {
+	c, err := loadPending(ctx, tx, a, id)
+	if err != nil {
+		return Verified{}, err
+	}
+	var publicKey string
+	err = tx.QueryRowContext(ctx, `SELECT public_key FROM approval_credentials WHERE device_id = $1 AND user_id = $2`,
+		a.Session.DeviceID, a.UserID).Scan(&publicKey)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Verified{}, apierr.New(apierr.ApprovalCredentialRequired, "Register this device's approval credential in the Strongroom app before approving.")
+	}
+	if err != nil {
+		return Verified{}, err
+	}
+	if c.OriginRail != "native_app" {
+		if err := s.checkMatchCode(ctx, tx, a, c, r.MatchCode); err != nil {
+			return Verified{}, err
+		}
+	}
+	key, _ := base64.RawURLEncoding.DecodeString(publicKey)
+	payload, _ := base64.RawURLEncoding.DecodeString(c.SigningPayload)
+	sig, _ := base64.RawURLEncoding.DecodeString(r.Signature)
+	if !ed25519.Verify(key, payload, sig) {
+		return Verified{}, apierr.New(apierr.InvalidSignature, "The signature does not verify with this device's approval credential.")
+	}
+	return Verified{challenge: c}, nil
+}
+
+// checkMatchCode compares the match code the person typed in the app with
+// the one shown where the action started; a mismatch is counted and is a
+// refusal, the MaxMatchFailures-th declining the challenge.
+func (s *Service) checkMatchCode(ctx context.Context, tx *db.Tx, a actor.Actor, c pendingChallenge, matchCode *string) error {
+	if matchCode == nil {
+		return apierr.InvalidField("match_code", "is required: enter the three digits shown where the action was started.")
+	}
+	var hash string
+	if err := tx.QueryRowContext(ctx, `SELECT match_code_hash FROM assurance_challenges WHERE id = $1`, c.ID).Scan(&hash); err != nil {
+		return err
+	}
+	if keyring.Equal(hash, s.Keys.Hash(matchPurpose, c.ID.String()+":"+*matchCode)) {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET match_failures = match_failures + 1 WHERE id = $1`, c.ID); err != nil {
+		return err
+	}
+	if c.matchFailures+1 >= MaxMatchFailures {
+		if err := s.decline(ctx, tx, a, c); err != nil {
+			return err
+		}
+	}
+	return refuse(apierr.New(apierr.MatchCodeMismatch, "The code does not match the one shown where the action was started."))
+}
+
+// Satisfy settles a verified approval: the step-up's sudo window opens and
+// the challenge is answered satisfied.
+func (s *Service) Satisfy(ctx context.Context, tx *db.Tx, v Verified) (Challenge, error) {
+	if err := satisfy(ctx, tx, v); err != nil {
+		return Challenge{}, err
+	}
+	return getChallenge(ctx, tx, v.challenge.ID)
+}
+
+// Consume is Satisfy for a payment approval recorded in the same
+// transaction: its challenge ends consumed, not to be answered again.
+func (s *Service) Consume(ctx context.Context, tx *db.Tx, v Verified) (Challenge, error) {
+	if err := satisfy(ctx, tx, v); err != nil {
+		return Challenge{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET status = 'consumed' WHERE id = $1`, v.challenge.ID); err != nil {
+		return Challenge{}, err
+	}
+	return getChallenge(ctx, tx, v.challenge.ID)
+}
+
+func satisfy(ctx context.Context, tx *db.Tx, v Verified) error {
+	ok, err := activate(ctx, tx, v.challenge.sudoID, v.challenge.stepUpID, MethodApp)
+	if err == nil && !ok {
+		err = errNotPending(v.challenge.Challenge)
+	}
+	return err
+}
+
+// DeclineRefused declines a verified payment approval that could not be
+// recorded: funds fell short, or the approver lost the role since approve.
+// The challenge (with the refusal's type as decline reason, which no
+// decline alert counts) and its step-up end declined. It returns refused
+// as a refusal (see Answering), so the decline commits and refused is the
+// answer.
+func (s *Service) DeclineRefused(ctx context.Context, tx *db.Tx, v Verified, refused *apierr.Error) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET decline_reason = $2 WHERE id = $1`, v.challenge.ID, refused.Type); err != nil {
+		return err
+	}
+	if err := end(ctx, tx, v.challenge.sudoID, v.challenge.stepUpID, StatusDeclined); err != nil {
+		return err
+	}
+	return refuse(refused)
 }
 
 // Decline answers "I did not request this": the challenge and the step-up it
 // gates die, and repeated declines raise a security alert.
 func (s *Service) Decline(ctx context.Context, a actor.Actor, id uuid.UUID) (Challenge, error) {
-	var out Challenge
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		c, _, stepUpID, err := s.loadChallenge(ctx, tx, a, id)
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Challenge, error) {
+		c, err := loadPending(ctx, tx, a, id)
 		if err != nil {
-			return err
+			return Challenge{}, err
 		}
-		if c.Status != StatusPending {
-			return errNotPending(c)
+		if err := s.decline(ctx, tx, a, c); err != nil {
+			return Challenge{}, err
 		}
-		if err := s.decline(ctx, tx, now, a, id, stepUpID); err != nil {
-			return err
-		}
-		out, _, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id))
-		return err
+		return getChallenge(ctx, tx, id)
 	})
-	return out, err
 }
 
-func (s *Service) decline(ctx context.Context, tx *db.Tx, now time.Time, a actor.Actor, id, stepUpID uuid.UUID) error {
-	var sudoID uuid.UUID
-	if err := tx.QueryRowContext(ctx, `SELECT sudo_session_id FROM step_up_authentications WHERE id = $1`, stepUpID).Scan(&sudoID); err != nil {
+func (s *Service) decline(ctx context.Context, tx *db.Tx, a actor.Actor, c pendingChallenge) error {
+	if err := end(ctx, tx, c.sudoID, c.stepUpID, StatusDeclined); err != nil {
 		return err
 	}
-	if err := s.end(ctx, tx, now, sudoID, stepUpID, StatusDeclined); err != nil {
-		return err
-	}
-	return s.alertOnRepeatedDeclines(ctx, tx, now, a.UserID)
+	return alertOnRepeatedDeclines(ctx, tx, a.UserID)
 }
 
 // alertOnRepeatedDeclines tells the person and the owners of their
 // organizations when declines reach the threshold within a day: someone may
 // know the password and be trying their luck. One alert per window.
-func (s *Service) alertOnRepeatedDeclines(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID) error {
-	since := now.Add(-DeclineAlertWindow)
-	var declines, alerts int
+func alertOnRepeatedDeclines(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
+	var declines int
 	if err := tx.QueryRowContext(ctx, `
-		SELECT (SELECT count(*) FROM assurance_challenges WHERE user_id = $1 AND status = 'declined' AND decline_reason IS NULL AND decided_at > $2),
-		       (SELECT count(*) FROM outbox_messages WHERE user_id = $1 AND kind = 'security_alert' AND subject = $3 AND inserted_at > $2)`,
-		userID, since, declineAlertSubject).Scan(&declines, &alerts); err != nil {
+		SELECT count(*) FROM assurance_challenges WHERE user_id = $1 AND status = 'declined' AND decline_reason IS NULL AND decided_at > $2`,
+		userID, tx.Now.Add(-DeclineAlertWindow)).Scan(&declines); err != nil {
 		return err
 	}
-	if declines < DeclineAlertThreshold || alerts > 0 {
+	if declines < DeclineAlertThreshold {
 		return nil
+	}
+	first, err := claimAlert(ctx, tx, userID, declinesAlerted, DeclineAlertWindow)
+	if err != nil || !first {
+		return err
 	}
 	u, err := identity.GetUser(ctx, tx, userID)
 	if err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `
-		SELECT DISTINCT o.user_id FROM memberships m JOIN memberships o ON o.organization_id = m.organization_id AND o.role = 'owner'
-		WHERE m.user_id = $1 AND o.user_id <> $1`, userID)
+	owners, err := organization.CoOwnersOf(ctx, tx, userID)
 	if err != nil {
 		return err
 	}
-	recipients := []uuid.UUID{userID}
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		recipients = append(recipients, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
 	body := fmt.Sprintf("%s declined %d verification requests in the last 24 hours. Someone may know their password and be trying to act as them. Review their recent sign-ins and consider resetting their password.", u.Email, declines)
-	for _, r := range recipients {
-		if _, err := outbox.Queue(ctx, tx, now, outbox.Message{UserID: &r, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
-			Subject: declineAlertSubject, Body: body}); err != nil {
+	for _, r := range append([]uuid.UUID{userID}, owners...) {
+		if _, err := outbox.Queue(ctx, tx, tx.Now, outbox.Message{UserID: &r, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+			Subject: "Security alert: repeated declined verification requests", Body: body}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-const declineAlertSubject = "Security alert: repeated declined verification requests"

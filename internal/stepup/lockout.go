@@ -34,17 +34,17 @@ func errLockedOut(until, now time.Time) error {
 }
 
 // checkLockout refuses while userID's step-up is locked.
-func (s *Service) checkLockout(ctx context.Context, q db.Querier, userID uuid.UUID, now time.Time) error {
+func checkLockout(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	var until *time.Time
-	err := q.QueryRowContext(ctx, `SELECT locked_until FROM step_up_lockouts WHERE user_id = $1`, userID).Scan(&until)
+	err := tx.QueryRowContext(ctx, `SELECT locked_until FROM step_up_lockouts WHERE user_id = $1`, userID).Scan(&until)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if until != nil && until.After(now) {
-		return errLockedOut(*until, now)
+	if until != nil && until.After(tx.Now) {
+		return errLockedOut(*until, tx.Now)
 	}
 	return nil
 }
@@ -52,17 +52,17 @@ func (s *Service) checkLockout(ctx context.Context, q db.Querier, userID uuid.UU
 // lockGuessing takes userID's lockout row for the rest of the transaction
 // (creating it on the first answer), so concurrent answers of one person
 // are counted one after the other, then refuses while step-up is locked.
-func (s *Service) lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID, now time.Time) error {
+func lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	var until *time.Time
 	err := tx.QueryRowContext(ctx, `
 		INSERT INTO step_up_lockouts (user_id, updated_at) VALUES ($1, $2)
 		ON CONFLICT (user_id) DO UPDATE SET updated_at = excluded.updated_at
-		RETURNING locked_until`, userID, now).Scan(&until)
+		RETURNING locked_until`, userID, tx.Now).Scan(&until)
 	if err != nil {
 		return err
 	}
-	if until != nil && until.After(now) {
-		return errLockedOut(*until, now)
+	if until != nil && until.After(tx.Now) {
+		return errLockedOut(*until, tx.Now)
 	}
 	return nil
 }
@@ -70,36 +70,55 @@ func (s *Service) lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID,
 // recordWrongCode counts a wrong code against userID and, when it makes
 // MaxWrongCodes within WrongCodeWindow, locks step-up and tells the person
 // (one alert per window). It reports whether step-up is now locked.
-func (s *Service) recordWrongCode(ctx context.Context, tx *db.Tx, userID uuid.UUID, now time.Time) (bool, error) {
+func recordWrongCode(ctx context.Context, tx *db.Tx, userID uuid.UUID) (bool, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO step_up_code_failures (id, user_id, inserted_at) VALUES ($1, $2, $3)`,
-		uuid.Must(uuid.NewV7()), userID, now); err != nil {
+		uuid.Must(uuid.NewV7()), userID, tx.Now); err != nil {
 		return false, err
 	}
-	since := now.Add(-WrongCodeWindow)
-	var wrong, alerts int
-	if err := tx.QueryRowContext(ctx, `
-		SELECT (SELECT count(*) FROM step_up_code_failures WHERE user_id = $1 AND inserted_at > $2),
-		       (SELECT count(*) FROM outbox_messages WHERE user_id = $1 AND kind = 'security_alert' AND subject = $3 AND inserted_at > $2)`,
-		userID, since, lockoutAlertSubject).Scan(&wrong, &alerts); err != nil {
+	var wrong int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM step_up_code_failures WHERE user_id = $1 AND inserted_at > $2`,
+		userID, tx.Now.Add(-WrongCodeWindow)).Scan(&wrong); err != nil {
 		return false, err
 	}
 	if wrong < MaxWrongCodes {
 		return false, nil
 	}
-	until := now.Add(LockoutDuration)
+	until := tx.Now.Add(LockoutDuration)
 	if _, err := tx.ExecContext(ctx, `UPDATE step_up_lockouts SET locked_until = $2, updated_at = $3 WHERE user_id = $1`,
-		userID, until, now); err != nil {
+		userID, until, tx.Now); err != nil {
 		return false, err
 	}
-	if alerts > 0 {
-		return true, nil
+	first, err := claimAlert(ctx, tx, userID, lockoutAlerted, WrongCodeWindow)
+	if err != nil || !first {
+		return true, err
 	}
-	_, err := outbox.Queue(ctx, tx, now, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
-		Subject: lockoutAlertSubject,
+	_, err = outbox.Queue(ctx, tx, tx.Now, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+		Subject: "Security alert: verification locked after repeated wrong codes",
 		Body: fmt.Sprintf("%d wrong verification codes were entered for your Strongroom account in the last 24 hours, so confirming sensitive actions is locked until %s UTC. "+
 			"If this was not you, someone may know your password: change it and review your signed-in devices.",
 			wrong, until.UTC().Format("2006-01-02 15:04"))})
 	return true, err
 }
 
-const lockoutAlertSubject = "Security alert: verification locked after repeated wrong codes"
+// The columns of step_up_lockouts that remember when a person was last sent
+// each security alert of step-up.
+const (
+	lockoutAlerted  = "lockout_alerted_at"
+	declinesAlerted = "declines_alerted_at"
+)
+
+// claimAlert records that userID is sent the alert remembered in column,
+// unless one went out within window: one alert per window. It reports
+// whether to send it.
+func claimAlert(ctx context.Context, tx *db.Tx, userID uuid.UUID, column string, window time.Duration) (bool, error) {
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO step_up_lockouts (user_id, updated_at, `+column+`) VALUES ($1, $2, $2)
+		ON CONFLICT (user_id) DO UPDATE SET `+column+` = excluded.`+column+`
+		WHERE step_up_lockouts.`+column+` IS NULL OR step_up_lockouts.`+column+` <= $3`,
+		userID, tx.Now, tx.Now.Add(-window))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}

@@ -6,73 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/fixture"
-	"github.com/strongroom/strongroom/internal/identity"
-	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
-	"github.com/strongroom/strongroom/internal/platform/clock"
-	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
-	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
-
-// person is a signed-in user without an authenticator: their step-ups are
-// answered by emailed codes.
-type person struct {
-	svc   *stepup.Service
-	clk   *clock.Manual
-	d     *db.DB
-	actor actor.Actor
-}
-
-func newPerson(t *testing.T, d *db.DB) *person {
-	t.Helper()
-	ctx := context.Background()
-	clk := clock.NewManual(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	keys := fixture.Keys(t)
-	ids := &identity.Service{DB: d, Clock: clk, Keys: keys}
-	if err := d.Tx(ctx, func(tx *db.Tx) error {
-		_, _, err := identity.CreateUser(ctx, tx, keys, clk.Now(), identity.NewUser{Email: "ada@acme.test", Password: "long enough"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := ids.SignIn(ctx, identity.SignInRequest{Email: "ada@acme.test", Password: "long enough"})
-	if err != nil || res.Token == nil {
-		t.Fatalf("sign in: %+v %v", res, err)
-	}
-	a, err := ids.Authenticate(ctx, *res.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &person{svc: &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}, clk: clk, d: d, actor: a}
-}
-
-// stepUp starts a step-up with a gated call and asks for an emailed code.
-func (p *person) stepUp(t *testing.T) (stepup.StepUpChallenge, string) {
-	t.Helper()
-	ctx := context.Background()
-	e, ok := apierr.As(p.svc.Require(ctx, p.actor))
-	if !ok || e.Type != apierr.StepUpRequired {
-		t.Fatalf("gated call: %v, want step_up_required", e)
-	}
-	up := e.StepUp.(stepup.StepUpChallenge)
-	if _, err := p.svc.RequestFallback(ctx, p.actor, stepup.FallbackRequest{StepUpAuthenticationID: up.StepUpAuthenticationID.String(), Method: "email"}); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := outbox.List(ctx, p.d.Reader(), outbox.Filter{UserID: &p.actor.UserID, Kind: outbox.StepUpEmailCode}, page.Request{Limit: 1})
-	if err != nil || len(msgs) == 0 {
-		t.Fatalf("emailed code: %v %v", msgs, err)
-	}
-	return up, *msgs[0].Code
-}
-
-func (p *person) complete(up stepup.StepUpChallenge, code string) error {
-	_, err := p.svc.Complete(context.Background(), p.actor, stepup.CompleteRequest{SudoSessionID: up.ID.String(), Method: "email", Code: code})
-	return err
-}
 
 // wrong enters n wrong codes, on as many step-ups as it takes (four each, so none ends).
 func (p *person) wrong(t *testing.T, n int) {
@@ -137,10 +73,10 @@ func TestWrongCodesLockStepUpPerPerson(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dbtest.Each(t, func(t *testing.T, d *db.DB) {
-				p := newPerson(t, d)
+			eachEnv(t, func(t *testing.T, env *env) {
+				p := env.person(t, "ada@acme.test", traits{})
 				tc.do(t, p)
-				err := p.svc.Require(context.Background(), p.actor)
+				err := p.svc.Require(context.Background(), p.actor, stepup.GateIdentity)
 				e, _ := apierr.As(err)
 				switch {
 				case tc.retryAfter == 0 && (e == nil || e.Type != apierr.StepUpRequired):
@@ -154,9 +90,8 @@ func TestWrongCodesLockStepUpPerPerson(t *testing.T) {
 }
 
 func TestLockoutRefusesEvenTheRightCodeAndAlertsOnce(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		ctx := context.Background()
-		p := newPerson(t, d)
+	eachEnv(t, func(t *testing.T, e *env) {
+		p := e.person(t, "ada@acme.test", traits{})
 		up, code := p.stepUp(t)
 		p.wrong(t, 10)
 		if err := p.complete(up, code); !apierr.Is(err, apierr.RateLimited) {
@@ -164,9 +99,8 @@ func TestLockoutRefusesEvenTheRightCodeAndAlertsOnce(t *testing.T) {
 		}
 		p.clk.Advance(15 * time.Minute)
 		p.wrong(t, 1) // locks again within the day: no second alert
-		alerts, err := outbox.List(ctx, d.Reader(), outbox.Filter{UserID: &p.actor.UserID, Kind: outbox.SecurityAlert}, page.Request{Limit: 50})
-		if err != nil || len(alerts) != 1 {
-			t.Fatalf("security alerts = %+v (%v), want one", alerts, err)
+		if n := e.alerts(t, p.actor.UserID, "Security alert"); n != 1 {
+			t.Fatalf("%d security alerts, want one", n)
 		}
 	})
 }
@@ -175,8 +109,8 @@ func TestLockoutRefusesEvenTheRightCodeAndAlertsOnce(t *testing.T) {
 // person at once, as several servers would: exactly ten wrong codes are
 // judged, every other answer meets the lockout.
 func TestConcurrentWrongCodesAreCountedOneAtATime(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		p := newPerson(t, d)
+	eachEnv(t, func(t *testing.T, e *env) {
+		p := e.person(t, "ada@acme.test", traits{})
 		var ups []stepup.StepUpChallenge
 		for range 8 {
 			up, _ := p.stepUp(t)

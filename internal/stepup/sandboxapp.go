@@ -29,8 +29,8 @@ const sandboxKeyPurpose = "sandbox-approving-app"
 
 // SandboxApp answers the sandbox's approving-app helper.
 type SandboxApp struct {
-	DeviceID     uuid.UUID `json:"device_id"`
-	CredentialID uuid.UUID `json:"credential_id"`
+	DeviceID     uuid.UUID
+	CredentialID uuid.UUID
 }
 
 // RegisterSandboxApp gives userID a software approving app: a device of its
@@ -46,28 +46,26 @@ func (s *Service) RegisterSandboxApp(ctx context.Context, userID uuid.UUID) (San
 	if err != nil {
 		return SandboxApp{}, err
 	}
-	var out SandboxApp
-	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (SandboxApp, error) {
 		if _, err := identity.GetUser(ctx, tx, userID); err != nil {
-			return err
+			return SandboxApp{}, err
 		}
+		var out SandboxApp
 		err := tx.QueryRowContext(ctx, `SELECT device_id FROM approval_credentials WHERE user_id = $1 AND sandbox_private_key IS NOT NULL`,
 			userID).Scan(&out.DeviceID)
 		if errors.Is(err, sql.ErrNoRows) {
-			d, err := identity.CreateDevice(ctx, tx, now, userID, SandboxAppName, actor.PlatformIOS)
+			d, err := identity.CreateDevice(ctx, tx, tx.Now, userID, SandboxAppName, actor.PlatformIOS)
 			if err != nil {
-				return err
+				return SandboxApp{}, err
 			}
 			out.DeviceID = d.ID
 		} else if err != nil {
-			return err
+			return SandboxApp{}, err
 		}
 		out.CredentialID = uuid.Must(uuid.NewV7())
-		c := Credential{ID: out.CredentialID, Label: SandboxAppName, InsertedAt: now}
-		return s.storeCredential(ctx, tx, c, userID, out.DeviceID, base64.RawURLEncoding.EncodeToString(pub), &sealed)
+		c := Credential{ID: out.CredentialID, Label: SandboxAppName, InsertedAt: tx.Now}
+		return out, storeCredential(ctx, tx, c, userID, out.DeviceID, base64.RawURLEncoding.EncodeToString(pub), &sealed)
 	})
-	return out, err
 }
 
 // SandboxApproveRequest is the body of the sandbox's challenge approval.
@@ -84,11 +82,12 @@ func (r SandboxApproveRequest) Validate() error {
 	return f.Err()
 }
 
-// SandboxApprove answers a challenge as the sandbox app of its person would:
-// it signs the challenge's signing_payload with the sealed key and approves
-// through Approve, so every check and error is the phone's.
+// SandboxAnswer is the approval the sandbox app of the challenge's person
+// would send: it signs the challenge's signing_payload with the sealed key.
+// Approving it (approving.Service.SandboxApprove) goes through every check
+// and error of the phone's approval. not_found for an unknown challenge;
 // approval_credential_required when the person has no sandbox app.
-func (s *Service) SandboxApprove(ctx context.Context, challengeID uuid.UUID, r SandboxApproveRequest) (Challenge, error) {
+func (s *Service) SandboxAnswer(ctx context.Context, challengeID uuid.UUID, r SandboxApproveRequest) (actor.Actor, ApproveRequest, error) {
 	var userID, deviceID uuid.UUID
 	var payload string
 	var sealed *string
@@ -98,24 +97,24 @@ func (s *Service) SandboxApprove(ctx context.Context, challengeID uuid.UUID, r S
 		LEFT JOIN approval_credentials k ON k.user_id = c.user_id AND k.sandbox_private_key IS NOT NULL
 		WHERE c.id = $1`, challengeID).Scan(&userID, &payload, &deviceID, &sealed)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Challenge{}, apierr.NotFoundf("Challenge")
+		return actor.Actor{}, ApproveRequest{}, apierr.NotFoundf("Challenge")
 	}
 	if err != nil {
-		return Challenge{}, err
+		return actor.Actor{}, ApproveRequest{}, err
 	}
 	if sealed == nil {
-		return Challenge{}, apierr.New(apierr.ApprovalCredentialRequired,
+		return actor.Actor{}, ApproveRequest{}, apierr.New(apierr.ApprovalCredentialRequired,
 			"This person has no sandbox approving app: create one with POST /api/v1/sandbox/users/{user_id}/approving-app first.")
 	}
 	seed, err := s.Keys.Open(sandboxKeyPurpose, *sealed)
 	if err != nil {
-		return Challenge{}, err
+		return actor.Actor{}, ApproveRequest{}, err
 	}
 	message, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil {
-		return Challenge{}, err
+		return actor.Actor{}, ApproveRequest{}, err
 	}
 	signature := base64.RawURLEncoding.EncodeToString(ed25519.Sign(ed25519.NewKeyFromSeed(seed), message))
 	a := actor.Actor{UserID: userID, Session: actor.Session{UserID: userID, DeviceID: deviceID, Platform: actor.PlatformIOS}}
-	return s.Approve(ctx, a, challengeID, ApproveRequest{MatchCode: r.MatchCode, Signature: signature})
+	return a, ApproveRequest{MatchCode: r.MatchCode, Signature: signature}, nil
 }

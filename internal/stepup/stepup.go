@@ -65,72 +65,38 @@ const (
 	MethodEmail = "email"
 )
 
-// Service runs step-up.
+// Challenge kinds.
+const (
+	KindStepUp          = "step_up"
+	KindPaymentApproval = "payment_approval"
+)
+
+// Service runs step-up. It is also the one Guard of sensitive operations
+// (Require, guard.go).
 type Service struct {
 	DB       *db.DB
 	Clock    clock.Clock
 	Keys     *keyring.Keyring
 	Identity *identity.Service
-	// OnPaymentApproval records a payment approval when its tx_signed
-	// challenge is answered, in the same transaction. An insufficient_funds
-	// error (having recorded nothing) declines the challenge.
-	OnPaymentApproval func(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error
 }
 
 // StepUpChallenge is error.step_up of a step_up_required answer (spec 2.4).
 type StepUpChallenge struct {
-	Delivery               string                     `json:"delivery"`
-	ExpiresAt              *time.Time                 `json:"expires_at"`
-	ID                     uuid.UUID                  `json:"id"`
-	MatchCode              *string                    `json:"match_code"`
-	Methods                []string                   `json:"methods"`
-	StepUpAuthenticationID uuid.UUID                  `json:"step_up_authentication_id"`
-	WebAuthn               *identity.AssertionOptions `json:"webauthn"`
-}
-
-// Require lets the actor's gated call through while the bearer session has
-// an open sudo window; otherwise it mints a step-up and answers
-// step_up_required carrying the challenge. The mint commits on its own,
-// since the gated call itself does not go ahead.
-func (s *Service) Require(ctx context.Context, a actor.Actor) error {
-	return s.require(ctx, a, false)
-}
-
-// RequireWithoutApp is Require for changing the approving app itself: the
-// step-up it mints offers the authenticator and email, never the app, and
-// only a window opened by a code serves, not one the app opened.
-func (s *Service) RequireWithoutApp(ctx context.Context, a actor.Actor) error {
-	return s.require(ctx, a, true)
-}
-
-func (s *Service) require(ctx context.Context, a actor.Actor, withoutApp bool) error {
-	opened := ""
-	if withoutApp {
-		opened = ` AND su.completed_method <> 'app'`
-	}
-	var open bool
-	err := s.DB.Reader().QueryRowContext(ctx, `
-		SELECT EXISTS (SELECT 1 FROM sudo_sessions ss JOIN step_up_authentications su ON su.sudo_session_id = ss.id
-		               WHERE ss.session_id = $1 AND ss.purpose = 'identity' AND ss.status = 'active' AND ss.expires_at > $2`+opened+`)`,
-		a.Session.ID, s.Clock.Now()).Scan(&open)
-	if err != nil || open {
-		return err
-	}
-	ch, err := s.Mint(ctx, a, Request{Purpose: "identity", Kind: "step_up", Binding: "none", WithoutApp: withoutApp})
-	if err != nil {
-		return err
-	}
-	msg := "Please confirm it is you: approve the request in the Strongroom app, entering the code shown here, or use another listed method."
-	if withoutApp {
-		msg = "Please confirm it is you with a code from your authenticator app, or ask for a code by email: the Strongroom app cannot confirm a change of its own key."
-	}
-	return &apierr.Error{Type: apierr.StepUpRequired, Message: msg, StepUp: ch}
+	// Delivery is the first of Methods: where the person is asked first.
+	Delivery               string
+	ExpiresAt              *time.Time
+	ID                     uuid.UUID
+	MatchCode              *string
+	Methods                []string
+	StepUpAuthenticationID uuid.UUID
+	// WebAuthn is the passkey assertion to answer with, when the person holds passkeys.
+	WebAuthn *identity.AssertionOptions
 }
 
 // Request describes a step-up to mint.
 type Request struct {
 	Purpose       string // identity or payment_approval
-	Kind          string // step_up or payment_approval
+	Kind          string // KindStepUp or KindPaymentApproval
 	Binding       string // none or tx_signed
 	ApprovalID    *uuid.UUID
 	ActionSummary *string
@@ -141,39 +107,32 @@ type Request struct {
 // Mint creates a pending sudo session, its step-up authentication and the
 // assurance challenge in the person's inbox, in one transaction.
 func (s *Service) Mint(ctx context.Context, a actor.Actor, r Request) (StepUpChallenge, error) {
-	var out StepUpChallenge
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		var err error
-		out, err = s.mint(ctx, tx, a, r)
-		return err
-	})
-	return out, err
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (StepUpChallenge, error) { return s.mint(ctx, tx, a, r) })
 }
 
 func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request) (StepUpChallenge, error) {
-	now := s.Clock.Now()
-	expires := now.Add(ChallengeLifetime)
+	expires := tx.Now.Add(ChallengeLifetime)
 	methods, err := s.methods(ctx, tx, a.UserID, r)
 	if err != nil {
 		return StepUpChallenge{}, err
 	}
-	if err := s.checkLockout(ctx, tx, a.UserID, now); err != nil {
+	if err := checkLockout(ctx, tx, a.UserID); err != nil {
 		return StepUpChallenge{}, err
 	}
 	matchCode := identity.RandomDigits(3)
 	sudoID, stepUpID, challengeID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO sudo_sessions (id, session_id, user_id, purpose, approval_id, status, inserted_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now); err != nil {
 		return StepUpChallenge{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO step_up_authentications (id, sudo_session_id, user_id, methods, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6)`, stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now); err != nil {
 		return StepUpChallenge{}, err
 	}
 	if slices.Contains(methods, MethodApp) {
-		if err := s.insertChallenge(ctx, tx, a, r, challengeID, stepUpID, matchCode, now, expires); err != nil {
+		if err := s.insertChallenge(ctx, tx, a, r, challengeID, stepUpID, matchCode, expires); err != nil {
 			return StepUpChallenge{}, err
 		}
 	}
@@ -189,7 +148,7 @@ func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request)
 // insertChallenge puts the assurance challenge of a step-up in the person's
 // app inbox.
 func (s *Service) insertChallenge(ctx context.Context, tx *db.Tx, a actor.Actor, r Request, challengeID, stepUpID uuid.UUID,
-	matchCode string, now, expires time.Time) error {
+	matchCode string, expires time.Time) error {
 	rail, level := "web", "l2"
 	if a.Session.Platform.IsApp() {
 		rail = "native_app"
@@ -203,7 +162,7 @@ func (s *Service) insertChallenge(ctx context.Context, tx *db.Tx, a actor.Actor,
 		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`,
 		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
-		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, now)
+		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, tx.Now)
 	return err
 }
 
@@ -215,13 +174,12 @@ var errNoCredential = apierr.New(apierr.ApprovalCredentialRequired,
 	"Payments are approved in the Strongroom app: set up the app on your phone (it registers its approval credential) before approving.")
 
 // methods lists how the person can answer: the app when they registered an
-// approval credential (unless r leaves it out), their authenticator, and
-// email. A payment approval is answered in the app alone, so a person
-// without an approval credential cannot approve: approval_credential_required.
+// approval credential (unless r leaves it out), their authenticator when
+// they have one, and email. A payment approval is answered in the app
+// alone, so a person without an approval credential cannot approve:
+// approval_credential_required.
 func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, r Request) ([]string, error) {
-	var app, totp bool
-	err := tx.QueryRowContext(ctx, `
-		SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1), totp_enabled FROM users WHERE id = $1`, userID).Scan(&app, &totp)
+	app, err := hasCredential(ctx, tx, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -231,14 +189,25 @@ func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, r Re
 		}
 		return []string{MethodApp}, nil
 	}
+	u, err := identity.GetUser(ctx, tx, userID)
+	if err != nil {
+		return nil, err
+	}
 	var m []string
 	if app && !r.WithoutApp {
 		m = append(m, MethodApp)
 	}
-	if totp {
+	if u.TOTPEnabled {
 		m = append(m, MethodTOTP)
 	}
 	return append(m, MethodEmail), nil
+}
+
+// hasCredential reports whether userID registered an approving app.
+func hasCredential(ctx context.Context, q db.Querier, userID uuid.UUID) (bool, error) {
+	var app bool
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1)`, userID).Scan(&app)
+	return app, err
 }
 
 // signingPayload is what the app signs: the challenge, the person, what is

@@ -38,8 +38,7 @@ var errSudoNotFound = apierr.NotFoundf("Step-up")
 // after moving stale states on, and locks it. A sudo session of another
 // bearer session is not found (spec 4.6).
 func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column string, id uuid.UUID) (sudo, error) {
-	now := s.Clock.Now()
-	if err := s.expireStale(ctx, tx, now, a.UserID); err != nil {
+	if err := expireStale(ctx, tx, a.UserID); err != nil {
 		return sudo{}, err
 	}
 	var x sudo
@@ -48,7 +47,7 @@ func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column
 		SELECT ss.id, ss.session_id, ss.user_id, su.id, ss.purpose, ss.status, ss.approval_id, ss.expires_at,
 		       su.expires_at, su.failed_attempts, su.email_code_hash, su.email_code_expires_at, su.methods
 		FROM sudo_sessions ss JOIN step_up_authentications su ON su.sudo_session_id = ss.id
-		WHERE `+column+` = $1 AND ss.session_id = $2`+s.DB.ForUpdate(), id, a.Session.ID).
+		WHERE `+column+` = $1 AND ss.session_id = $2`+tx.ForUpdate(), id, a.Session.ID).
 		Scan(&x.id, &x.sessionID, &x.userID, &x.stepUpID, &x.purpose, &x.status, &x.approvalID, &x.windowEnd,
 			&x.stepUpExpires, &x.failures, &x.emailCodeHash, &x.emailCodeExpires, &methods)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -58,14 +57,14 @@ func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column
 	return x, err
 }
 
-// expireStale moves on, for one person, every state whose time is up:
-// pending challenges past their expiry, pending step-ups whose verification
-// ran out, and sudo windows past their end. Reading through it is what makes
-// the state machines follow the (manual) clock.
-func (s *Service) expireStale(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID) error {
+// expireStale moves on, for one person, every state whose time is up at
+// tx.Now: pending challenges past their expiry, pending step-ups whose
+// verification ran out, and sudo windows past their end. Reading through it
+// is what makes the state machines follow the (manual) clock.
+func expireStale(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = 'expired', decided_at = $2
-		WHERE user_id = $1 AND status = 'pending' AND expires_at <= $2`, userID, now); err != nil {
+		WHERE user_id = $1 AND status = 'pending' AND expires_at <= $2`, userID, tx.Now); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `
@@ -73,15 +72,15 @@ func (s *Service) expireStale(ctx context.Context, tx *db.Tx, now time.Time, use
 		WHERE user_id = $1 AND (
 		      (status = 'active' AND expires_at <= $2)
 		   OR (status = 'pending' AND id IN (SELECT sudo_session_id FROM step_up_authentications WHERE user_id = $1 AND expires_at <= $2)))`,
-		userID, now)
+		userID, tx.Now)
 	return err
 }
 
 // Status is StepUpStatus (spec 2.9).
 type Status struct {
-	Status    string     `json:"status"`
-	Active    bool       `json:"active"`
-	ExpiresAt *time.Time `json:"expires_at"`
+	Status    string
+	Active    bool
+	ExpiresAt *time.Time // the end of the sudo window, once it opened
 }
 
 func (x sudo) view() Status {
@@ -95,21 +94,18 @@ func (x sudo) view() Status {
 
 // GetStatus reports a sudo session of the bearer session, for polling.
 func (s *Service) GetStatus(ctx context.Context, a actor.Actor, id uuid.UUID) (Status, error) {
-	var out Status
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Status, error) {
 		x, err := s.loadSudo(ctx, tx, a, "ss.id", id)
-		out = x.view()
-		return err
+		return x.view(), err
 	})
-	return out, err
 }
 
 // activate opens the sudo window of a pending step-up and settles its
 // challenge as satisfied. False when the step-up was no longer pending.
-func (s *Service) activate(ctx context.Context, tx *db.Tx, now time.Time, x sudo, method string) (bool, error) {
+func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method string) (bool, error) {
 	res, err := tx.ExecContext(ctx, `
 		UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'`,
-		x.id, now.Add(WindowLifetime), now)
+		sudoID, tx.Now.Add(WindowLifetime), tx.Now)
 	if err != nil {
 		return false, err
 	}
@@ -117,25 +113,25 @@ func (s *Service) activate(ctx context.Context, tx *db.Tx, now time.Time, x sudo
 		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET completed_method = $2, completed_at = $3 WHERE id = $1`,
-		x.stepUpID, method, now); err != nil {
+		stepUpID, method, tx.Now); err != nil {
 		return false, err
 	}
 	_, err = tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = 'satisfied', decided_at = $2 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
-		x.stepUpID, now)
+		stepUpID, tx.Now)
 	return err == nil, err
 }
 
 // end moves a pending or active step-up to status (declined or expired),
 // taking its pending challenge along.
-func (s *Service) end(ctx context.Context, tx *db.Tx, now time.Time, sudoID, stepUpID uuid.UUID, status string) error {
+func end(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, status string) error {
 	if _, err := tx.ExecContext(ctx, `
-		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`, sudoID, status, now); err != nil {
+		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`, sudoID, status, tx.Now); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = $2, decided_at = $3 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
-		stepUpID, status, now)
+		stepUpID, status, tx.Now)
 	return err
 }
 
@@ -163,67 +159,71 @@ var errInvalidCode = apierr.New(apierr.InvalidCode, "The code is not correct, ha
 // MaxWrongCodes-th of the person within a day locks their step-up
 // (rate_limited with Retry-After until the lockout ends).
 func (s *Service) Complete(ctx context.Context, a actor.Actor, r CompleteRequest) (Status, error) {
-	var out Status
-	var wrong error
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
-		if err := s.lockGuessing(ctx, tx, a.UserID, now); err != nil {
-			return err
+	return Answering(ctx, s.DB, func(tx *db.Tx) (Status, error) {
+		if err := lockGuessing(ctx, tx, a.UserID); err != nil {
+			return Status{}, err
 		}
 		x, err := s.loadSudo(ctx, tx, a, "ss.id", uuid.MustParse(r.SudoSessionID))
 		if err != nil {
-			return err
+			return Status{}, err
 		}
 		switch {
 		case x.status == StatusActive:
-			out = x.view()
-			return nil
+			return x.view(), nil
 		case x.status != StatusPending:
-			return apierr.New(apierr.InvalidCode, "This step-up has ended; retry the action to start a new one.")
+			return Status{}, apierr.New(apierr.InvalidCode, "This step-up has ended; retry the action to start a new one.")
 		case !slices.Contains(x.methods, r.Method):
-			return apierr.InvalidField("method", "is not available for this step-up.")
+			return Status{}, apierr.InvalidField("method", "is not available for this step-up.")
 		}
-		ok := false
-		switch r.Method {
-		case MethodTOTP:
-			if ok, err = s.Identity.VerifyTOTP(ctx, tx, a.UserID, r.Code); err != nil {
-				return err
-			}
-		case MethodEmail:
-			ok = x.emailCodeHash != nil && x.emailCodeExpires != nil && now.Before(*x.emailCodeExpires) &&
-				keyring.Equal(*x.emailCodeHash, s.Keys.Hash(emailPurpose, x.stepUpID.String()+":"+r.Code))
+		ok, err := s.codeMatches(ctx, tx, a, x, r)
+		if err != nil {
+			return Status{}, err
 		}
 		if !ok {
-			wrong = errInvalidCode
-			if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET failed_attempts = failed_attempts + 1 WHERE id = $1`, x.stepUpID); err != nil {
-				return err
-			}
-			locked, err := s.recordWrongCode(ctx, tx, a.UserID, now)
-			if err != nil {
-				return err
-			}
-			if locked {
-				wrong = apierr.New(apierr.InvalidCode, "The code is not correct. Too many wrong codes: confirming it is you is locked for 15 minutes.")
-			}
-			if x.failures+1 >= MaxCodeFailures {
-				if !locked {
-					wrong = apierr.New(apierr.InvalidCode, "Too many wrong codes: this step-up has ended. Retry the action to start a new one.")
-				}
-				return s.end(ctx, tx, now, x.id, x.stepUpID, StatusExpired)
-			}
-			return nil
+			return Status{}, s.wrongCode(ctx, tx, a, x)
 		}
-		if _, err := s.activate(ctx, tx, now, x, r.Method); err != nil {
+		if _, err := activate(ctx, tx, x.id, x.stepUpID, r.Method); err != nil {
+			return Status{}, err
+		}
+		x.status, x.windowEnd = StatusActive, ptr(tx.Now.Add(WindowLifetime))
+		return x.view(), nil
+	})
+}
+
+// codeMatches checks an authenticator code, or the step-up's emailed code
+// while it works.
+func (s *Service) codeMatches(ctx context.Context, tx *db.Tx, a actor.Actor, x sudo, r CompleteRequest) (bool, error) {
+	if r.Method == MethodTOTP {
+		return s.Identity.VerifyTOTP(ctx, tx, a.UserID, r.Code)
+	}
+	return x.emailCodeHash != nil && x.emailCodeExpires != nil && tx.Now.Before(*x.emailCodeExpires) &&
+		keyring.Equal(*x.emailCodeHash, s.Keys.Hash(emailPurpose, x.stepUpID.String()+":"+r.Code)), nil
+}
+
+// wrongCode counts a wrong code on the step-up and against the person, ends
+// the step-up at its MaxCodeFailures-th, and returns the refusal to answer
+// with (kept: see Answering).
+func (s *Service) wrongCode(ctx context.Context, tx *db.Tx, a actor.Actor, x sudo) error {
+	wrong := errInvalidCode
+	if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET failed_attempts = failed_attempts + 1 WHERE id = $1`, x.stepUpID); err != nil {
+		return err
+	}
+	locked, err := recordWrongCode(ctx, tx, a.UserID)
+	if err != nil {
+		return err
+	}
+	if locked {
+		wrong = apierr.New(apierr.InvalidCode, "The code is not correct. Too many wrong codes: confirming it is you is locked for 15 minutes.")
+	}
+	if x.failures+1 >= MaxCodeFailures {
+		if !locked {
+			wrong = apierr.New(apierr.InvalidCode, "Too many wrong codes: this step-up has ended. Retry the action to start a new one.")
+		}
+		if err := end(ctx, tx, x.id, x.stepUpID, StatusExpired); err != nil {
 			return err
 		}
-		x.status, x.windowEnd = StatusActive, ptr(now.Add(WindowLifetime))
-		out = x.view()
-		return nil
-	})
-	if err == nil && wrong != nil {
-		return Status{}, wrong
 	}
-	return out, err
+	return refuse(wrong)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -251,75 +251,73 @@ func (r FallbackRequest) Validate() error {
 
 // Fallback is the answer of requestStepUpFallback.
 type Fallback struct {
-	Delivery  string    `json:"delivery"`
-	ExpiresAt time.Time `json:"expires_at"`
+	Delivery  string
+	ExpiresAt time.Time // when the emailed code stops working
 }
 
 // RequestFallback emails a six-digit code that completes the step-up; a new
 // request replaces the previous code and keeps the step-up open for its life.
 func (s *Service) RequestFallback(ctx context.Context, a actor.Actor, r FallbackRequest) (Fallback, error) {
-	var out Fallback
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Fallback, error) {
 		x, err := s.loadSudo(ctx, tx, a, "su.id", uuid.MustParse(r.StepUpAuthenticationID))
 		if err != nil {
-			return err
+			return Fallback{}, err
 		}
 		if x.status != StatusPending {
-			return apierr.New(apierr.Conflict, "This step-up is no longer waiting for verification.")
+			return Fallback{}, apierr.New(apierr.Conflict, "This step-up is no longer waiting for verification.")
 		}
 		if !slices.Contains(x.methods, MethodEmail) {
-			return apierr.InvalidField("method", "is not available for this step-up.")
+			return Fallback{}, apierr.InvalidField("method", "is not available for this step-up.")
+		}
+		// No code is sent that could not be entered: a locked-out person waits.
+		if err := checkLockout(ctx, tx, a.UserID); err != nil {
+			return Fallback{}, err
 		}
 		code := identity.RandomDigits(6)
-		out = Fallback{Delivery: MethodEmail, ExpiresAt: now.Add(EmailCodeLifetime)}
+		out := Fallback{Delivery: MethodEmail, ExpiresAt: tx.Now.Add(EmailCodeLifetime)}
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE step_up_authentications SET email_code_hash = $2, email_code_expires_at = $3,
 			       expires_at = CASE WHEN expires_at < $3 THEN $3 ELSE expires_at END
 			WHERE id = $1`, x.stepUpID, s.Keys.Hash(emailPurpose, x.stepUpID.String()+":"+code), out.ExpiresAt); err != nil {
-			return err
+			return Fallback{}, err
 		}
-		_, err = outbox.Queue(ctx, tx, now, outbox.Message{
+		_, err = s.Identity.Outbox.Queue(ctx, tx, outbox.Message{
 			UserID: &a.UserID, Kind: outbox.StepUpEmailCode, Channel: outbox.ChannelEmail,
 			Subject: "Your Strongroom verification code",
 			Body:    fmt.Sprintf("Your code to confirm a sensitive action is %s. It expires in 5 minutes. If you did not ask for it, do not share it and change your password.", code),
 			Code:    &code,
 		})
-		return err
+		return out, err
 	})
-	return out, err
 }
 
 // ExpiredSudoSession answers exit (spec 2.9).
 type ExpiredSudoSession struct {
-	Active    bool      `json:"active"`
-	ExpiresAt time.Time `json:"expires_at"`
-	ID        uuid.UUID `json:"id"`
+	Active    bool
+	ExpiresAt time.Time // when the window ended
+	ID        uuid.UUID
 }
 
 // Exit ends a sudo window (or a step-up still waiting) of the bearer session.
 func (s *Service) Exit(ctx context.Context, a actor.Actor, id uuid.UUID) (ExpiredSudoSession, error) {
-	var out ExpiredSudoSession
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := s.Clock.Now()
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (ExpiredSudoSession, error) {
 		x, err := s.loadSudo(ctx, tx, a, "ss.id", id)
 		if err != nil {
-			return err
+			return ExpiredSudoSession{}, err
 		}
-		out = ExpiredSudoSession{ID: x.id, ExpiresAt: now}
+		out := ExpiredSudoSession{ID: x.id, ExpiresAt: tx.Now}
 		switch x.status {
 		case StatusPending, StatusActive:
-			_, err := tx.ExecContext(ctx, `UPDATE sudo_sessions SET status = 'expired', expires_at = $2, updated_at = $2 WHERE id = $1`, x.id, now)
+			_, err := tx.ExecContext(ctx, `UPDATE sudo_sessions SET status = 'expired', expires_at = $2, updated_at = $2 WHERE id = $1`, x.id, tx.Now)
 			if err != nil {
-				return err
+				return ExpiredSudoSession{}, err
 			}
-			return s.end(ctx, tx, now, x.id, x.stepUpID, StatusExpired)
+			return out, end(ctx, tx, x.id, x.stepUpID, StatusExpired)
 		case StatusExpired:
 			if x.windowEnd != nil {
 				out.ExpiresAt = x.windowEnd.UTC()
 			}
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }

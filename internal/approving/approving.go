@@ -1,0 +1,71 @@
+// Package approving answers assurance challenges from the approving app.
+// Step-up verifies the answer and settles the challenge; for a payment
+// approval, payment records the approval in between, in the same
+// transaction. Neither package knows the other: this use case calls both.
+package approving
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/payment"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/stepup"
+)
+
+// Service answers challenges.
+type Service struct {
+	DB       *db.DB
+	StepUp   *stepup.Service
+	Payments *payment.Service
+}
+
+// Approve satisfies a pending challenge with the app's signature (and the
+// match code shown on the originating surface, unless that surface is the
+// app itself); see stepup.Service.VerifyApproval for the errors. Three
+// wrong match codes decline it.
+//
+// A payment approval is recorded in the same transaction and its challenge
+// answered at consumed. When funds fall short at that moment nothing is
+// recorded, the challenge and its step-up are declined, and the answer is
+// insufficient_funds; the same holds, answering forbidden, when the approver
+// lost the role since approve. When the organization is paused, banned or
+// deleted meanwhile, the answer is organization_unavailable and nothing
+// changes: the challenge stays pending for when it is active again.
+func (s *Service) Approve(ctx context.Context, a actor.Actor, challengeID uuid.UUID, r stepup.ApproveRequest) (stepup.Challenge, error) {
+	return stepup.Answering(ctx, s.DB, func(tx *db.Tx) (stepup.Challenge, error) {
+		v, err := s.StepUp.VerifyApproval(ctx, tx, a, challengeID, r)
+		if err != nil {
+			return stepup.Challenge{}, err
+		}
+		approvalID := v.PaymentApprovalID()
+		if approvalID == nil {
+			return s.StepUp.Satisfy(ctx, tx, v)
+		}
+		err = s.Payments.RecordApproval(ctx, tx, *approvalID, a.UserID)
+		if refused, ok := apierr.As(err); ok && refused.Type != apierr.OrganizationUnavailable {
+			// Nothing was recorded (funds short, or the approver may no
+			// longer approve); the approver starts again with approve.
+			return stepup.Challenge{}, s.StepUp.DeclineRefused(ctx, tx, v, refused)
+		}
+		if err != nil {
+			return stepup.Challenge{}, err
+		}
+		return s.StepUp.Consume(ctx, tx, v)
+	})
+}
+
+// SandboxApprove answers a challenge as the sandbox approving app of its
+// person would (CONTRACT §9): signed with the app's sealed key, then
+// approved through Approve, so every check and error is the phone's.
+// approval_credential_required when the person has no sandbox app.
+func (s *Service) SandboxApprove(ctx context.Context, challengeID uuid.UUID, r stepup.SandboxApproveRequest) (stepup.Challenge, error) {
+	a, answer, err := s.StepUp.SandboxAnswer(ctx, challengeID, r)
+	if err != nil {
+		return stepup.Challenge{}, err
+	}
+	return s.Approve(ctx, a, challengeID, answer)
+}

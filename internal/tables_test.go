@@ -54,6 +54,11 @@ var owners = map[string]string{
 	"approvals":                "payment",
 	"payment_batches":          "payment",
 	"payments":                 "payment",
+	"cards":                    "card",
+	"card_spend":               "card",
+	"card_authorizations":      "card",
+	"card_activation_failures": "card",
+	"wallet_provider_keys":     "card",
 }
 
 // createTable finds the tables a migration creates.

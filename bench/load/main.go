@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pquerna/otp/totp"
@@ -37,11 +38,12 @@ import (
 const sandboxToken = "sbx_load_tool_token_0123456789abcdef"
 
 func main() {
-	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
+	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), cards (sandbox card authorizations over -cards cards), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
 	concurrency := flag.Int("c", 4, "concurrent clients")
 	duration := flag.Duration("d", 10*time.Second, "how long to run (bare)")
 	rounds := flag.Int("rounds", 5, "rounds of sign-ins, one per user per round (signin)")
 	users := flag.Int("users", 40, "users signing in each round (signin)")
+	cards := flag.Int("cards", 1, "cards the authorizations are spread over (cards)")
 	database := flag.String("database", "", "STRONGROOM_DATABASE (default: a new SQLite file)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
 	flag.Parse()
@@ -56,14 +58,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *database); err != nil {
+	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *cards, *database); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(scenario string, concurrency int, duration time.Duration, rounds, users int, database string) error {
+func run(scenario string, concurrency int, duration time.Duration, rounds, users, cards int, database string) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}, Timeout: 30 * time.Second}
 	switch scenario {
 	case "bare":
@@ -108,6 +110,13 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 		}
 		defer srv.stop()
 		return payments(client, srv, concurrency, duration)
+	case "cards":
+		srv, err := startServer(database)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		return authorizations(client, srv, concurrency, duration, cards)
 	case "signin":
 		srv, err := startServer(database)
 		if err != nil {
@@ -176,6 +185,45 @@ func startBare() (string, func(), error) {
 	srv := &http.Server{Handler: mux}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// authorizations issues cards to one organization with money enough, then
+// asks approved purchases of them in turn for duration.
+func authorizations(client *http.Client, srv *server, concurrency int, duration time.Duration, cards int) error {
+	o, err := newOwner(client, srv)
+	if err != nil {
+		return err
+	}
+	if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+o.orgID+"/deposits", sandboxToken,
+		map[string]any{"currency": "USD", "amount": "100000000.00"}, nil); err != nil {
+		return err
+	}
+	urls := make([]string, cards)
+	for i := range urls {
+		var c struct{ ID string }
+		if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+o.orgID+"/cards", sandboxToken,
+			map[string]any{"monthly_limit": 1000000}, &c); err != nil {
+			return err
+		}
+		urls[i] = srv.url + "/api/v1/sandbox/cards/" + c.ID + "/authorizations"
+	}
+	var next atomic.Int64
+	res := forDuration(concurrency, duration, func() error {
+		var d struct {
+			Approved      bool    `json:"approved"`
+			DeclineReason *string `json:"decline_reason"`
+		}
+		url := urls[int(next.Add(1))%cards]
+		if err := post(client, url, sandboxToken, map[string]any{"amount": "0.01", "currency": "USD", "merchant": "Load Shop", "channel": "online"}, &d); err != nil {
+			return err
+		}
+		if !d.Approved {
+			return fmt.Errorf("declined: %v", *d.DeclineReason)
+		}
+		return nil
+	})
+	res.print(fmt.Sprintf("sandbox card authorizations over %d card(s)", cards))
+	return nil
 }
 
 func signIns(client *http.Client, srv *server, concurrency, rounds, users int) error {

@@ -18,6 +18,7 @@ import (
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -133,6 +134,12 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// Answering a challenge in the app: step-up verifies it; a payment
 	// approval is recorded by payments in the same transaction.
 	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
+	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity)}
+	var sandboxIssuer *card.SandboxIssuer
+	if cfg.Env == "test" {
+		sandboxIssuer = &card.SandboxIssuer{DB: d, Keys: keys}
+		cards.Issuer = sandboxIssuer
+	}
 	var sandboxPartner *mca.SandboxPartner
 	partnerSecret := []byte(cfg.PartnerSecret)
 	if cfg.Env == "test" {
@@ -164,6 +171,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		CurrencyAccounts: accounts,
 		Payments:         payments,
 		Approving:        approvals,
+		Cards:            cards,
+		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,

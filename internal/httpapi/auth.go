@@ -125,16 +125,7 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) mfa(w http.ResponseWriter, r *http.Request) error {
-	var req identity.MFARequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	res, err := s.Identity.MFA(r.Context(), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newSignInRecord(res))
-	return nil
+	return decoding(w, r, http.StatusOK, s.Identity.MFA, newSignInRecord)
 }
 
 type totpSetupRecord struct {
@@ -158,16 +149,7 @@ func (s *server) signInTOTPSetup(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) signInTOTPActivate(w http.ResponseWriter, r *http.Request) error {
-	var req identity.MFARequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	res, err := s.Identity.SignInTOTPActivate(r.Context(), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newSignInRecord(res))
-	return nil
+	return decoding(w, r, http.StatusOK, s.Identity.SignInTOTPActivate, newSignInRecord)
 }
 
 func (s *server) totpSetup(w http.ResponseWriter, r *http.Request) error {
@@ -189,16 +171,7 @@ func (s *server) totpSetup(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) totpActivate(w http.ResponseWriter, r *http.Request) error {
-	var req identity.ActivateRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	res, err := s.Identity.ActivateTOTP(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, totpSetupRecord(res))
-	return nil
+	return acting(w, r, http.StatusOK, s.Identity.ActivateTOTP, func(v identity.TOTPSetup) totpSetupRecord { return totpSetupRecord(v) })
 }
 
 // signOut ends the bearer's session; it answers the same for a dead token.
@@ -326,16 +299,7 @@ func (s *server) beginPasskeyRegistration(w http.ResponseWriter, r *http.Request
 }
 
 func (s *server) registerPasskey(w http.ResponseWriter, r *http.Request) error {
-	var req identity.RegisterPasskeyRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	p, err := s.Identity.RegisterPasskey(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, newPasskeyRecord(p))
-	return nil
+	return acting(w, r, http.StatusCreated, s.Identity.RegisterPasskey, newPasskeyRecord)
 }
 
 func (s *server) removePasskey(w http.ResponseWriter, r *http.Request) error {

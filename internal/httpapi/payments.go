@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -24,6 +26,23 @@ func render[T, R any](w http.ResponseWriter, status int, record func(T) R, v T, 
 	}
 	writeJSON(w, status, record(v))
 	return nil
+}
+
+// acting answers a person's operation that takes a JSON body: the body is
+// decoded into a Req, op runs as the request's actor, and its result is
+// written as its record with status.
+func acting[Req, T, R any](w http.ResponseWriter, r *http.Request, status int, op func(context.Context, actor.Actor, Req) (T, error), record func(T) R) error {
+	return decoding(w, r, status, func(ctx context.Context, req Req) (T, error) { return op(ctx, actorOf(r), req) }, record)
+}
+
+// decoding is acting for an operation that needs no actor (sign-in).
+func decoding[Req, T, R any](w http.ResponseWriter, r *http.Request, status int, op func(context.Context, Req) (T, error), record func(T) R) error {
+	var req Req
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	v, err := op(r.Context(), req)
+	return render(w, status, record, v, err)
 }
 
 // renderPage writes a page of rows, fetched for req, as records, unless

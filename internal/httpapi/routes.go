@@ -59,6 +59,16 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/approvals/{approval_id}/approve", authSession, limitDefault, s.approveApproval},
 		{"POST", "/api/v1/approvals/{approval_id}/reject", authSession, limitDefault, s.rejectApproval},
 
+		{"GET", "/api/v1/organizations/{organization_id}/cards", authSession, limitDefault, s.listCards},
+		{"GET", "/api/v1/cards/{card_id}", authSession, limitDefault, cardAction(s.Cards.Get)},
+		{"PATCH", "/api/v1/cards/{card_id}", authSession, limitDefault, cardChange(s.Cards.Update)},
+		{"POST", "/api/v1/cards/{card_id}/freeze", authSession, limitDefault, cardAction(s.Cards.Freeze)},
+		{"POST", "/api/v1/cards/{card_id}/unfreeze", authSession, limitDefault, cardAction(s.Cards.Unfreeze)},
+		{"POST", "/api/v1/cards/{card_id}/physical", authSession, limitDefault, cardChange(s.Cards.OrderPhysical)},
+		{"POST", "/api/v1/cards/{card_id}/activate", authSession, limitDefault, cardChange(s.Cards.Activate)},
+		{"POST", "/api/v1/cards/{card_id}/pin", authSession, limitDefault, s.setCardPIN},
+		{"POST", "/api/v1/cards/{card_id}/mobile-wallet-provision", authSession, limitDefault, s.provisionWallet},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},
@@ -71,5 +81,10 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/users/{user_id}/approving-app", authSandbox, limitDefault, s.sandboxApprovingApp},
 		{"POST", "/api/v1/sandbox/challenges/{challenge_id}/approve", authSandbox, limitDefault, s.sandboxApproveChallenge},
 		{"POST", "/api/v1/sandbox/partner/webhook", authSandbox, limitDefault, s.sandboxPartnerWebhook},
+		{"POST", "/api/v1/sandbox/organizations/{organization_id}/cards", authSandbox, limitDefault, s.sandboxIssueCard},
+		{"POST", "/api/v1/sandbox/cards/{card_id}/status", authSandbox, limitDefault, cardHandler(s.sandboxSetCardStatus)},
+		{"POST", "/api/v1/sandbox/cards/{card_id}/ship", authSandbox, limitDefault, cardHandler(s.sandboxShipCard)},
+		{"GET", "/api/v1/sandbox/wallet-provider-key", authSandbox, limitDefault, s.sandboxWalletProviderKey},
+		{"POST", "/api/v1/sandbox/cards/{card_id}/authorizations", authSandbox, limitDefault, s.sandboxAuthorizeCard},
 	}
 }

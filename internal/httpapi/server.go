@@ -11,6 +11,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
@@ -59,6 +60,8 @@ type Deps struct {
 	Payments *payment.Service
 	// Approving answers challenges from the approving app.
 	Approving *approving.Service
+	// Cards runs cards and the authorizations their network asks for.
+	Cards *card.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter
@@ -67,6 +70,9 @@ type Deps struct {
 	OpenAPI []byte
 	// Sandbox is nil in live: its routes then do not exist.
 	Sandbox *sandbox.Service
+	// SandboxIssuer is the sandbox card network, whose token service keys
+	// the sandbox hands out (test only).
+	SandboxIssuer *card.SandboxIssuer
 	// SandboxToken is the bearer the sandbox helpers accept.
 	SandboxToken string
 }

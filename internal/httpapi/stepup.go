@@ -97,29 +97,11 @@ func (s *server) stepUpStatus(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) completeStepUp(w http.ResponseWriter, r *http.Request) error {
-	var req stepup.CompleteRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	st, err := s.StepUp.Complete(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, stepUpStatusRecord(st))
-	return nil
+	return acting(w, r, http.StatusOK, s.StepUp.Complete, func(v stepup.Status) stepUpStatusRecord { return stepUpStatusRecord(v) })
 }
 
 func (s *server) stepUpFallback(w http.ResponseWriter, r *http.Request) error {
-	var req stepup.FallbackRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	out, err := s.StepUp.RequestFallback(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, fallbackRecord(out))
-	return nil
+	return acting(w, r, http.StatusOK, s.StepUp.RequestFallback, func(v stepup.Fallback) fallbackRecord { return fallbackRecord(v) })
 }
 
 type exitRequest struct {
@@ -147,16 +129,7 @@ func (s *server) exitStepUp(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) registerApprovalCredential(w http.ResponseWriter, r *http.Request) error {
-	var req stepup.CredentialRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	out, err := s.StepUp.RegisterCredential(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, approvalCredentialRecord(out))
-	return nil
+	return acting(w, r, http.StatusCreated, s.StepUp.RegisterCredential, func(v stepup.Credential) approvalCredentialRecord { return approvalCredentialRecord(v) })
 }
 
 func (s *server) challenges(w http.ResponseWriter, r *http.Request) error {

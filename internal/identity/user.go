@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -117,6 +118,24 @@ func scanUser(row interface{ Scan(...any) error }) (User, error) {
 // GetUser returns the user with id, or not_found.
 func GetUser(ctx context.Context, q db.Querier, id uuid.UUID) (User, error) {
 	return scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+}
+
+// GetUsers returns the users with ids, by id; unknown ids are left out.
+func GetUsers(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID]User, error) {
+	if len(ids) == 0 {
+		return map[uuid.UUID]User{}, nil
+	}
+	marks := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+	}
+	users, err := db.QueryAll(ctx, q, scanUser, `SELECT `+userColumns+` FROM users WHERE id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	out := make(map[uuid.UUID]User, len(users))
+	for _, u := range users {
+		out[u.ID] = u
+	}
+	return out, err
 }
 
 // FindUserByEmail returns the user with email in any letter case, or not_found.

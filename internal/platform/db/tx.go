@@ -89,6 +89,20 @@ func (tx *Tx) Notify(ctx context.Context, topic string) error {
 	return nil
 }
 
+// Now is the time of the database's clock (see WithClock), for reads that
+// need no transaction but apply a time rule (this month's card spending).
+func (d *DB) Now() time.Time { return d.clock.Now() }
+
+// ForShare is the dialect's clause that locks the rows read against
+// change, not against other readers ("" on SQLite, whose single writer
+// already serializes writes).
+func (tx *Tx) ForShare() string {
+	if tx.db.dialect == Postgres {
+		return " FOR SHARE"
+	}
+	return ""
+}
+
 // Tx runs fn in one transaction, with Now read from the database's
 // clock at begin: committed when fn returns nil, rolled back otherwise (and
 // when fn panics). fn must use tx, never the DB itself: on SQLite the single

@@ -1,0 +1,144 @@
+package card
+
+import (
+	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	_ "crypto/sha256" // the key id is a SHA-256 thumbprint
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+)
+
+// Issuer is the card-issuing network behind the cards. The sandbox issuer
+// below stands in for it; a live one would reach the networks.
+type Issuer interface {
+	// NewCardNumber returns a fresh card number (PAN) for provider.
+	NewCardNumber(ctx context.Context, provider string) (string, error)
+	// TokenServiceKey returns the public encryption key of network's token
+	// service provider, which wallet payloads are encrypted to.
+	TokenServiceKey(ctx context.Context, network string) (jose.JSONWebKey, error)
+}
+
+// Networks and their token service providers (CONTRACT §6).
+var (
+	networkOf      = map[string]string{Visa: "visa", Mastercard: "mastercard"}
+	tokenServiceOf = map[string]string{Visa: "VTS", Mastercard: "MDES"}
+	// binOf are the sandbox issuer's bank identification numbers.
+	binOf = map[string]string{Visa: "400000", Mastercard: "510000"}
+)
+
+// Networks lists the card networks, for validating sandbox input.
+var Networks = []string{"visa", "mastercard"}
+
+// SandboxIssuer issues test card numbers and keeps a token service
+// provider key per network, made on first use and stored sealed, so every
+// instance on the database encrypts to the same key and the sandbox can
+// hand its private half to a test (CONTRACT §9).
+type SandboxIssuer struct {
+	DB   *db.DB
+	Keys *keyring.Keyring
+}
+
+const providerKeyPurpose = "wallet-provider-key"
+
+// NewCardNumber implements Issuer: 16 Luhn-valid digits under the
+// provider's sandbox BIN.
+func (SandboxIssuer) NewCardNumber(_ context.Context, provider string) (string, error) {
+	bin, ok := binOf[provider]
+	if !ok {
+		return "", fmt.Errorf("card: unknown provider %q", provider)
+	}
+	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000_000))
+	if err != nil {
+		return "", err
+	}
+	body := fmt.Sprintf("%s%09d", bin, n.Int64())
+	return body + string(luhnDigit(body)), nil
+}
+
+// TokenServiceKey implements Issuer.
+func (s SandboxIssuer) TokenServiceKey(ctx context.Context, network string) (jose.JSONWebKey, error) {
+	k, err := s.ProviderPrivateKey(ctx, network)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	return k.Public(), nil
+}
+
+// ProviderPrivateKey returns the private key of network's sandbox token
+// service provider, creating it on first use.
+func (s SandboxIssuer) ProviderPrivateKey(ctx context.Context, network string) (jose.JSONWebKey, error) {
+	k, err := s.loadProviderKey(ctx, network)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return k, err
+	}
+	priv, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	jwk := jose.JSONWebKey{Key: priv, Algorithm: string(jose.RSA_OAEP_256), Use: "enc"}
+	thumb, err := jwk.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	jwk.KeyID = network + "-" + fmt.Sprintf("%x", thumb[:8])
+	raw, err := json.Marshal(jwk)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	sealed, err := s.Keys.Seal(providerKeyPurpose, raw)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	// Two instances may race to create it: the first insert wins and both
+	// read that one.
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO wallet_provider_keys (network, jwk_sealed, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT (network) DO NOTHING`, network, sealed, tx.Now)
+		return err
+	})
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	return s.loadProviderKey(ctx, network)
+}
+
+func (s SandboxIssuer) loadProviderKey(ctx context.Context, network string) (jose.JSONWebKey, error) {
+	var sealed string
+	if err := s.DB.Reader().QueryRowContext(ctx, `SELECT jwk_sealed FROM wallet_provider_keys WHERE network = $1`, network).Scan(&sealed); err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	raw, err := s.Keys.Open(providerKeyPurpose, sealed)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	var k jose.JSONWebKey
+	err = k.UnmarshalJSON(raw)
+	return k, err
+}
+
+// UnconfiguredIssuer is the issuer of a live deployment that has no card
+// network configured: wallet provisioning answers service_unavailable.
+type UnconfiguredIssuer struct{}
+
+var errNoNetwork = apierr.New(apierr.ServiceUnavailable, "Cards cannot reach their network: no card issuer is configured.")
+
+// NewCardNumber implements Issuer.
+func (UnconfiguredIssuer) NewCardNumber(context.Context, string) (string, error) {
+	return "", errNoNetwork
+}
+
+// TokenServiceKey implements Issuer.
+func (UnconfiguredIssuer) TokenServiceKey(context.Context, string) (jose.JSONWebKey, error) {
+	return jose.JSONWebKey{}, errNoNetwork
+}

@@ -58,6 +58,7 @@ var owners = map[string]string{
 	"card_spend":               "card",
 	"card_authorizations":      "card",
 	"card_activation_failures": "card",
+	"card_activation_guards":   "card",
 	"wallet_provider_keys":     "card",
 }
 

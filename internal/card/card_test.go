@@ -102,6 +102,34 @@ func TestUtilizationRoundsHalfUpToWholePercent(t *testing.T) {
 	}
 }
 
+// authorizeAtOnce asks r of every card in ids at the same time and counts
+// the outcomes: "approved" or the decline reason.
+func authorizeAtOnce(t *testing.T, s *card.Service, ids []uuid.UUID, r card.AuthorizationRequest) map[string]int {
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dec, err := s.Authorize(context.Background(), id, r)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			outcome := "approved"
+			if !dec.Approved {
+				outcome = *dec.DeclineReason
+			}
+			mu.Lock()
+			outcomes[outcome]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return outcomes
+}
+
 // Concurrent purchases on one card are decided one after another: exactly
 // as many are approved as the limit holds, and what is spent, debited and
 // in the feed agree; on both engines.
@@ -111,28 +139,13 @@ func TestConcurrentPurchasesNeverPassTheLimit(t *testing.T) {
 		org, owner := fixture.Member(t, d, testDay, organization.Owner)
 		fund(t, d, org.ID, "10000.00")
 		c := issue(t, s, org.ID, &owner.UserID, 100) // 100 USD: seven purchases of 13.00 fit
-		var approved, declined atomic.Int32
-		var wg sync.WaitGroup
-		for range 20 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				dec, err := s.Authorize(context.Background(), c.ID, purchase("13.00"))
-				switch {
-				case err != nil:
-					t.Error(err)
-				case dec.Approved:
-					approved.Add(1)
-				case *dec.DeclineReason == card.DeclineLimitExceeded:
-					declined.Add(1)
-				default:
-					t.Errorf("declined for %s", *dec.DeclineReason)
-				}
-			}()
+		ids := make([]uuid.UUID, 20)
+		for i := range ids {
+			ids[i] = c.ID
 		}
-		wg.Wait()
-		if approved.Load() != 7 || declined.Load() != 13 {
-			t.Fatalf("%d approved, %d declined; want 7 and 13", approved.Load(), declined.Load())
+		outcomes := authorizeAtOnce(t, s, ids, purchase("13.00"))
+		if outcomes["approved"] != 7 || outcomes[card.DeclineLimitExceeded] != 13 {
+			t.Fatalf("outcomes %v; want 7 approved and 13 over the limit", outcomes)
 		}
 		got, err := s.Get(context.Background(), owner, c.ID)
 		if err != nil || got.SpentThisMonth != 9100 || got.Utilization() != 91 {
@@ -151,27 +164,13 @@ func TestConcurrentPurchasesAcrossCardsNeverOverdraw(t *testing.T) {
 		s := newService(t, d)
 		org, owner := fixture.Member(t, d, testDay, organization.Owner)
 		fund(t, d, org.ID, "50.00")
-		var approved, short atomic.Int32
-		var wg sync.WaitGroup
-		for range 12 {
-			c := issue(t, s, org.ID, &owner.UserID, 1000)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				dec, err := s.Authorize(context.Background(), c.ID, purchase("10.00"))
-				switch {
-				case err != nil:
-					t.Error(err)
-				case dec.Approved:
-					approved.Add(1)
-				case *dec.DeclineReason == card.DeclineInsufficientFunds:
-					short.Add(1)
-				}
-			}()
+		ids := make([]uuid.UUID, 12)
+		for i := range ids {
+			ids[i] = issue(t, s, org.ID, &owner.UserID, 1000).ID
 		}
-		wg.Wait()
-		if approved.Load() != 5 || short.Load() != 7 {
-			t.Fatalf("%d approved, %d short of funds; want 5 and 7", approved.Load(), short.Load())
+		outcomes := authorizeAtOnce(t, s, ids, purchase("10.00"))
+		if outcomes["approved"] != 5 || outcomes[card.DeclineInsufficientFunds] != 7 {
+			t.Fatalf("outcomes %v; want 5 approved and 7 short of funds", outcomes)
 		}
 		if bal, err := ledger.AvailableBalance(context.Background(), d.Reader(), org.ID, "USD"); err != nil || bal != 0 {
 			t.Fatalf("balance %d, %v; want 0", bal, err)

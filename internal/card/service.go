@@ -3,6 +3,7 @@ package card
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"slices"
 	"strconv"
@@ -160,9 +161,12 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, e
 // change runs one change of card id by a in a transaction: the card row is
 // locked, a's access checked (write: the organization must admit writes),
 // then fn applies the change; the card is read again, card.updated is
-// appended, and the card returned as a sees it.
+// appended, and the card returned as a sees it. When fn refuses with a
+// kept error, what fn wrote still commits (a counted wrong guess) and the
+// refusal is the answer.
 func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write bool, fn func(tx *db.Tx, c stored, v viewer) error) (Card, error) {
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
+	var refused kept
+	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
 		c, err := loadCard(ctx, tx, tx.Now, id, tx.ForUpdate())
 		if err != nil {
 			return Card{}, err
@@ -172,6 +176,9 @@ func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write
 			return Card{}, err
 		}
 		if err := fn(tx, c, v); err != nil {
+			if errors.As(err, &refused) {
+				return Card{}, nil
+			}
 			return Card{}, err
 		}
 		if c, err = s.updated(ctx, tx, id); err != nil {
@@ -179,7 +186,16 @@ func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write
 		}
 		return withHolder(ctx, tx, c.view(v))
 	})
+	if err == nil && refused.err != nil {
+		return Card{}, refused.err
+	}
+	return out, err
 }
+
+// kept is a refusal whose transaction commits (see change).
+type kept struct{ err error }
+
+func (k kept) Error() string { return k.err.Error() }
 
 // updated reads card id again after a change and appends card.updated.
 func (s *Service) updated(ctx context.Context, tx *db.Tx, id uuid.UUID) (stored, error) {
@@ -349,14 +365,14 @@ var errWrongDigits = apierr.New(apierr.InvalidCode, "These are not the last four
 // MaxActivationFailures within ActivationWindow answer rate_limited until
 // the oldest of them leaves the window.
 func (s *Service) Activate(ctx context.Context, a actor.Actor, id uuid.UUID, r ActivateRequest) (Card, error) {
-	wrong := false
-	out, err := s.change(ctx, a, id, true, func(tx *db.Tx, c stored, v viewer) error {
+	return s.change(ctx, a, id, true, func(tx *db.Tx, c stored, v viewer) error {
 		switch {
 		case !v.holder:
 			return errHolderOnly
 		case c.Physical.State != PhysicalAwaitingActivation:
 			return apierr.New(apierr.Conflict, "There is no physical card waiting for activation.")
 		}
+		// One person's guesses are counted one at a time, whatever the card.
 		failures, err := activationFailures(ctx, tx, a.UserID, tx.Now.Add(-ActivationWindow))
 		if err != nil {
 			return err
@@ -367,18 +383,13 @@ func (s *Service) Activate(ctx context.Context, a actor.Actor, id uuid.UUID, r A
 			return e
 		}
 		if !keyring.Equal(r.LastFour, c.LastFour) {
-			wrong = true
-			return errWrongDigits
+			if err := recordActivationFailure(ctx, tx, a.UserID); err != nil {
+				return err
+			}
+			return kept{errWrongDigits}
 		}
 		return update(ctx, tx, id, `physical_state = $2`, PhysicalActive)
 	})
-	if wrong {
-		// Counted in a transaction of its own: the refused one rolled back.
-		if err := s.DB.Tx(ctx, func(tx *db.Tx) error { return recordActivationFailure(ctx, tx, a.UserID) }); err != nil {
-			return Card{}, err
-		}
-	}
-	return out, err
 }
 
 // PINRequest is the body of setting a PIN.

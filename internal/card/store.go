@@ -29,7 +29,8 @@ type stored struct {
 // card_spend's key form) bound where spent is joined.
 const cardColumns = `c.id, c.organization_id, c.user_id, c.card_holder_name, c.card_provider, c.status, c.frozen,
 	c.allow_physical, c.physical_state, c.physical_replacement, c.shipping_address, c.shipped_at IS NOT NULL,
-	c.last_four, c.pan_sealed, c.expiry_month, c.expiry_year, c.monthly_limit, COALESCE(s.spent, 0), c.created_at, c.updated_at`
+	c.last_four, c.pan_sealed, c.expiry_month, c.expiry_year, c.monthly_limit,
+	CASE WHEN s.spent > 0 THEN s.spent ELSE 0 END, c.created_at, c.updated_at`
 
 // cardFrom joins the spending of month $1 to every card read.
 const cardFrom = ` FROM cards c LEFT JOIN card_spend s ON s.card_id = c.id AND s.month = $1`
@@ -110,13 +111,13 @@ func update(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...an
 	return err
 }
 
-// addSpend adds cents (negative for a refund) to card id's spending in
-// tx.Now's month, never below zero.
+// addSpend adds cents (negative for a refund) to card id's purchases minus
+// refunds in tx.Now's month. The sum is kept exact, below zero too (a
+// refund of last month's purchase); reads show it from zero up.
 func addSpend(ctx context.Context, tx *db.Tx, id uuid.UUID, cents int64) error {
 	_, err := tx.ExecContext(ctx, `
-		INSERT INTO card_spend (card_id, month, spent) VALUES ($1, $2, CASE WHEN $3 > 0 THEN $3 ELSE 0 END)
-		ON CONFLICT (card_id, month) DO UPDATE
-		SET spent = CASE WHEN card_spend.spent + $3 > 0 THEN card_spend.spent + $3 ELSE 0 END`,
+		INSERT INTO card_spend (card_id, month, spent) VALUES ($1, $2, $3)
+		ON CONFLICT (card_id, month) DO UPDATE SET spent = card_spend.spent + excluded.spent`,
 		id, month(tx.Now), cents)
 	return err
 }
@@ -148,9 +149,14 @@ func insertAuthorization(ctx context.Context, tx *db.Tx, a authorization) error 
 }
 
 // activationFailures lists when userID entered wrong activation digits
-// since since, oldest first.
-func activationFailures(ctx context.Context, q db.Querier, userID uuid.UUID, since time.Time) ([]time.Time, error) {
-	return db.QueryAll(ctx, q, func(row db.Scanner) (time.Time, error) {
+// since since, oldest first. It first takes userID's guard row, so one
+// person's guesses, on any card, are counted one after another.
+func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID, since time.Time) ([]time.Time, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO card_activation_guards (user_id) VALUES ($1)
+		ON CONFLICT (user_id) DO UPDATE SET user_id = excluded.user_id`, userID); err != nil {
+		return nil, err
+	}
+	return db.QueryAll(ctx, tx, func(row db.Scanner) (time.Time, error) {
 		var t time.Time
 		err := row.Scan(&t)
 		return t, err

@@ -28,8 +28,8 @@ CREATE TABLE cards (
 CREATE INDEX cards_organization_idx ON cards (organization_id, id);
 CREATE INDEX cards_user_idx ON cards (user_id, id);
 
--- Spending per card and UTC calendar month (first day of the month), in US
--- cents: purchases minus refunds, kept in the authorization's transaction so
+-- Spending per card and UTC calendar month ('2026-01'), in US cents:
+-- purchases minus refunds (below zero too; shown from zero up), kept in the authorization's transaction so
 -- a read never sums a card's history and the limit check is one row.
 CREATE TABLE card_spend (
     card_id UUID NOT NULL REFERENCES cards (id),
@@ -55,6 +55,12 @@ CREATE TABLE card_authorizations (
     inserted_at     TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX card_authorizations_card_idx ON card_authorizations (card_id, inserted_at);
+
+-- One row per person who tried to activate a card: taken (locked) by each
+-- attempt, so one person's guesses are counted one at a time.
+CREATE TABLE card_activation_guards (
+    user_id UUID PRIMARY KEY REFERENCES users (id)
+);
 
 -- Wrong last-four digits at activation, per person: the guessing budget.
 CREATE TABLE card_activation_failures (

@@ -21,11 +21,6 @@ import (
 
 var start = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
-// present is a step-up guard that always finds the person present.
-type present struct{}
-
-func (present) Require(context.Context, actor.Actor) error { return nil }
-
 // env is one test's database, clock, service and organization with its owner.
 type env struct {
 	d     *db.DB
@@ -38,7 +33,7 @@ type env struct {
 func eachEnv(t *testing.T, test func(t *testing.T, e *env)) {
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		org, owner := fixture.Member(t, d, start, organization.Owner)
-		svc := &apikey.Service{DB: d, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: present{}}
+		svc := &apikey.Service{DB: d, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: fixture.Present{}}
 		test(t, &env{d: d, clk: clk, svc: svc, org: org, owner: owner})
 	})
 }

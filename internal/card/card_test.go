@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -27,14 +26,9 @@ import (
 // testDay is late on the last day of a month, so a test can cross into the next.
 var testDay = time.Date(2026, 1, 31, 23, 0, 0, 0, time.UTC)
 
-// present lets every step-up through: the gate has its own tests.
-type present struct{}
-
-func (present) Require(context.Context, actor.Actor) error { return nil }
-
 func newService(t testing.TB, d *db.DB) *card.Service {
 	keys := fixture.Keys(t)
-	return &card.Service{DB: d, Keys: keys, Issuer: card.SandboxIssuer{DB: d, Keys: keys}, Rates: payment.SandboxRates{}, Guard: present{}}
+	return &card.Service{DB: d, Keys: keys, Issuer: card.SandboxIssuer{DB: d, Keys: keys}, Rates: payment.SandboxRates{}, Guard: fixture.Present{}}
 }
 
 // fund deposits USD into orgID's available balance.

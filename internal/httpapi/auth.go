@@ -273,17 +273,7 @@ func newPasskeyRecord(p identity.Passkey) passkeyRecord {
 }
 
 func (s *server) passkeys(w http.ResponseWriter, r *http.Request) error {
-	pages := s.pages("passkeys")
-	req, err := pages.Parse(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	ps, err := s.Identity.Passkeys(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, ps, identity.PasskeyPageKey), newPasskeyRecord))
-	return nil
+	return listing(w, r, s.pages("passkeys"), s.Identity.Passkeys, identity.PasskeyPageKey, newPasskeyRecord)
 }
 
 func (s *server) beginPasskeyRegistration(w http.ResponseWriter, r *http.Request) error {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"slices"
@@ -197,15 +196,9 @@ func (s *server) provisionWallet(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// Every field is optional, so the body may be left out.
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
 	var req card.WalletRequest
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := decodeBytes(body, &req); err != nil {
-			return err
-		}
+	if err := decodeOptional(r, &req); err != nil {
+		return err
 	}
 	p, err := s.Cards.ProvisionWallet(r.Context(), actorOf(r), id, req)
 	return render(w, http.StatusOK, newWalletProvisionRecord, p, err)
@@ -214,16 +207,7 @@ func (s *server) provisionWallet(w http.ResponseWriter, r *http.Request) error {
 // Sandbox: the issuing network's side.
 
 func (s *server) sandboxIssueCard(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	var req card.IssueRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	c, err := s.Cards.Issue(r.Context(), org, req)
-	return render(w, http.StatusCreated, newCardRecord, c, err)
+	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, s.Cards.Issue, newCardRecord)
 }
 
 func (s *server) sandboxSetCardStatus(r *http.Request, id uuid.UUID) (card.Card, error) {
@@ -263,14 +247,5 @@ func newAuthorizationRecord(d card.Decision) authorizationRecord {
 }
 
 func (s *server) sandboxAuthorizeCard(w http.ResponseWriter, r *http.Request) error {
-	id, err := cardID(r)
-	if err != nil {
-		return err
-	}
-	var req card.AuthorizationRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	d, err := s.Cards.Authorize(r.Context(), id, req)
-	return render(w, http.StatusOK, newAuthorizationRecord, d, err)
+	return onPath(w, r, "card_id", "Card", http.StatusOK, s.Cards.Authorize, newAuthorizationRecord)
 }

@@ -39,6 +39,16 @@ func decode(r *http.Request, dst any) error {
 	return decodeBytes(body, dst)
 }
 
+// decodeOptional is decode for a body that may be left out: an empty body
+// leaves dst as it is.
+func decodeOptional(r *http.Request, dst any) error {
+	body, err := readBody(r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	return decodeBytes(body, dst)
+}
+
 // readBody reads a body of at most 1 MiB; a larger one is payload_too_large.
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))

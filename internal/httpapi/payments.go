@@ -15,7 +15,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
-	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 // render writes v as its record with status, unless the operation that
@@ -43,6 +42,35 @@ func decoding[Req, T, R any](w http.ResponseWriter, r *http.Request, status int,
 	}
 	v, err := op(r.Context(), req)
 	return render(w, status, record, v, err)
+}
+
+// onPath answers an operation with a JSON body on the object whose id is
+// the path value name (kind names it in not_found).
+func onPath[Req, T, R any](w http.ResponseWriter, r *http.Request, name, kind string, status int, op func(context.Context, uuid.UUID, Req) (T, error), record func(T) R) error {
+	id, err := pathID(r, name, kind)
+	if err != nil {
+		return err
+	}
+	if name == "organization_id" {
+		setOrganization(r, id.String())
+	}
+	var req Req
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	v, err := op(r.Context(), id, req)
+	return render(w, status, record, v, err)
+}
+
+// listing answers a person's list without filters: the page request is read
+// from the query, list runs as the actor, and the rows are written as records.
+func listing[T, R any](w http.ResponseWriter, r *http.Request, pages *page.Signer, list func(context.Context, actor.Actor, page.Request) ([]T, error), key func(T) page.Key, record func(T) R) error {
+	req, err := pages.Parse(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	rows, err := list(r.Context(), actorOf(r), req)
+	return renderPage(w, pages, req, key, record, rows, err)
 }
 
 // renderPage writes a page of rows, fetched for req, as records, unless
@@ -111,16 +139,9 @@ func newContactRecord(c payment.Contact) contactRecord {
 }
 
 func (s *server) createContact(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	var req payment.ContactRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	c, err := s.Payments.CreateContact(r.Context(), actorOf(r), org, req)
-	return render(w, http.StatusCreated, newContactRecord, c, err)
+	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, func(ctx context.Context, org uuid.UUID, req payment.ContactRequest) (payment.Contact, error) {
+		return s.Payments.CreateContact(ctx, actorOf(r), org, req)
+	}, newContactRecord)
 }
 
 func (s *server) listContacts(w http.ResponseWriter, r *http.Request) error {
@@ -499,16 +520,7 @@ func (s *server) balances(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) sandboxDeposit(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	var req sandbox.DepositRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	t, err := s.Sandbox.Deposit(r.Context(), org, req)
-	return render(w, http.StatusCreated, newTransactionRecord, t, err)
+	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, s.Sandbox.Deposit, newTransactionRecord)
 }
 
 type settleRequest struct {

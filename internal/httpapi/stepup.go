@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"net/http"
 	"time"
 
@@ -9,7 +8,6 @@ import (
 
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
-	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
 
@@ -133,50 +131,37 @@ func (s *server) registerApprovalCredential(w http.ResponseWriter, r *http.Reque
 }
 
 func (s *server) challenges(w http.ResponseWriter, r *http.Request) error {
-	pages := s.pages("challenges")
-	req, err := pages.Parse(r.URL.Query())
+	return listing(w, r, s.pages("challenges"), s.StepUp.Inbox, stepup.ChallengePageKey, newChallengeRecord)
+}
+
+// answerChallenge runs answer on the challenge in the path and writes the
+// challenge it leaves.
+func answerChallenge(w http.ResponseWriter, r *http.Request, answer func(id uuid.UUID) (stepup.Challenge, error)) error {
+	id, err := pathID(r, "challenge_id", "Challenge")
 	if err != nil {
 		return err
 	}
-	cs, err := s.StepUp.Inbox(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, cs, stepup.ChallengePageKey), newChallengeRecord))
-	return nil
+	c, err := answer(id)
+	return render(w, http.StatusOK, newChallengeRecord, c, err)
 }
 
 func (s *server) approveChallenge(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "challenge_id", "Challenge")
-	if err != nil {
-		return err
-	}
-	var req stepup.ApproveRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	c, err := s.Approving.Approve(r.Context(), actorOf(r), id, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newChallengeRecord(c))
-	return nil
+	return answerChallenge(w, r, func(id uuid.UUID) (stepup.Challenge, error) {
+		var req stepup.ApproveRequest
+		if err := decode(r, &req); err != nil {
+			return stepup.Challenge{}, err
+		}
+		return s.Approving.Approve(r.Context(), actorOf(r), id, req)
+	})
 }
 
 func (s *server) declineChallenge(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "challenge_id", "Challenge")
-	if err != nil {
-		return err
-	}
-	if err := noBody(r); err != nil {
-		return err
-	}
-	c, err := s.StepUp.Decline(r.Context(), actorOf(r), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newChallengeRecord(c))
-	return nil
+	return answerChallenge(w, r, func(id uuid.UUID) (stepup.Challenge, error) {
+		if err := noBody(r); err != nil {
+			return stepup.Challenge{}, err
+		}
+		return s.StepUp.Decline(r.Context(), actorOf(r), id)
+	})
 }
 
 func (s *server) sandboxApprovingApp(w http.ResponseWriter, r *http.Request) error {
@@ -199,24 +184,11 @@ func (s *server) sandboxApprovingApp(w http.ResponseWriter, r *http.Request) err
 // approving app; the body ({match_code}) may be left out when the challenge
 // needs no match code.
 func (s *server) sandboxApproveChallenge(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "challenge_id", "Challenge")
-	if err != nil {
-		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	var req stepup.SandboxApproveRequest
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := decodeBytes(body, &req); err != nil {
-			return err
+	return answerChallenge(w, r, func(id uuid.UUID) (stepup.Challenge, error) {
+		var req stepup.SandboxApproveRequest
+		if err := decodeOptional(r, &req); err != nil {
+			return stepup.Challenge{}, err
 		}
-	}
-	c, err := s.Approving.SandboxApprove(r.Context(), id, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newChallengeRecord(c))
-	return nil
+		return s.Approving.SandboxApprove(r.Context(), id, req)
+	})
 }

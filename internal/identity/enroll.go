@@ -86,32 +86,21 @@ func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest
 // SignInTOTPActivate enables the seed offered during sign-in with a code from
 // the app and signs the person in; it answers like MFA.
 func (s *Service) SignInTOTPActivate(ctx context.Context, req MFARequest) (SignInResult, error) {
-	var out SignInResult
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
-		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "totp_setup")
-		if err != nil {
-			return err
-		}
-		if status := c.blocked(found, now); status != "" {
-			out.Status, out.DeviceID = status, c.deviceID
-			return nil
-		}
+	return s.answerChallenge(ctx, req.ChallengeToken, "totp_setup", func(tx *db.Tx, c signInChallenge, out *SignInResult) error {
 		if c.pendingSecret == nil {
 			return apierr.InvalidField("challenge_token", "call authenticator setup with this challenge token first.")
 		}
-		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, *c.pendingSecret, req.Code, now)
+		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, *c.pendingSecret, req.Code, tx.Now)
 		if err != nil {
 			return err
 		}
 		if ok {
-			if err := enableTOTP(ctx, tx, now, c.userID, *c.pendingSecret); err != nil {
+			if err := enableTOTP(ctx, tx, tx.Now, c.userID, *c.pendingSecret); err != nil {
 				return err
 			}
 		}
-		return s.settle(ctx, tx, c, now, ok, &out)
+		return s.settle(ctx, tx, c, tx.Now, ok, out)
 	})
-	return out, err
 }
 
 func enableTOTP(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID, sealed string) error {

@@ -354,26 +354,34 @@ func (c signInChallenge) blocked(found bool, now time.Time) string {
 
 // MFA is step 2: the authenticator code for a challenge token.
 func (s *Service) MFA(ctx context.Context, req MFARequest) (SignInResult, error) {
-	var out SignInResult
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
-		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "mfa")
-		if err != nil {
-			return err
-		}
-		if status := c.blocked(found, now); status != "" {
-			out.Status, out.DeviceID = status, c.deviceID
-			return nil
-		}
+	return s.answerChallenge(ctx, req.ChallengeToken, "mfa", func(tx *db.Tx, c signInChallenge, out *SignInResult) error {
 		var sealed string
 		if err := tx.QueryRowContext(ctx, `SELECT totp_secret FROM users WHERE id = $1 AND totp_enabled`, c.userID).Scan(&sealed); err != nil {
 			return err
 		}
-		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, sealed, req.Code, now)
+		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, sealed, req.Code, tx.Now)
 		if err != nil {
 			return err
 		}
-		return s.settle(ctx, tx, c, now, ok, &out)
+		return s.settle(ctx, tx, c, tx.Now, ok, out)
+	})
+}
+
+// answerChallenge runs answer, in one transaction, on the challenge of
+// token with purpose; a challenge that cannot take a code (expired, spent,
+// locked) answers that status instead.
+func (s *Service) answerChallenge(ctx context.Context, token, purpose string, answer func(tx *db.Tx, c signInChallenge, out *SignInResult) error) (SignInResult, error) {
+	var out SignInResult
+	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
+		c, found, err := s.loadChallenge(ctx, tx, token, purpose)
+		if err != nil {
+			return err
+		}
+		if status := c.blocked(found, tx.Now); status != "" {
+			out.Status, out.DeviceID = status, c.deviceID
+			return nil
+		}
+		return answer(tx, c, &out)
 	})
 	return out, err
 }

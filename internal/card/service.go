@@ -446,5 +446,5 @@ func (s *Service) SetPIN(ctx context.Context, a actor.Actor, id uuid.UUID, r PIN
 	return err
 }
 
-// statuses validates a status value from a filter or the sandbox.
+// validStatus reports whether s is a card status (spec 2.5).
 func validStatus(s string) bool { return slices.Contains(Statuses, s) }

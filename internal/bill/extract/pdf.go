@@ -1,0 +1,337 @@
+package extract
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// Limits on PDF input.
+const (
+	maxAttachment  = 5 << 20 // decoded bytes of one embedded XML
+	maxAttachments = 20      // embedded files looked at
+	maxPages       = 6       // pages whose text is read: invoice facts sit on the first ones
+	maxGlyphs      = 200_000 // glyphs kept over all pages
+)
+
+func init() {
+	// pdfcpu otherwise writes a config.yml into the user's config directory
+	// on first use; a server library must not touch the file system.
+	api.DisableConfigDir()
+}
+
+// facturxNames are the attachment names the Factur-X 1.0, ZUGFeRD 2.x and
+// XRechnung specifications prescribe for the invoice XML, in the order they
+// are preferred when a file carries several.
+var facturxNames = []string{"factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml"}
+
+// readPDF reads the embedded e-invoice when there is one, else the text layer.
+func readPDF(data []byte) (Result, error) {
+	var w warnings
+	xmlRes, xmlErr := readPDFAttachment(data)
+	if xmlErr == nil {
+		// The visible page of a MINIMUM or BASIC WL Factur-X often shows the
+		// bank details and due date that its XML leaves out; complete the
+		// result from the text layer, field by field, saying so.
+		if txt, err := readPDFText(data); err == nil {
+			complete(&xmlRes, txt.Fields)
+		}
+		return xmlRes, nil
+	}
+	if !errors.Is(xmlErr, errNoAttachment) {
+		w.add("embedded invoice XML ignored: %v", xmlErr)
+	}
+	res, err := readPDFText(data)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Warnings = append(w, res.Warnings...)
+	return res, nil
+}
+
+// complete fills the due date and, when the XML has no account at all, the
+// bank details of r from text-layer fields t.
+func complete(r *Result, t Fields) {
+	f := &r.Fields
+	var taken []string
+	if f.DueDate.IsZero() && !t.DueDate.IsZero() {
+		f.DueDate = t.DueDate
+		taken = append(taken, "due date")
+	}
+	if f.IBAN == "" && f.AccountNumber == "" && (t.IBAN != "" || t.AccountNumber != "") {
+		f.IBAN, f.AccountNumber, f.SortCode, f.ABACode = t.IBAN, t.AccountNumber, t.SortCode, t.ABACode
+		if f.BIC == "" {
+			f.BIC = t.BIC
+		}
+		taken = append(taken, "bank details")
+	}
+	if f.RemittanceReference == "" && t.RemittanceReference != "" {
+		f.RemittanceReference = t.RemittanceReference
+		taken = append(taken, "payment reference")
+	}
+	if len(taken) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s not in the embedded XML; read from the PDF text", strings.Join(taken, ", ")))
+	}
+}
+
+var errNoAttachment = errors.New("no embedded invoice XML")
+
+// readPDFAttachment finds the Factur-X / ZUGFeRD / XRechnung XML among the
+// PDF's embedded files and reads it.
+func readPDFAttachment(data []byte) (Result, error) {
+	files := pdfAttachments(data)
+	// Prescribed names first, then any other XML attachment.
+	var ordered []embedded
+	for _, want := range facturxNames {
+		for _, f := range files {
+			if f.name == want {
+				ordered = append(ordered, f)
+			}
+		}
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f.name, ".xml") && !containsName(facturxNames, f.name) {
+			ordered = append(ordered, f)
+		}
+	}
+	if len(ordered) == 0 {
+		return Result{}, errNoAttachment
+	}
+	var firstErr error
+	for _, f := range ordered {
+		b, err := f.data()
+		if err != nil {
+			firstErr = cmpOr(firstErr, fmt.Errorf("%s: %v", f.name, err))
+			continue
+		}
+		root, err := parseXML(b)
+		if err != nil {
+			firstErr = cmpOr(firstErr, fmt.Errorf("%s: %v", f.name, err))
+			continue
+		}
+		res, err := readInvoiceTree(root)
+		if err != nil {
+			firstErr = cmpOr(firstErr, fmt.Errorf("%s: not an invoice", f.name))
+			continue
+		}
+		res.Format = FormatFacturX
+		return res, nil
+	}
+	return Result{}, firstErr
+}
+
+// fileSpec reads a file specification dictionary (PDF 32000 §7.11.3): its
+// name from UF or F, its data from the EF/F stream.
+func fileSpec(xt *model.XRefTable, o types.Object) (embedded, bool) {
+	d, err := xt.DereferenceDict(o)
+	if err != nil || d == nil {
+		return embedded{}, false
+	}
+	fname := ""
+	for _, key := range []string{"UF", "F"} {
+		if v, ok := d.Find(key); ok {
+			if s, err := xt.DereferenceStringOrHexLiteral(v, model.V10, nil); err == nil && s != "" {
+				fname = s
+				break
+			}
+		}
+	}
+	ef, err := xt.DereferenceDict(d["EF"])
+	if err != nil || ef == nil {
+		return embedded{}, false
+	}
+	f, ok := ef.Find("F")
+	if !ok {
+		return embedded{}, false
+	}
+	sd, _, err := xt.DereferenceStreamDict(f)
+	if err != nil || sd == nil {
+		return embedded{}, false
+	}
+	return embedded{
+		name: strings.ToLower(path.Base(strings.ReplaceAll(fname, `\`, "/"))),
+		data: func() (b []byte, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					b, err = nil, fmt.Errorf("decoding failed (%v)", r)
+				}
+			}()
+			return decodeStream(sd)
+		},
+	}, true
+}
+
+// embedded is one embedded file: its lower-cased base name and a way to
+// decode it.
+type embedded struct {
+	name string
+	data func() ([]byte, error)
+}
+
+// pdfAttachments lists the PDF's embedded files. pdfcpu recovers its own
+// panics while reading; walking the name tree of a hostile file can still
+// panic, which here means "no attachments".
+func pdfAttachments(data []byte) (files []embedded) {
+	defer func() {
+		if recover() != nil {
+			files = nil
+		}
+	}()
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	ctx, err := api.ReadContext(bytes.NewReader(data), conf)
+	if err != nil {
+		return nil
+	}
+	xt := ctx.XRefTable
+	cat, err := xt.Catalog()
+	if err != nil || cat == nil {
+		return nil
+	}
+	names, err := xt.DereferenceDict(cat["Names"])
+	if err != nil || names == nil {
+		return nil
+	}
+	// The EmbeddedFiles name tree is walked here rather than through
+	// pdfcpu's Node, which is only populated by a full validation pass.
+	var walk func(o types.Object, depth int)
+	walk = func(o types.Object, depth int) {
+		if depth > 16 || len(files) >= maxAttachments {
+			return
+		}
+		n, err := xt.DereferenceDict(o)
+		if err != nil || n == nil {
+			return
+		}
+		if kids, err := xt.DereferenceArray(n["Kids"]); err == nil {
+			for _, k := range kids {
+				walk(k, depth+1)
+			}
+		}
+		arr, err := xt.DereferenceArray(n["Names"])
+		if err != nil {
+			return
+		}
+		for i := 0; i+1 < len(arr) && len(files) < maxAttachments; i += 2 {
+			if f, ok := fileSpec(xt, arr[i+1]); ok {
+				files = append(files, f)
+			}
+		}
+	}
+	walk(names["EmbeddedFiles"], 0)
+	return files
+}
+
+func containsName(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// decodeStream returns the decoded bytes of an embedded file stream, at most
+// maxAttachment of them. Flate, by far the usual filter, is inflated here
+// through a limit; the rare others are left to pdfcpu only when the encoded
+// stream is small, since they cannot grow much.
+func decodeStream(sd *types.StreamDict) ([]byte, error) {
+	switch {
+	case len(sd.FilterPipeline) == 0:
+		if len(sd.Raw) > maxAttachment {
+			return nil, errors.New("embedded file too large")
+		}
+		return sd.Raw, nil
+	case len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == "FlateDecode" && sd.FilterPipeline[0].DecodeParms == nil:
+		zr, err := zlib.NewReader(bytes.NewReader(sd.Raw))
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(io.LimitReader(zr, maxAttachment+1))
+		if err != nil && len(b) == 0 {
+			return nil, err
+		}
+		if len(b) > maxAttachment {
+			return nil, errors.New("embedded file too large")
+		}
+		return b, nil
+	default:
+		if len(sd.Raw) > maxAttachment/4 {
+			return nil, errors.New("embedded file too large")
+		}
+		if err := sd.Decode(); err != nil {
+			return nil, err
+		}
+		if len(sd.Content) > maxAttachment {
+			return nil, errors.New("embedded file too large")
+		}
+		return sd.Content, nil
+	}
+}
+
+// readPDFText reads the text layer and applies the text rules. A PDF whose
+// pages carry no text (a scan) is unreadable: there is no OCR here.
+func readPDFText(data []byte) (Result, error) {
+	lines, err := pdfLines(data)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(lines) == 0 {
+		return Result{}, unreadable("PDF without a text layer (scanned?)")
+	}
+	return readText(lines), nil
+}
+
+// pdfLines returns the text of the first maxPages pages as lines of cells.
+func pdfLines(data []byte) (lines []line, err error) {
+	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, unreadable("PDF: %v", err)
+	}
+	n := 0
+	func() {
+		defer func() { _ = recover() }() // NumPage panics on a broken page tree
+		n = r.NumPage()
+	}()
+	total := 0
+	for i := 1; i <= n && i <= maxPages; i++ {
+		glyphs := pageGlyphs(r, i)
+		if total+len(glyphs) > maxGlyphs {
+			glyphs = glyphs[:max(0, maxGlyphs-total)]
+		}
+		total += len(glyphs)
+		lines = append(lines, layoutLines(glyphs, i)...)
+	}
+	return lines, nil
+}
+
+// pageGlyphs returns the positioned glyphs of page i; a page that the library
+// fails on contributes nothing rather than failing the file.
+func pageGlyphs(r *pdf.Reader, i int) (out []pdf.Text) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	p := r.Page(i)
+	if p.V.IsNull() {
+		return nil
+	}
+	return p.Content().Text
+}

@@ -41,6 +41,10 @@ type Key struct {
 	// Role is the key's role in its organization (admin or member).
 	Role   string
 	Scopes []string
+	// OrganizationStatus is the organization's status read with the key
+	// when it was authenticated, in the same statement, so the policy need
+	// not read it again on this request.
+	OrganizationStatus string
 }
 
 // HasScope reports whether the key holds scope.

@@ -398,8 +398,8 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 	if !c.accepts(s.hash(t.Lookup, t.Secret), now) {
 		return actor.Actor{}, errInvalidKey
 	}
-	if err := organization.AdmitKeys(ctx, q, c.organizationID); err != nil {
-		return actor.Actor{}, err
+	if !c.organizationStatus.AdmitsKeys() {
+		return actor.Actor{}, organization.ErrUnavailable
 	}
 	if c.lastUsedAt == nil || now.Sub(*c.lastUsedAt) >= lastUsedPrecision {
 		if err := s.DB.Tx(ctx, func(tx *db.Tx) error { return touch(ctx, tx, c.id) }); err != nil {
@@ -407,5 +407,5 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 		}
 	}
 	return actor.Actor{Key: &actor.Key{ID: c.id, OrganizationID: c.organizationID, Lookup: t.Lookup, Role: c.role,
-		Scopes: splitScopes(c.scopes)}}, nil
+		Scopes: splitScopes(c.scopes), OrganizationStatus: string(c.organizationStatus)}}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -110,17 +111,20 @@ type credentials struct {
 	previousSecretHash      *string
 	previousSecretExpiresAt *time.Time
 	revokedAt, lastUsedAt   *time.Time
+	organizationStatus      organization.Status
 }
 
-// readCredentials reads the key with lookup in env: one indexed read, the
-// hot path of every request made with a key; sql.ErrNoRows when there is none.
+// readCredentials reads the key with lookup in env and its organization's
+// status: one indexed read, the hot path of every request made with a key;
+// sql.ErrNoRows when there is none.
 func readCredentials(ctx context.Context, q db.Querier, env, lookup string) (credentials, error) {
 	var c credentials
 	err := q.QueryRowContext(ctx, `
-		SELECT id, organization_id, role, scopes, secret_hash, previous_secret_hash, previous_secret_expires_at, revoked_at, last_used_at
+		SELECT id, organization_id, role, scopes, secret_hash, previous_secret_hash, previous_secret_expires_at, revoked_at, last_used_at,
+		       `+organization.StatusExpr("organization_id")+`
 		FROM api_keys WHERE lookup = $1 AND environment = $2`, lookup, env).
 		Scan(&c.id, &c.organizationID, &c.role, &c.scopes, &c.secretHash, &c.previousSecretHash, &c.previousSecretExpiresAt,
-			&c.revokedAt, &c.lastUsedAt)
+			&c.revokedAt, &c.lastUsedAt, &c.organizationStatus)
 	return c, err
 }
 

@@ -156,8 +156,9 @@ func TestStatusAllows(t *testing.T) {
 }
 
 // TestAdmitReturnsTheStatus: Admit hands back the status it read with the
-// role (what the currency accounts show), StatusOf and AdmitKeys read it
-// alone, and an unknown organization is not found.
+// role (what the currency accounts show), StatusOf and StatusExpr (inside
+// another package's statement) read it alone, keys are admitted only while
+// it is active, and an unknown organization is not found.
 func TestAdmitReturnsTheStatus(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
@@ -173,15 +174,16 @@ func TestAdmitReturnsTheStatus(t *testing.T) {
 		if s, err := organization.StatusOf(ctx, d.Reader(), org.ID, ""); err != nil || s != organization.Paused {
 			t.Errorf("status = %q, %v; want paused", s, err)
 		}
-		if err := organization.AdmitKeys(ctx, d.Reader(), org.ID); !apierr.Is(err, apierr.OrganizationUnavailable) {
-			t.Errorf("keys of a paused organization: %v; want organization_unavailable", err)
+		var inline organization.Status
+		if err := d.Reader().QueryRowContext(ctx, `SELECT `+organization.StatusExpr("$1"), org.ID).Scan(&inline); err != nil || inline != organization.Paused {
+			t.Errorf("status read inline = %q, %v; want paused", inline, err)
+		}
+		if inline.AdmitsKeys() || !organization.Active.AdmitsKeys() {
+			t.Error("keys must act only while the organization is active")
 		}
 		unknown := uuid.Must(uuid.NewV7())
 		if _, err := organization.StatusOf(ctx, d.Reader(), unknown, ""); !apierr.Is(err, apierr.NotFound) {
 			t.Errorf("status of an unknown organization: %v; want not_found", err)
-		}
-		if err := organization.AdmitKeys(ctx, d.Reader(), unknown); !apierr.Is(err, apierr.NotFound) {
-			t.Errorf("keys of an unknown organization: %v; want not_found", err)
 		}
 	})
 }

@@ -203,8 +203,7 @@ func (r AuthorizationRequest) Validate() error {
 	a, err := money.Parse(r.Amount, r.Currency)
 	f.Check(err == nil && a.IsPositive(), "amount", "must be a positive amount with the currency's decimals and at most 15 digits before the point.")
 	f.Check(money.IsCurrency(r.Currency), "currency", "must be an ISO 4217 currency code.")
-	n := utf8.RuneCountInString(r.Merchant)
-	f.Check(n >= 1 && n <= 100 && r.Merchant == strings.TrimSpace(r.Merchant), "merchant", "must be 1 to 100 characters, without leading or trailing spaces.")
+	checkText(&f, "merchant", r.Merchant, 1, 100)
 	f.Check(slices.Contains(Channels, r.Channel), "channel", "must be online, terminal, atm or wallet.")
 	if r.Kind != nil {
 		f.Check(slices.Contains(AuthorizationKinds, *r.Kind), "kind", "must be purchase or refund.")

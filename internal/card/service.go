@@ -227,12 +227,15 @@ func (r UpdateRequest) Validate() error {
 	return f.Err()
 }
 
-func checkName(f *apierr.Fields, name string) {
-	n := utf8.RuneCountInString(name)
-	f.Check(n >= 1 && n <= 100 && name == trimmed(name), "card_holder_name", "must be 1 to 100 characters, without leading or trailing spaces.")
-}
+func checkName(f *apierr.Fields, name string) { checkText(f, "card_holder_name", name, 1, 100) }
 
-func trimmed(s string) string { return strings.TrimSpace(s) }
+// checkText requires v to be min to max characters without leading or
+// trailing spaces: the one rule of the card's free-text fields.
+func checkText(f *apierr.Fields, field, v string, min, max int) {
+	n := utf8.RuneCountInString(v)
+	f.Check(n >= min && n <= max && v == strings.TrimSpace(v), field,
+		"must be "+strconv.Itoa(min)+" to "+strconv.Itoa(max)+" characters, without leading or trailing spaces.")
+}
 
 // Update changes a card's monthly limit or holder name: owners and admins only.
 func (s *Service) Update(ctx context.Context, a actor.Actor, id uuid.UUID, r UpdateRequest) (Card, error) {
@@ -299,11 +302,7 @@ func (r OrderRequest) Validate() error {
 		f.Add("shipping_address", "is required.")
 		return f.Err()
 	}
-	text := func(field, v string, min, max int) {
-		n := utf8.RuneCountInString(v)
-		f.Check(n >= min && n <= max && v == trimmed(v), "shipping_address."+field,
-			"must be "+strconv.Itoa(min)+" to "+strconv.Itoa(max)+" characters, without leading or trailing spaces.")
-	}
+	text := func(field, v string, min, max int) { checkText(&f, "shipping_address."+field, v, min, max) }
 	text("address_line1", a.Line1, 1, 200)
 	if a.Line2 != nil {
 		text("address_line2", *a.Line2, 0, 200)

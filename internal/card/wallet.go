@@ -27,9 +27,13 @@ const MaxWalletIdentifier = 255
 // Validate checks the identifiers' lengths.
 func (r WalletRequest) Validate() error {
 	var f apierr.Fields
-	for field, v := range map[string]*string{"client_device_id": r.ClientDeviceID, "client_wallet_account_id": r.ClientWalletAccountID, "server_session_id": r.ServerSessionID} {
-		if v != nil {
-			f.Check(utf8.RuneCountInString(*v) <= MaxWalletIdentifier, field, "must be at most 255 characters.")
+	// In body order, so details list the fields as the client sent them.
+	for _, id := range []struct {
+		field string
+		v     *string
+	}{{"client_device_id", r.ClientDeviceID}, {"client_wallet_account_id", r.ClientWalletAccountID}, {"server_session_id", r.ServerSessionID}} {
+		if id.v != nil {
+			f.Check(utf8.RuneCountInString(*id.v) <= MaxWalletIdentifier, id.field, "must be at most 255 characters.")
 		}
 	}
 	return f.Err()

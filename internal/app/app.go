@@ -19,6 +19,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
 	"github.com/strongroom/strongroom/internal/card"
+	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -149,6 +150,11 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
 		}
 	}
+	blobs, err := file.OpenBucket(ctx, cfg.Files)
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -172,6 +178,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Payments:         payments,
 		Approving:        approvals,
 		Cards:            cards,
+		Files:            file.New(d, keys, blobs),
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,

@@ -18,6 +18,7 @@ import (
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/httpapi"
@@ -131,7 +132,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Guard: identity.PasswordGuard{PerAddress: cfg.WrongPasswords, PerEmail: cfg.SlowSignInAfter, Delay: cfg.SlowSignInDelay}}
 	stepUp := &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}
 	accounts := &mca.Service{DB: d, Currencies: cfg.Currencies, Partner: mca.UnconfiguredPartner{}}
-	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}, StepUp: stepUp}
+	blobs, err := file.OpenBucket(ctx, cfg.Files)
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
+	files := file.New(d, keys, blobs)
+	bills := &bill.Service{DB: d, Files: files}
+	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}, StepUp: stepUp, Bills: bills}
 	// Answering a challenge in the app: step-up verifies it; a payment
 	// approval is recorded by payments in the same transaction.
 	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
@@ -150,11 +158,6 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
 		}
 	}
-	blobs, err := file.OpenBucket(ctx, cfg.Files)
-	if err != nil {
-		return err
-	}
-	defer blobs.Close()
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -178,7 +181,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Payments:         payments,
 		Approving:        approvals,
 		Cards:            cards,
-		Files:            file.New(d, keys, blobs),
+		Files:            files,
+		Bills:            bills,
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,
@@ -209,7 +213,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	newWorkers(d, clk, logger, messages, accounts, payments).start(workerCtx, &workers)
+	newWorkers(d, clk, logger, messages, accounts, payments, bills).start(workerCtx, &workers)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

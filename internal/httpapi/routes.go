@@ -76,6 +76,14 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/files/{file_id}/content", authNone, limitDefault, s.downloadFileContent},
 		{"GET", "/api/v1/files/{file_id}/thumbnail", authNone, limitDefault, s.fileThumbnail},
 
+		{"POST", "/api/v1/organizations/{organization_id}/bills", authSession, limitDefault, s.createBill},
+		{"POST", "/api/v1/organizations/{organization_id}/bills/upload", authSession, limitDefault, s.uploadBill},
+		{"GET", "/api/v1/organizations/{organization_id}/bills", authSession, limitDefault, s.listBills},
+		{"GET", "/api/v1/bills/{bill_id}", authSession, limitDefault, billAction(s.Bills.Get)},
+		{"PATCH", "/api/v1/bills/{bill_id}", authSession, limitDefault, s.updateBill},
+		{"POST", "/api/v1/bills/{bill_id}/cancel", authSession, limitDefault, billAction(s.Bills.Cancel)},
+		{"POST", "/api/v1/bills/{bill_id}/payment-contact", authSession, limitDefault, billAction(s.Bills.CreateContact)},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/identity"
@@ -65,6 +66,8 @@ type Deps struct {
 	Cards *card.Service
 	// Files keeps uploaded files.
 	Files *file.Service
+	// Bills turns supplier invoices into bills.
+	Bills *bill.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter

@@ -358,7 +358,7 @@ func (s *Service) Reject(ctx context.Context, a actor.Actor, id uuid.UUID, r Rej
 			return Approval{}, err
 		}
 		for _, p := range ps {
-			if _, err := setStatus(ctx, tx, p.ID, Rejected, nil); err != nil {
+			if _, err := s.setStatus(ctx, tx, p.ID, Rejected, nil); err != nil {
 				return Approval{}, err
 			}
 		}

@@ -174,7 +174,13 @@ func (s *Service) Execute(ctx context.Context, a actor.Actor, r ExecuteRequest, 
 		if _, err := organization.Check(ctx, tx, a, quote.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return Executed{}, organization.Hide(err, apierr.NotFoundf("Quote"))
 		}
-		newPayment := func() (Record, error) { return create(ctx, tx, a, quote, r, nil, true, "") }
+		if r.BillID != nil {
+			// The bill is found before the key it scopes is looked up.
+			if err := s.Bills.Find(ctx, tx, quote.OrganizationID, uuid.MustParse(*r.BillID)); err != nil {
+				return Executed{}, err
+			}
+		}
+		newPayment := func() (Record, error) { return s.create(ctx, tx, a, quote, r, nil, true, "") }
 		if idempotencyKey == "" {
 			p, err := newPayment()
 			return Executed{Payment: p}, err
@@ -201,7 +207,7 @@ func (r ExecuteRequest) idempotencyKey(orgID uuid.UUID, key string) (idempotency
 
 // create makes one payment from a locked quote. A payment sent alone gets
 // its own approval; a batch row (batchID set) is covered by the batch's.
-func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r ExecuteRequest,
+func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r ExecuteRequest,
 	batchID *uuid.UUID, ownApproval bool, fieldPrefix string) (Record, error) {
 	switch {
 	case quote.UsedAt != nil:
@@ -211,10 +217,6 @@ func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r Execut
 	}
 	if err := r.checkRail(quote.Rail, fieldPrefix); err != nil {
 		return Record{}, err
-	}
-	if r.BillID != nil {
-		// Bills arrive with the bills feature; until then no bill id can be valid.
-		return Record{}, apierr.NotFoundf("Bill")
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE quotes SET used_at = $2 WHERE id = $1 AND used_at IS NULL`, quote.ID, tx.Now)
 	if err != nil {
@@ -252,6 +254,13 @@ func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r Execut
 		r.PayoutReason, trimmed(r.StatementDescription), r.InternalNotes, ref.EventID, ref.Stream, ref.Type, a.UserID, tx.Now)
 	if err != nil {
 		return Record{}, err
+	}
+	if r.BillID != nil {
+		err := s.Bills.Request(ctx, tx, BillPayment{OrganizationID: quote.OrganizationID, BillID: uuid.MustParse(*r.BillID),
+			PaymentID: id, ApprovalID: *approvalID, ContactID: quote.ContactID, Amount: quote.Destination})
+		if err != nil {
+			return Record{}, err
+		}
 	}
 	p, err := loadPayment(ctx, tx, id, "")
 	return p.Record, err
@@ -295,14 +304,17 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Reco
 		default:
 			return Record{}, apierr.Newf(apierr.Conflict, "This payment can no longer be cancelled (it is %s).", p.Status)
 		}
-		return setStatus(ctx, tx, p.ID, Cancelled, nil)
+		return s.setStatus(ctx, tx, p.ID, Cancelled, nil)
 	})
 }
 
 // setStatus moves a payment to status (and its rail to railState, when
 // given) and returns it as it now is.
-func setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, railState *string) (Record, error) {
+func (s *Service) setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, railState *string) (Record, error) {
 	p, err := scanPayment(tx.QueryRowContext(ctx, `UPDATE payments SET status = $2, rail_state = COALESCE($3, rail_state), updated_at = $4
 		WHERE id = $1 RETURNING `+paymentColumns, id, status, railState, tx.Now))
+	if err == nil && p.BillID != nil && (status == Rejected || status == Cancelled || status == Failed) {
+		err = s.Bills.Release(ctx, tx, *p.BillID, p.ID)
+	}
 	return p.Record, err
 }

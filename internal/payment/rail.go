@@ -61,7 +61,7 @@ func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Rec
 		if err != nil {
 			return Record{}, err
 		}
-		return setStatus(ctx, tx, p.ID, outcome, &state)
+		return s.setStatus(ctx, tx, p.ID, outcome, &state)
 	})
 }
 

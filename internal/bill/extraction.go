@@ -23,6 +23,10 @@ import (
 // extractJob reads a new bill's file into its fields.
 const extractJob = "bill.extract"
 
+// reading bounds how many invoices this process reads at once: a 20 MiB
+// PDF takes a few times its size in memory while it is parsed.
+var reading = make(chan struct{}, 2)
+
 type extractPayload struct {
 	BillID uuid.UUID `json:"bill_id"`
 }
@@ -52,6 +56,12 @@ func (s *Service) extract(ctx context.Context, j job.Job) error {
 	f, err := s.Files.Stored(ctx, q, b.OrganizationID, *b.FileID)
 	if err != nil {
 		return job.Permanent(err)
+	}
+	select {
+	case reading <- struct{}{}:
+		defer func() { <-reading }()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	r, err := s.Files.Open(ctx, f)
 	if err != nil {

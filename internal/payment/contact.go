@@ -174,7 +174,7 @@ func (s *Service) CreateContact(ctx context.Context, a actor.Actor, orgID uuid.U
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, tx.Now); err != nil {
 			return Contact{}, err
 		}
-		_, err = event.Append(ctx, tx, tx.Now, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
+		_, err = event.Append(ctx, tx, tx.Now, orgID, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
 			map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
 		return c, err
 	})

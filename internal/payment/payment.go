@@ -236,7 +236,7 @@ func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r Execut
 	if err != nil {
 		return Record{}, err
 	}
-	ref, err := event.Append(ctx, tx, tx.Now, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
+	ref, err := event.Append(ctx, tx, tx.Now, quote.OrganizationID, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
 		"payment_id": id, "organization_id": quote.OrganizationID, "quote_id": quote.ID, "rail": quote.Rail,
 		"debited": debited, "delivered": quote.Destination, "created_by_id": a.UserID,
 	})

@@ -31,11 +31,11 @@ type Event struct {
 	// event; uuid.Nil when it concerns none (and for events stored before
 	// organizations were recorded).
 	OrganizationID uuid.UUID
-	Stream      string
-	AggregateID string
-	Type        string
-	Data        json.RawMessage
-	OccurredAt  time.Time
+	Stream         string
+	AggregateID    string
+	Type           string
+	Data           json.RawMessage
+	OccurredAt     time.Time
 }
 
 // Ref is what records carry to point at the event that recorded them.

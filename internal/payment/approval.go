@@ -108,6 +108,19 @@ func (s *Service) ListApprovals(ctx context.Context, a actor.Actor, orgID uuid.U
 	return out, pending, err
 }
 
+// GetApproval returns an approval of an organization the actor belongs to.
+func (s *Service) GetApproval(ctx context.Context, a actor.Actor, id uuid.UUID) (Approval, error) {
+	q := s.DB.Reader()
+	x, err := loadApproval(ctx, q, id, "")
+	if err != nil {
+		return Approval{}, err
+	}
+	if _, err := organization.Check(ctx, q, a, x.OrganizationID, organization.Need{Role: organization.Member}); err != nil {
+		return Approval{}, organization.Hide(err, apierr.NotFoundf("Approval"))
+	}
+	return x, nil
+}
+
 // ApprovalPageKey positions a page after x.
 func ApprovalPageKey(x Approval) page.Key { return page.Key{ID: x.ID.String()} }
 

@@ -369,37 +369,45 @@ func (t *Tail) read(ctx context.Context, pos Position) (events []Event, position
 	return events, positions, heldBack, err
 }
 
-// Replay calls fn with each event of the subscription's organization that
-// committed after the event with id after and before the subscription was
-// made, not older than since, in the order the tail delivers events;
-// together with Events that is every event after the given one, each once.
-// An after that is not an event of the organization is ErrUnknownEvent.
-// fn's error stops the replay and is returned.
-func (s *Subscription) Replay(ctx context.Context, after uuid.UUID, since time.Time, fn func(Event) error) error {
-	t := s.tail
-	q := t.db.Reader()
-	pg := t.db.Dialect() == db.Postgres
+// Organization is the organization whose events the subscription receives.
+func (s *Subscription) Organization() uuid.UUID { return s.org }
+
+// After returns the position of the event with id, which must be one of the
+// subscription's organization (else ErrUnknownEvent): where Replay starts
+// for a client whose last event it was.
+func (s *Subscription) After(ctx context.Context, id uuid.UUID) (Position, error) {
 	var (
 		pos Position
 		xid string
 	)
 	query := `SELECT seq, '0' FROM domain_events WHERE id = $1 AND organization_id = $2`
-	if pg {
+	if s.tail.db.Dialect() == db.Postgres {
 		query = `SELECT seq, tx_id::text FROM domain_events WHERE id = $1 AND organization_id = $2`
 	}
-	err := q.QueryRowContext(ctx, query, after, s.org).Scan(&pos.Seq, &xid)
+	err := s.tail.db.Reader().QueryRowContext(ctx, query, id, s.org).Scan(&pos.Seq, &xid)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ErrUnknownEvent
+		return pos, ErrUnknownEvent
 	}
 	if err != nil {
-		return err
+		return pos, err
 	}
-	if pos.Tx, err = strconv.ParseUint(xid, 10, 64); err != nil {
-		return err
-	}
+	pos.Tx, err = strconv.ParseUint(xid, 10, 64)
+	return pos, err
+}
+
+// Replay calls fn with each event of the subscription's organization after
+// pos (see After) that committed before the subscription was made and
+// occurred at or after since, in the order the tail delivers events:
+// together with Events that is every event after pos, each once. fn's
+// error stops the replay and is returned.
+func (s *Subscription) Replay(ctx context.Context, pos Position, since time.Time, fn func(Event) error) error {
+	t := s.tail
+	q := t.db.Reader()
+	pg := t.db.Dialect() == db.Postgres
 	for {
 		var (
 			rows *sql.Rows
+			err  error
 			txs  []uint64
 			txp  *[]uint64
 		)

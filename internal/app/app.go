@@ -151,7 +151,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	// The realtime channel follows the event table while anyone listens.
-	realtime := event.NewTail(d, logger)
+	realtime := event.NewTail(d, logger, 0, 0)
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -54,85 +55,70 @@ func expectCard(t *testing.T, st *apitest.Stream, org, cardID string) apitest.Me
 	return m
 }
 
+// expectChange waits for a message of type typ of org about record id and
+// fails t unless the record's status is one of statuses; it returns the message.
+func expectChange(t *testing.T, st *apitest.Stream, org, typ, id string, statuses ...string) apitest.Message {
+	t.Helper()
+	m := st.Next(t, realtimeWait)
+	var rec struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	m.Decode(t, &rec)
+	if expectMessage(t, m, typ, org); rec.ID != id || !slices.Contains(statuses, rec.Status) {
+		t.Fatalf("%s for %s at %s, want %s at %v", typ, rec.ID, rec.Status, id, statuses)
+	}
+	return m
+}
+
 func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "realtime-ws@acme.test", "1000.00")
 	ws := s.WebSocket(t, realtimePath(p.org), p.web)
 
 	pay := p.pay(t, s, "100.00")
+	approvalID := *pay.ApprovalRequestID
 	var approval approvalRecord
-	m := ws.Next(t, realtimeWait)
-	if id := expectMessage(t, m, "approval.updated", p.org); id != *pay.ApprovalRequestID {
-		t.Fatalf("approval.updated for %s, want %s", id, *pay.ApprovalRequestID)
-	}
-	m.Decode(t, &approval)
-	if approval.Status != "pending" || approval.TargetID != pay.ID {
-		t.Fatalf("approval %+v, want pending for payment %s", approval, pay.ID)
+	expectChange(t, ws, p.org, "approval.updated", approvalID, "pending").Decode(t, &approval)
+	if approval.TargetID != pay.ID {
+		t.Fatalf("approval for %s, want payment %s", approval.TargetID, pay.ID)
 	}
 	var created paymentRecord
-	m = ws.Next(t, realtimeWait)
-	if id := expectMessage(t, m, "payment.updated", p.org); id != pay.ID {
-		t.Fatalf("payment.updated for %s, want %s", id, pay.ID)
-	}
-	m.Decode(t, &created)
-	if created.Status != "awaiting_approval" || created.DomainEvent.Type != "payment.created" {
-		t.Fatalf("payment %+v, want awaiting_approval", created)
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "awaiting_approval").Decode(t, &created)
+	if created.DomainEvent.Type != "payment.created" {
+		t.Fatalf("payment's domain_event %+v, want its payment.created", created.DomainEvent)
 	}
 
-	// Approval moves the funds: the payment is approved, the approval
-	// decided, and the rail takes the payment (processing) right after.
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	// Approval moves the funds: the payment is approved (shown as of
+	// delivery, so possibly already processing), the approval decided, and
+	// the rail takes the payment right after.
+	p.approveInApp(t, s, approvalID)
 	var moved paymentRecord
-	m = ws.Next(t, realtimeWait)
-	expectMessage(t, m, "payment.updated", p.org)
-	m.Decode(t, &moved)
-	if moved.ID != pay.ID || (moved.Status != "approved" && moved.Status != "processing") || moved.TransactionID == nil {
-		t.Fatalf("payment after approval %+v, want approved (or already processing) with its transaction", moved)
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "approved", "processing").Decode(t, &moved)
+	if moved.TransactionID == nil {
+		t.Fatalf("approved payment without its transaction: %+v", moved)
 	}
-	m = ws.Next(t, realtimeWait)
-	expectMessage(t, m, "approval.updated", p.org)
-	m.Decode(t, &approval)
-	if approval.Status != "approved" || approval.DecidedBy == nil || *approval.DecidedBy != p.userID {
-		t.Fatalf("approval after approval %+v, want approved by %s", approval, p.userID)
+	expectChange(t, ws, p.org, "approval.updated", approvalID, "approved").Decode(t, &approval)
+	if approval.DecidedBy == nil || *approval.DecidedBy != p.userID {
+		t.Fatalf("approval decided by %v, want %s", approval.DecidedBy, p.userID)
 	}
-	m = ws.Next(t, realtimeWait)
-	expectMessage(t, m, "payment.updated", p.org)
-	m.Decode(t, &moved)
-	if moved.Status != "processing" {
-		t.Fatalf("payment after the rail took it: %s, want processing", moved.Status)
-	}
-
-	// Settlement, a rejection and a cancellation each say so.
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "processing")
 	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
-	m = ws.Next(t, realtimeWait)
-	expectMessage(t, m, "payment.updated", p.org)
-	if m.Decode(t, &moved); moved.Status != "completed" {
-		t.Fatalf("settled payment %s, want completed", moved.Status)
-	}
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "completed")
+
+	// A rejection and a cancellation say so for the payment and its approval.
 	rejected := p.pay(t, s, "10.00")
-	ws.Next(t, realtimeWait) // the approval requested
-	ws.Next(t, realtimeWait) // the payment created
+	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "pending")
+	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "awaiting_approval")
 	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/reject", p.web, map[string]any{"reason": "not ours"}).ExpectStatus(t, 200)
-	m = ws.Next(t, realtimeWait)
-	if m.Decode(t, &moved); m.Type != "payment.updated" || moved.Status != "rejected" {
-		t.Fatalf("after reject: %s %s, want payment.updated rejected", m.Type, moved.Status)
-	}
-	m = ws.Next(t, realtimeWait)
-	if m.Decode(t, &approval); m.Type != "approval.updated" || approval.Status != "rejected" {
-		t.Fatalf("after reject: %s %s, want approval.updated rejected", m.Type, approval.Status)
-	}
+	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "rejected")
+	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "rejected")
 	cancelled := p.pay(t, s, "10.00")
-	ws.Next(t, realtimeWait)
-	ws.Next(t, realtimeWait)
+	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "pending")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "awaiting_approval")
 	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectStatus(t, 200)
-	m = ws.Next(t, realtimeWait)
-	if m.Decode(t, &approval); m.Type != "approval.updated" || approval.Status != "cancelled" {
-		t.Fatalf("after cancel: %s %s, want approval.updated cancelled", m.Type, approval.Status)
-	}
-	m = ws.Next(t, realtimeWait)
-	if m.Decode(t, &moved); m.Type != "payment.updated" || moved.Status != "cancelled" {
-		t.Fatalf("after cancel: %s %s, want payment.updated cancelled", m.Type, moved.Status)
-	}
+	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "cancelled")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "cancelled")
 }
 
 func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {

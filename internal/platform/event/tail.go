@@ -42,29 +42,6 @@ var (
 	ErrUnknownEvent = errors.New("event: no such event of this organization")
 )
 
-// TailOption configures a Tail.
-type TailOption func(*Tail)
-
-// TailPoll sets how long the tail waits for a notification before reading
-// anyway (by default 500 ms).
-func TailPoll(d time.Duration) TailOption {
-	return func(t *Tail) {
-		if d > 0 {
-			t.poll = d
-		}
-	}
-}
-
-// TailBuffer sets how many events a subscriber may have waiting before it
-// is dropped with ErrTooSlow (by default 256).
-func TailBuffer(n int) TailOption {
-	return func(t *Tail) {
-		if n > 0 {
-			t.buffer = n
-		}
-	}
-}
-
 // Tail follows the domain events of this process's database as they
 // commit and hands each event that names an organization to that
 // organization's subscribers in this process: the realtime channel. Unlike
@@ -94,17 +71,22 @@ type Tail struct {
 	idle   chan struct{} // closed when owned drops to 0 after Close
 }
 
-// NewTail returns a tail over d; Run makes it follow the table.
-func NewTail(d *db.DB, logger *slog.Logger, opts ...TailOption) *Tail {
+// NewTail returns a tail over d; Run makes it follow the table. poll is
+// how long it waits for a notification before reading anyway, buffer how
+// many events a subscriber may have waiting before it is dropped with
+// ErrTooSlow; zero takes the defaults, 500 ms and 256.
+func NewTail(d *db.DB, logger *slog.Logger, poll time.Duration, buffer int) *Tail {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t := &Tail{db: d, logger: logger, poll: 500 * time.Millisecond, buffer: 256, batch: 100,
-		wake: make(chan struct{}, 1), subs: map[uuid.UUID]map[*Subscription]struct{}{}}
-	for _, o := range opts {
-		o(t)
+	if poll <= 0 {
+		poll = 500 * time.Millisecond
 	}
-	return t
+	if buffer <= 0 {
+		buffer = 256
+	}
+	return &Tail{db: d, logger: logger, poll: poll, buffer: buffer, batch: 100,
+		wake: make(chan struct{}, 1), subs: map[uuid.UUID]map[*Subscription]struct{}{}}
 }
 
 // Subscription receives the events of one organization committed after it

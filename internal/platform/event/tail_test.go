@@ -27,9 +27,9 @@ func appendFor(t *testing.T, d *db.DB, org uuid.UUID, agg string, at time.Time) 
 }
 
 // runTail starts a tail over d that stops when t ends.
-func runTail(t *testing.T, d *db.DB, opts ...event.TailOption) *event.Tail {
+func runTail(t *testing.T, d *db.DB, poll time.Duration, buffer int) *event.Tail {
 	t.Helper()
-	tail := event.NewTail(d, nil, opts...)
+	tail := event.NewTail(d, nil, poll, buffer)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { tail.Run(ctx) })
@@ -74,7 +74,7 @@ func TestTailHandsEachOrganizationItsOwnEventsInOrder(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		a, b := uuid.New(), uuid.New()
 		appendFor(t, d, a, "before", t0) // committed before anyone listened: not live
-		tail := runTail(t, d)
+		tail := runTail(t, d, 0, 0)
 		subA, subA2, subB := subscribe(t, tail, a), subscribe(t, tail, a), subscribe(t, tail, b)
 		appendFor(t, d, b, "b1", t0)
 		appendFor(t, d, uuid.Nil, "nobody", t0)
@@ -104,7 +104,7 @@ func TestTailLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *test
 		}
 		ctx := context.Background()
 		org := uuid.New()
-		tail := runTail(t, d, event.TailPoll(20*time.Millisecond))
+		tail := runTail(t, d, 20*time.Millisecond, 0)
 		sub := subscribe(t, tail, org)
 
 		older, younger := make(chan struct{}), make(chan struct{})
@@ -161,7 +161,7 @@ func TestTailReplaysWhatASubscriberMissed(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		org, other := uuid.New(), uuid.New()
-		tail := runTail(t, d)
+		tail := runTail(t, d, 0, 0)
 		first := subscribe(t, tail, org)
 		e1 := appendFor(t, d, org, "e1", t0)
 		expectNext(t, first, "e1")
@@ -221,7 +221,7 @@ func equal(a, b []string) bool {
 func TestTailDropsASubscriberThatFallsBehind(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		org := uuid.New()
-		tail := runTail(t, d, event.TailBuffer(2))
+		tail := runTail(t, d, 0, 2)
 		slow, fast := subscribe(t, tail, org), subscribe(t, tail, org)
 		for _, agg := range []string{"1", "2", "3", "4"} {
 			appendFor(t, d, org, agg, t0)
@@ -244,7 +244,7 @@ func TestTailDropsASubscriberThatFallsBehind(t *testing.T) {
 func TestTailCloseEndsEverySubscription(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		tail := runTail(t, d)
+		tail := runTail(t, d, 0, 0)
 		a, b := subscribe(t, tail, uuid.New()), subscribe(t, tail, uuid.New())
 		tail.Close()
 		for _, s := range []*event.Subscription{a, b} {

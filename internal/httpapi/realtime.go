@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strings"
@@ -103,6 +104,9 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 	if err := s.realtimeAccess(r.Context(), a, org); err != nil {
 		return err
 	}
+	if s.Realtime == nil {
+		return apierr.New(apierr.ServiceUnavailable, "The realtime channel is not running on this server.")
+	}
 	sub, err := s.Realtime.Subscribe(r.Context(), org)
 	if errors.Is(err, event.ErrClosed) {
 		return apierr.New(apierr.ServiceUnavailable, "The server is stopping; connect again.")
@@ -139,8 +143,25 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 		ctx = conn.CloseRead(ctx)
 		sink = wsSink{conn}
 	}
-	sink.end(s.stream(ctx, a, sub, from, sink))
+	reason := s.stream(ctx, a, sub, from, sink)
+	sink.end(reason)
+	if failed(reason) {
+		s.logger.LogAttrs(ctx, slog.LevelError, "realtime stream failed", slog.String("request_id", infoOf(r).id),
+			slog.String("organization_id", org.String()), slog.String("error", reason.Error()))
+	}
 	return nil
+}
+
+// errClientGone wraps a failed write: the client left or stopped reading.
+var errClientGone = errors.New("realtime: client gone")
+
+// failed reports whether a stream ended by a fault of the server's (a
+// failed read or render) rather than by the client leaving, the tail
+// ending the subscription, or the person losing access.
+func failed(reason error) bool {
+	_, isAPI := apierr.As(reason)
+	return reason != nil && !isAPI && !errors.Is(reason, errClientGone) && !errors.Is(reason, event.ErrClosed) &&
+		!errors.Is(reason, event.ErrTooSlow) && !errors.Is(reason, context.Canceled)
 }
 
 // stream sends the missed messages after from (when given), then the live
@@ -274,13 +295,17 @@ func newSSESink(w http.ResponseWriter) *sseSink {
 }
 
 func (s *sseSink) write(text string) error {
-	if err := s.rc.SetWriteDeadline(time.Now().Add(realtimeWriteTimeout)); err != nil {
-		return err
+	err := s.rc.SetWriteDeadline(time.Now().Add(realtimeWriteTimeout))
+	if err == nil {
+		_, err = s.w.Write([]byte(text))
 	}
-	if _, err := s.w.Write([]byte(text)); err != nil {
-		return err
+	if err == nil {
+		err = s.rc.Flush()
 	}
-	return s.rc.Flush()
+	if err != nil {
+		return fmt.Errorf("%w: %w", errClientGone, err)
+	}
+	return nil
 }
 
 func (s *sseSink) send(_ context.Context, id uuid.UUID, msg []byte) error {
@@ -296,15 +321,19 @@ func (s *sseSink) end(error) {}
 type wsSink struct{ conn *websocket.Conn }
 
 func (s wsSink) send(ctx context.Context, _ uuid.UUID, msg []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, realtimeWriteTimeout)
-	defer cancel()
-	return s.conn.Write(ctx, websocket.MessageText, msg)
+	return s.within(ctx, func(ctx context.Context) error { return s.conn.Write(ctx, websocket.MessageText, msg) })
 }
 
-func (s wsSink) ping(ctx context.Context) error {
+// ping waits for the pong as well: a client that does not answer is gone.
+func (s wsSink) ping(ctx context.Context) error { return s.within(ctx, s.conn.Ping) }
+
+func (s wsSink) within(ctx context.Context, op func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, realtimeWriteTimeout)
 	defer cancel()
-	return s.conn.Ping(ctx)
+	if err := op(ctx); err != nil {
+		return fmt.Errorf("%w: %w", errClientGone, err)
+	}
+	return nil
 }
 
 // end closes the connection with a status that tells the client whether to
@@ -313,6 +342,9 @@ func (s wsSink) ping(ctx context.Context) error {
 func (s wsSink) end(reason error) {
 	code, text := websocket.StatusNormalClosure, ""
 	switch {
+	case errors.Is(reason, errClientGone):
+		_ = s.conn.CloseNow()
+		return
 	case errors.Is(reason, event.ErrClosed):
 		code, text = websocket.StatusGoingAway, "server stopping"
 	case errors.Is(reason, event.ErrTooSlow):

@@ -204,11 +204,15 @@ func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
 	oc := issueCard(t, s, other.id, map[string]any{"monthly_limit": 10})
 	om := expectCard(t, theirs, other.id, oc.ID)
 	for _, id := range []string{om.ID, uuid.NewString()} {
-		r := s.Do(t, apitest.Request{Method: "GET", Path: path, Bearer: o.owner.token,
-			Header: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": id}})
-		r.ExpectError(t, http.StatusBadRequest, "invalid_request")
-		r = s.Do(t, apitest.Request{Method: "GET", Path: path + "?after=" + id, Bearer: o.owner.token, Header: map[string]string{"Accept": "text/event-stream"}})
-		r.ExpectError(t, http.StatusBadRequest, "invalid_request")
+		for field, req := range map[string]apitest.Request{
+			"Last-Event-ID": {Method: "GET", Path: path, Bearer: o.owner.token, Header: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": id}},
+			"after":         {Method: "GET", Path: path + "?after=" + id, Bearer: o.owner.token, Header: upgrade},
+		} {
+			e := s.Do(t, req).ExpectError(t, http.StatusBadRequest, "invalid_request")
+			if len(e.Error.Details) != 1 || e.Error.Details[0].Field != field {
+				t.Errorf("unknown id in %s: details %+v, want the field named", field, e.Error.Details)
+			}
+		}
 	}
 	s.Do(t, apitest.Request{Method: "GET", Path: path + "?after=nope", Bearer: o.owner.token, Header: map[string]string{"Accept": "text/event-stream"}}).
 		ExpectError(t, http.StatusBadRequest, "invalid_request")

@@ -92,7 +92,7 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	after, err := lastEventID(r)
+	after, field, err := lastEventID(r)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 	if after != uuid.Nil {
 		pos, err := sub.After(r.Context(), after)
 		if errors.Is(err, event.ErrUnknownEvent) {
-			return apierr.InvalidField("after", "must be the id of a message of this organization's channel.")
+			return apierr.InvalidField(field, "must be the id of a message of this organization's channel.")
 		}
 		if err != nil {
 			return err
@@ -231,20 +231,21 @@ func (s *server) realtimeAccess(ctx context.Context, a actor.Actor, org uuid.UUI
 
 // lastEventID reads where a reconnecting client left off: the Last-Event-ID
 // header (sent by an EventSource that reconnects) or the after parameter;
-// the header wins, being the newer. uuid.Nil when neither is given.
-func lastEventID(r *http.Request) (uuid.UUID, error) {
+// the header wins, being the newer. uuid.Nil when neither is given; field
+// names where the id came from.
+func lastEventID(r *http.Request) (id uuid.UUID, field string, err error) {
 	v, field := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
 	if v == "" {
 		v, field = r.URL.Query().Get("after"), "after"
 	}
 	if v == "" {
-		return uuid.Nil, nil
+		return uuid.Nil, field, nil
 	}
-	id, err := uuid.Parse(v)
+	id, err = uuid.Parse(v)
 	if err != nil || len(v) != 36 {
-		return uuid.Nil, apierr.InvalidField(field, "must be the id of a message of this organization's channel.")
+		return uuid.Nil, field, apierr.InvalidField(field, "must be the id of a message of this organization's channel.")
 	}
-	return id, nil
+	return id, field, nil
 }
 
 func acceptsEventStream(r *http.Request) bool {

@@ -29,6 +29,7 @@ import (
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
@@ -158,6 +159,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
 		}
 	}
+	// The realtime channel follows the event table while anyone listens.
+	realtime := event.NewTail(d, logger, 0, 0)
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -188,6 +191,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,
 		OpenAPI:          openapiJSON,
+		Realtime:         realtime,
+		RealtimePing:     cfg.RealtimePing,
 	}
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
@@ -209,11 +214,15 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// A stop ends the realtime streams at once: they would otherwise keep
+	// Shutdown waiting (server-sent events) or outlive it (WebSockets).
+	srv.RegisterOnShutdown(realtime.Close)
 
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
 	newWorkers(d, clk, logger, messages, accounts, payments, bills).start(workerCtx, &workers)
+	workers.Go(func() { realtime.Run(workerCtx) })
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -229,6 +238,9 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
+	if werr := realtime.Wait(shutdownCtx); werr != nil {
+		err = errors.Join(err, fmt.Errorf("realtime connections did not end in time: %w", werr))
+	}
 	stopWorkers()
 	done := make(chan struct{})
 	go func() { workers.Wait(); close(done) }()

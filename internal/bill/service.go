@@ -49,8 +49,7 @@ const (
 // appendEvent records typ with data in bill b's history.
 func appendEvent(ctx context.Context, tx *db.Tx, b Bill, typ string, data map[string]any) error {
 	data["bill_id"] = b.ID
-	data["organization_id"] = b.OrganizationID
-	_, err := event.Append(ctx, tx, tx.Now, "bill-"+b.ID.String(), b.ID.String(), typ, data)
+	_, err := event.Append(ctx, tx, tx.Now, b.OrganizationID, "bill-"+b.ID.String(), b.ID.String(), typ, data)
 	return err
 }
 

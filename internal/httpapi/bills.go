@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -175,4 +177,28 @@ func (s *server) updateBill(w http.ResponseWriter, r *http.Request) error {
 	}
 	b, err := s.Bills.Update(r.Context(), actorOf(r), id, req)
 	return renderBill(w, r, http.StatusOK, b, err)
+}
+
+// billEventRecord is the data of bill.event_appended: what happened to the
+// bill, and the bill as of delivery.
+type billEventRecord struct {
+	BillID uuid.UUID  `json:"bill_id"`
+	Event  string     `json:"event"`
+	Bill   billRecord `json:"bill"`
+}
+
+// renderBillEvent renders a bill.event_appended message (realtimeRenderer).
+func (s *server) renderBillEvent(ctx context.Context, a actor.Actor, data json.RawMessage) (any, error) {
+	var e struct {
+		BillID uuid.UUID `json:"bill_id"`
+		Event  string    `json:"event"`
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("realtime: bill event data: %w", err)
+	}
+	b, err := s.Bills.Get(ctx, a, e.BillID)
+	if err != nil {
+		return nil, err
+	}
+	return billEventRecord{BillID: e.BillID, Event: e.Event, Bill: newBillRecord(b)}, nil
 }

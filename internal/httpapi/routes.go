@@ -58,6 +58,7 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/organizations/{organization_id}/approvals", authSession, limitDefault, s.listApprovals},
 		{"POST", "/api/v1/approvals/{approval_id}/approve", authSession, limitDefault, s.approveApproval},
 		{"POST", "/api/v1/approvals/{approval_id}/reject", authSession, limitDefault, s.rejectApproval},
+		{"GET", "/api/v1/organizations/{organization_id}/realtime", authSession, limitDefault, s.realtime},
 
 		{"GET", "/api/v1/organizations/{organization_id}/cards", authSession, limitDefault, s.listCards},
 		{"GET", "/api/v1/cards/{card_id}", authSession, limitDefault, cardAction(s.Cards.Get)},

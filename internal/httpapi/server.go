@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
@@ -21,6 +22,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
@@ -81,6 +83,11 @@ type Deps struct {
 	SandboxIssuer *card.SandboxIssuer
 	// SandboxToken is the bearer the sandbox helpers accept.
 	SandboxToken string
+	// Realtime follows the domain events for the organizations' realtime channels.
+	Realtime *event.Tail
+	// RealtimePing is how often an idle realtime connection gets a
+	// keep-alive and its access is checked again (default 25 s).
+	RealtimePing time.Duration
 }
 
 type server struct {

@@ -238,7 +238,7 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 	if err != nil {
 		return Record{}, err
 	}
-	ref, err := event.Append(ctx, tx, tx.Now, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
+	ref, err := event.Append(ctx, tx, tx.Now, quote.OrganizationID, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
 		"payment_id": id, "organization_id": quote.OrganizationID, "quote_id": quote.ID, "rail": quote.Rail,
 		"debited": debited, "delivered": quote.Destination, "created_by_id": a.UserID,
 	})
@@ -261,6 +261,9 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 		if err != nil {
 			return Record{}, err
 		}
+	}
+	if err := updated(ctx, tx, quote.OrganizationID, PaymentUpdated, id); err != nil {
+		return Record{}, err
 	}
 	p, err := loadPayment(ctx, tx, id, "")
 	return p.Record, err
@@ -313,8 +316,29 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Reco
 func (s *Service) setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, railState *string) (Record, error) {
 	p, err := scanPayment(tx.QueryRowContext(ctx, `UPDATE payments SET status = $2, rail_state = COALESCE($3, rail_state), updated_at = $4
 		WHERE id = $1 RETURNING `+paymentColumns, id, status, railState, tx.Now))
-	if err == nil && p.BillID != nil && (status == Rejected || status == Cancelled || status == Failed) {
-		err = s.Bills.Release(ctx, tx, *p.BillID, p.ID)
+	if err != nil {
+		return Record{}, err
 	}
-	return p.Record, err
+	if p.BillID != nil && (status == Rejected || status == Cancelled || status == Failed) {
+		if err := s.Bills.Release(ctx, tx, *p.BillID, p.ID); err != nil {
+			return Record{}, err
+		}
+	}
+	return p.Record, updated(ctx, tx, p.OrganizationID, PaymentUpdated, id)
+}
+
+// Event types of the organization's realtime channel (CONTRACT §8): a
+// payment or approval changed. The event holds only the id; the channel
+// shows the record as it is when it delivers the event.
+const (
+	PaymentUpdated  = "payment.updated"
+	ApprovalUpdated = "approval.updated"
+)
+
+// updated appends typ (PaymentUpdated or ApprovalUpdated) for the payment or
+// approval id of orgID in tx.
+func updated(ctx context.Context, tx *db.Tx, orgID uuid.UUID, typ string, id uuid.UUID) error {
+	kind, _, _ := strings.Cut(typ, ".")
+	_, err := event.Append(ctx, tx, tx.Now, orgID, kind+"-"+id.String(), id.String(), typ, map[string]string{kind + "_id": id.String()})
+	return err
 }

@@ -137,10 +137,10 @@ func listBills(ctx context.Context, q db.Querier, orgID uuid.UUID, f ListFilter,
 	}
 	return db.QueryAll(ctx, q, scanBill, `SELECT `+billColumns+` FROM bills
 		WHERE organization_id = $1 AND (id < $2 OR $2 IS NULL)
-		AND ($3 IS NULL OR status = $3)
-		AND ($4 IS NULL OR due_date >= $4) AND ($5 IS NULL OR due_date <= $5)
-		AND ($6 IS NULL OR lower(supplier_name) LIKE lower($6) ESCAPE '\' OR lower(bill_number) LIKE lower($6) ESCAPE '\'
-			OR lower(supplier_name) LIKE $7 ESCAPE '\' OR lower(bill_number) LIKE $7 ESCAPE '\')
+		AND (status = $3 OR $3 IS NULL)
+		AND (due_date >= $4 OR $4 IS NULL) AND (due_date <= $5 OR $5 IS NULL)
+		AND (lower(supplier_name) LIKE lower(CAST($6 AS TEXT)) ESCAPE '\' OR lower(bill_number) LIKE lower(CAST($6 AS TEXT)) ESCAPE '\'
+			OR lower(supplier_name) LIKE $7 ESCAPE '\' OR lower(bill_number) LIKE $7 ESCAPE '\' OR $6 IS NULL)
 		ORDER BY id DESC LIMIT $8`, orgID, req.AfterUUID(), status, f.DueDateFrom, f.DueDateTo, search, folded, req.Limit+1)
 }
 

@@ -46,7 +46,7 @@ func TestUpdateBillFields(t *testing.T) {
 	for k, v := range all {
 		want[k] = v.(string)
 	}
-	want["amount"] = "1578.00"                 // read at GBP's precision
+	want["amount"] = "1578.00"              // read at GBP's precision
 	want["iban"] = "GB29NWBK60161331926819" // printed form normalized
 	if f := got.fields(t); !mapsEqual(f, want) {
 		t.Fatalf("after setting every field:\n got %v\nwant %v", f, want)

@@ -201,6 +201,11 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 	o := newCardOwner(t, s, "overdue.test")
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
 	at := now(t, s).UTC()
+	if next := at.Truncate(24 * time.Hour).Add(24 * time.Hour); next.Sub(at) < 10*time.Minute {
+		at = advance(t, s, next.Sub(at)+time.Minute).UTC() // keep clear of midnight while setting up
+		o.owner.signInAgain(t, s)
+		at = now(t, s).UTC()
+	}
 	today := at.Format(time.DateOnly)
 	due := simpleInvoice(t, s, o.owner.token, o.id, c.ID, "USD", "5.00", today)
 	movedInvoice(t, s, o.owner.token, o.id, due.ID, "send", "sent")
@@ -219,8 +224,10 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 		t.Fatal("an invoice due today is overdue")
 	}
 	midnight := at.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	advance(t, s, midnight.Sub(at)-2*time.Minute)
+	o.owner.signInAgain(t, s) // the session would idle out; signing in moves the clock 30 s
+	at = now(t, s).UTC()
 	advance(t, s, midnight.Sub(at)-time.Second)
-	o.owner.signInAgain(t, s)
 	if getInvoice(t, s, o.owner.token, o.id, due.ID).IsOverdue {
 		t.Fatal("overdue a second before UTC midnight")
 	}

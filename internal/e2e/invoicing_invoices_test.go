@@ -74,9 +74,9 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
 
 	usd := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.ID, "USD", "2025-03-01", "2025-03-31",
-		line("Half a cent of tax", "0.05", "1", "10"), // 0.055 → 0.06
-		line("Three at 19%", "10.00", "3", "19"), // 35.70
-		line("Half a cent", "0.01", "0.5", "0"), // 0.005 → 0.01
+		line("Half a cent of tax", "0.05", "1", "10"),  // 0.055 → 0.06
+		line("Three at 19%", "10.00", "3", "19"),       // 35.70
+		line("Half a cent", "0.01", "0.5", "0"),        // 0.005 → 0.01
 		line("Just below half", "0.01", "0.4999", "0"), // 0.004999 → 0.00
 	))
 	wantTotals := []string{"0.06", "35.70", "0.01", "0.00"}
@@ -93,9 +93,9 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 	}
 
 	jpy := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.ID, "JPY", "2025-03-01", "2025-03-31",
-		line("Tax to a half yen", "105", "1", "10"), // 115.5 → 116
-		line("One and a half", "100", "1.5", "8"), // 162
-		line("Half a yen", "1", "0.5", "0"), // 0.5 → 1
+		line("Tax to a half yen", "105", "1", "10"),  // 115.5 → 116
+		line("One and a half", "100", "1.5", "8"),    // 162
+		line("Half a yen", "1", "0.5", "0"),          // 0.5 → 1
 		line("Fraction of tax", "3", "1", "16.6666"), // 3.499998 → 3
 	))
 	wantJPY := []string{"116", "162", "1", "3"}
@@ -202,7 +202,7 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
 	at := now(t, s).UTC()
 	if next := at.Truncate(24 * time.Hour).Add(24 * time.Hour); next.Sub(at) < 10*time.Minute {
-		at = advance(t, s, next.Sub(at)+time.Minute).UTC() // keep clear of midnight while setting up
+		advance(t, s, next.Sub(at)+time.Minute) // keep clear of midnight while setting up
 		o.owner.signInAgain(t, s)
 		at = now(t, s).UTC()
 	}

@@ -150,11 +150,7 @@ func newAllocationRecord(a invoicing.Allocation) allocationRecord {
 // in not_found): op runs as the request's actor.
 func inOrganization[T, R any](name, kind string, op func(context.Context, actor.Actor, uuid.UUID, uuid.UUID) (T, error), record func(T) R) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		org, err := orgID(r)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, name, kind)
+		org, id, err := orgAndID(r, name, kind)
 		if err != nil {
 			return err
 		}
@@ -171,11 +167,7 @@ func inOrganization[T, R any](name, kind string, op func(context.Context, actor.
 // changeInOrganization is inOrganization for an operation with a JSON body.
 func changeInOrganization[Req, T, R any](name, kind string, status int, op func(context.Context, actor.Actor, uuid.UUID, uuid.UUID, Req) (T, error), record func(T) R) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		org, err := orgID(r)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, name, kind)
+		org, id, err := orgAndID(r, name, kind)
 		if err != nil {
 			return err
 		}
@@ -259,12 +251,19 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) error {
 	return renderPage(w, pages, req, invoicing.InvoicePageKey, newInvoiceRecord, rows, err)
 }
 
-func (s *server) listAllocations(w http.ResponseWriter, r *http.Request) error {
+// orgAndID reads the organization of the path and the id of its object in
+// path value name (kind names it in not_found).
+func orgAndID(r *http.Request, name, kind string) (uuid.UUID, uuid.UUID, error) {
 	org, err := orgID(r)
 	if err != nil {
-		return err
+		return org, uuid.Nil, err
 	}
-	id, err := pathID(r, "billing_contact_id", "Billing contact")
+	id, err := pathID(r, name, kind)
+	return org, id, err
+}
+
+func (s *server) listAllocations(w http.ResponseWriter, r *http.Request) error {
+	org, id, err := orgAndID(r, "billing_contact_id", "Billing contact")
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,10 @@ var owners = map[string]string{
 	"wallet_provider_keys":     "card",
 	"files":                    "file",
 	"bills":                    "bill",
+	"billing_contacts":         "invoicing",
+	"billing_invoices":         "invoicing",
+	"crypto_incoming":          "invoicing",
+	"billing_allocations":      "invoicing",
 }
 
 // createTable finds the tables a migration creates.

@@ -23,6 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/outbox"
@@ -186,6 +187,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Cards:            cards,
 		Files:            files,
 		Bills:            bills,
+		Invoices:         &invoicing.Service{DB: d},
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,

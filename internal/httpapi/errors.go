@@ -41,6 +41,8 @@ var statusOf = map[apierr.Type]int{
 	apierr.FileTypeMismatch:           http.StatusUnprocessableEntity,
 	apierr.FileNotStored:              http.StatusUnprocessableEntity,
 	apierr.BillMismatch:               http.StatusUnprocessableEntity,
+	apierr.CurrencyMismatch:           http.StatusUnprocessableEntity,
+	apierr.AllocationExceeds:          http.StatusUnprocessableEntity,
 	apierr.RateLimited:                http.StatusTooManyRequests,
 	apierr.Internal:                   http.StatusInternalServerError,
 	apierr.PartnerError:               http.StatusBadGateway,

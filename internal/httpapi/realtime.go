@@ -17,6 +17,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
+	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -45,6 +46,7 @@ func (s *server) realtimeRenderers() map[string]realtimeRenderer {
 		payment.ApprovalUpdated: byID("approval_id", s.Payments.GetApproval, newApprovalRecord),
 		card.Updated:            byID("card_id", s.Cards.Get, newCardRecord),
 		bill.EventAppended:      s.renderBillEvent,
+		invoicing.Updated:       byID("invoice_id", s.Invoices.GetByID, newInvoiceRecord),
 	}
 }
 

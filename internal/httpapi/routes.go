@@ -1,5 +1,11 @@
 package httpapi
 
+import (
+	"net/http"
+
+	"github.com/strongroom/strongroom/internal/invoicing"
+)
+
 // routes lists the whole HTTP surface, one line per operation. The OpenAPI
 // document (api/openapi.yaml) describes exactly these operations; a test keeps
 // the two in step.
@@ -85,6 +91,25 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/bills/{bill_id}/cancel", authSession, limitDefault, billAction(s.Bills.Cancel)},
 		{"POST", "/api/v1/bills/{bill_id}/payment-contact", authSession, limitDefault, billAction(s.Bills.CreateContact)},
 
+		{"POST", "/api/v1/organizations/{organization_id}/billing-contacts", authSession, limitDefault, createInOrganization(s.Invoices.CreateContact, newBillingContactRecord)},
+		{"GET", "/api/v1/organizations/{organization_id}/billing-contacts", authSession, limitDefault, listInOrganization(s, "billing-contacts", s.Invoices.ListContacts, invoicing.ContactPageKey, newBillingContactRecord)},
+		{"GET", "/api/v1/organizations/{organization_id}/billing-contacts/{billing_contact_id}", authSession, limitDefault, inOrganization("billing_contact_id", "Billing contact", s.Invoices.GetContact, newBillingContactRecord)},
+		{"PATCH", "/api/v1/organizations/{organization_id}/billing-contacts/{billing_contact_id}", authSession, limitDefault, changeInOrganization("billing_contact_id", "Billing contact", http.StatusOK, s.Invoices.UpdateContact, newBillingContactRecord)},
+		{"DELETE", "/api/v1/organizations/{organization_id}/billing-contacts/{billing_contact_id}", authSession, limitDefault, inOrganization("billing_contact_id", "Billing contact", s.Invoices.DeleteContact, newBillingContactRecord)},
+		{"GET", "/api/v1/organizations/{organization_id}/billing-contacts/{billing_contact_id}/allocations", authSession, limitDefault, s.listAllocations},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices", authSession, limitDefault, createInOrganization(s.Invoices.Create, newInvoiceRecord)},
+		{"GET", "/api/v1/organizations/{organization_id}/invoices", authSession, limitDefault, s.listInvoices},
+		{"GET", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}", authSession, limitDefault, invoiceMove(s.Invoices.Get)},
+		{"PATCH", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}", authSession, limitDefault, changeInOrganization("billing_invoice_id", "Invoice", http.StatusOK, s.Invoices.Update, newInvoiceRecord)},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/submit", authSession, limitDefault, invoiceMove(s.Invoices.Submit)},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/approve", authSession, limitDefault, invoiceMove(s.Invoices.Approve)},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/return", authSession, limitDefault, invoiceMove(s.Invoices.Return)},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/send", authSession, limitDefault, invoiceMove(s.Invoices.Send)},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/finalize", authSession, limitDefault, invoiceMove(s.Invoices.Finalize)},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/deallocate", authSession, limitDefault, invoiceMove(s.Invoices.Deallocate)},
+		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/allocations", authSession, limitDefault, changeInOrganization("billing_invoice_id", "Invoice", http.StatusCreated, s.Invoices.Allocate, newAllocationRecord)},
+		{"GET", "/api/v1/organizations/{organization_id}/crypto-incoming", authSession, limitDefault, listInOrganization(s, "crypto-incoming", s.Invoices.ListDeposits, invoicing.DepositPageKey, newCryptoIncomingRecord)},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},
@@ -102,5 +127,6 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/cards/{card_id}/ship", authSandbox, limitDefault, cardHandler(s.sandboxShipCard)},
 		{"GET", "/api/v1/sandbox/wallet-provider-key", authSandbox, limitDefault, s.sandboxWalletProviderKey},
 		{"POST", "/api/v1/sandbox/cards/{card_id}/authorizations", authSandbox, limitDefault, s.sandboxAuthorizeCard},
+		{"POST", "/api/v1/sandbox/organizations/{organization_id}/crypto-deposits", authSandbox, limitDefault, s.sandboxCryptoDeposit},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/payment"
@@ -70,6 +71,8 @@ type Deps struct {
 	Files *file.Service
 	// Bills turns supplier invoices into bills.
 	Bills *bill.Service
+	// Invoices runs billing invoices, their contacts, crypto deposits and allocations.
+	Invoices *invoicing.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter

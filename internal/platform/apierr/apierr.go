@@ -46,6 +46,8 @@ const (
 	FileTypeMismatch           Type = "file_type_mismatch"
 	FileNotStored              Type = "file_not_stored"
 	BillMismatch               Type = "bill_mismatch"
+	CurrencyMismatch           Type = "currency_mismatch"
+	AllocationExceeds          Type = "allocation_exceeds"
 	RateLimited                Type = "rate_limited"
 	Internal                   Type = "internal_error"
 	PartnerError               Type = "partner_error"

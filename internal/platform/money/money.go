@@ -180,6 +180,12 @@ func parse(s, code string, signed bool) (Amount, error) {
 	if !ok {
 		return Amount{}, &ParseError{Input: s, Reason: fmt.Sprintf("is in an unsupported currency (%q)", code), err: ErrUnknownCurrency}
 	}
+	return parseDigits(s, code, digits, MaxIntegerDigits, signed)
+}
+
+// parseDigits is parse for an asset of digits minor-unit digits whose
+// amounts have at most maxInt digits before the decimal point.
+func parseDigits(s, code string, digits, maxInt int, signed bool) (Amount, error) {
 	neg := false
 	body := s
 	if signed && len(body) > 0 && body[0] == '-' {
@@ -193,9 +199,9 @@ func parse(s, code string, signed bool) (Amount, error) {
 	if len(fracPart) > digits {
 		return Amount{}, &ParseError{Input: s, Reason: fmt.Sprintf("has more decimal places than %s allows (%d)", code, digits)}
 	}
-	if significant := strings.TrimLeft(intPart, "0"); len(significant) > MaxIntegerDigits {
+	if significant := strings.TrimLeft(intPart, "0"); len(significant) > maxInt {
 		return Amount{}, &ParseError{Input: s, err: ErrOverflow, Reason: fmt.Sprintf(
-			"has more than %d digits before the decimal point (the largest %s amount is %s)", MaxIntegerDigits, code, maxAmount(code, digits))}
+			"has more than %d digits before the decimal point (the largest %s amount is %s)", maxInt, code, maxAmount(code, digits, maxInt))}
 	}
 	// Minor units: the integer digits followed by the fraction padded to the
 	// currency's precision, accumulated with an overflow check.
@@ -236,12 +242,12 @@ func Max(currency string) (a Amount, ok bool) {
 	if !ok {
 		return Amount{}, false
 	}
-	return maxAmount(currency, digits), true
+	return maxAmount(currency, digits, MaxIntegerDigits), true
 }
 
-func maxAmount(code string, digits int) Amount {
+func maxAmount(code string, digits, maxInt int) Amount {
 	minor := int64(1)
-	for i := 0; i < MaxIntegerDigits+digits; i++ {
+	for i := 0; i < maxInt+digits; i++ {
 		minor *= 10
 	}
 	return Amount{Minor: minor - 1, Currency: code}
@@ -308,7 +314,10 @@ func scanDecimal(s, body string) (intPart, fracPart, reason string) {
 // "-0.05", "1.000" (KWD). An amount in a currency Digits does not know is
 // printed as its minor units ("1250").
 func (a Amount) String() string {
-	digits, _ := Digits(a.Currency)
+	digits, ok := Digits(a.Currency)
+	if !ok && IsCoin(a.Currency) {
+		digits = CoinDigits
+	}
 	return string(a.appendDecimal(nil, digits))
 }
 

@@ -861,3 +861,29 @@ func FuzzConvert(f *testing.F) {
 		checkConvertFor(t, money.Amount{Minor: minor, Currency: to}, from, rate)
 	})
 }
+
+func TestCoins(t *testing.T) {
+	for _, c := range []string{"USDC", "USDT", "EURC"} {
+		if money.IsCurrency(c) || !money.IsCoin(c) {
+			t.Errorf("%s: IsCurrency %v IsCoin %v; coins are not ISO 4217 currencies", c, money.IsCurrency(c), money.IsCoin(c))
+		}
+		if _, err := money.Parse("1", c); err == nil {
+			t.Errorf("Parse accepted %s", c)
+		}
+	}
+	a, err := money.ParseCoin("12.5", "USDC")
+	if err != nil || a.Minor != 12_500_000 || a.String() != "12.500000" {
+		t.Fatalf("ParseCoin 12.5 USDC = %+v (%s), %v", a, a, err)
+	}
+	for _, bad := range []string{"1.0000001", "-1", "1000000000000", "1e3", ""} {
+		if _, err := money.ParseCoin(bad, "USDT"); err == nil {
+			t.Errorf("ParseCoin accepted %q", bad)
+		}
+	}
+	if a, err := money.ParseCoin("999999999999.999999", "EURC"); err != nil || a.Minor != 999_999_999_999_999_999 {
+		t.Errorf("largest coin amount: %+v, %v", a, err)
+	}
+	if _, err := money.ParseCoin("1", "BTC"); !errors.Is(err, money.ErrUnknownCurrency) {
+		t.Errorf("ParseCoin BTC: %v", err)
+	}
+}

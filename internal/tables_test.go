@@ -62,6 +62,9 @@ var owners = map[string]string{
 	"wallet_provider_keys":     "card",
 	"files":                    "file",
 	"bills":                    "bill",
+
+	"subscription_acknowledgements": "onboarding",
+	"identity_checks":               "onboarding",
 }
 
 // createTable finds the tables a migration creates.

@@ -85,6 +85,11 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/bills/{bill_id}/cancel", authSession, limitDefault, billAction(s.Bills.Cancel)},
 		{"POST", "/api/v1/bills/{bill_id}/payment-contact", authSession, limitDefault, billAction(s.Bills.CreateContact)},
 
+		{"GET", "/api/v1/onboarding/questionnaire-options/personal", authSession, limitDefault, s.personalQuestionnaireOptions},
+		{"GET", "/api/v1/organizations/{organization_id}/onboarding/subscription-acknowledgement", authSession, limitDefault, s.getSubscriptionAcknowledgement},
+		{"POST", "/api/v1/organizations/{organization_id}/onboarding/subscription-acknowledgement", authSession, limitDefault, s.acknowledgeSubscription},
+		{"POST", "/api/v1/kyc/access-token", authSession, limitDefault, s.createIdentityCheckToken},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},
@@ -102,5 +107,9 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/cards/{card_id}/ship", authSandbox, limitDefault, cardHandler(s.sandboxShipCard)},
 		{"GET", "/api/v1/sandbox/wallet-provider-key", authSandbox, limitDefault, s.sandboxWalletProviderKey},
 		{"POST", "/api/v1/sandbox/cards/{card_id}/authorizations", authSandbox, limitDefault, s.sandboxAuthorizeCard},
+		{"POST", "/api/v1/sandbox/kyc/{user_id}", authSandbox, limitDefault, s.sandboxDecideIdentityCheck},
+		// The sandbox identity-verification provider's page: the token in the link is the permission.
+		{"GET", "/sandbox/kyc", authSandboxPage, limitDefault, s.sandboxKYCPage},
+		{"POST", "/sandbox/kyc", authSandboxPage, limitDefault, s.sandboxKYCDecide},
 	}
 }

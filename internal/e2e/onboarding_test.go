@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -306,10 +308,17 @@ func expectPage(t *testing.T, r *apitest.Response, status int, contains ...strin
 	if !strings.HasPrefix(csp, "default-src 'none'") || strings.Contains(csp, "script") {
 		t.Errorf("Content-Security-Policy %q", csp)
 	}
+	// The one inline style is the one the policy admits by its hash.
+	body := string(r.Body)
+	_, style, _ := strings.Cut(body, "<style>")
+	style, _, _ = strings.Cut(style, "</style>")
+	sum := sha256.Sum256([]byte(style))
+	if style == "" || !strings.Contains(csp, "style-src 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'") {
+		t.Errorf("the page's style %q is not the one %q admits", style, csp)
+	}
 	if r.Header.Get("Referrer-Policy") != "no-referrer" || r.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("headers %v", r.Header)
 	}
-	body := string(r.Body)
 	for _, want := range contains {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q:\n%s", want, body)

@@ -66,6 +66,9 @@ var owners = map[string]string{
 	"billing_invoices":         "invoicing",
 	"crypto_incoming":          "invoicing",
 	"billing_allocations":      "invoicing",
+
+	"subscription_acknowledgements": "onboarding",
+	"identity_checks":               "onboarding",
 }
 
 // createTable finds the tables a migration creates.

@@ -26,6 +26,7 @@ import (
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -160,6 +161,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
 		}
 	}
+	// Identity checks: the sandbox provider in test; live has none configured
+	// yet, so getting a token there is service_unavailable.
+	kyc := &onboarding.Service{DB: d}
+	var sandboxKYC *onboarding.SandboxProvider
+	if cfg.Env == "test" {
+		sandboxKYC = &onboarding.SandboxProvider{Keys: keys}
+		kyc.Provider = sandboxKYC
+	}
 	// The realtime channel follows the event table while anyone listens.
 	realtime := event.NewTail(d, logger, 0, 0)
 	openapiJSON, err := api.JSON()
@@ -188,6 +197,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Files:            files,
 		Bills:            bills,
 		Invoices:         &invoicing.Service{DB: d},
+		Onboarding:       kyc,
+		SandboxKYC:       sandboxKYC,
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,

@@ -11,6 +11,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/stepup"
@@ -199,6 +200,7 @@ type meRecord struct {
 		ExpiresAt     time.Time `json:"expires_at"`
 		IdleExpiresAt time.Time `json:"idle_expires_at"`
 	} `json:"session"`
+	IdentityCheck identityCheckRecord `json:"identity_check"`
 }
 
 func (s *server) me(w http.ResponseWriter, r *http.Request) error {
@@ -211,7 +213,11 @@ func (s *server) me(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := meRecord{User: newUserRecord(&u), Memberships: make([]membershipRecord, len(ms))}
+	check, err := onboarding.CheckOf(r.Context(), s.DB.Reader(), a.UserID)
+	if err != nil {
+		return err
+	}
+	out := meRecord{User: newUserRecord(&u), Memberships: make([]membershipRecord, len(ms)), IdentityCheck: newIdentityCheckRecord(check)}
 	for i, m := range ms {
 		out.Memberships[i] = membershipRecord(m)
 	}

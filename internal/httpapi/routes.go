@@ -109,6 +109,10 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/deallocate", authSession, limitDefault, invoiceMove(s.Invoices.Deallocate)},
 		{"POST", "/api/v1/organizations/{organization_id}/invoices/{billing_invoice_id}/allocations", authSession, limitDefault, changeInOrganization("billing_invoice_id", "Invoice", http.StatusCreated, s.Invoices.Allocate, newAllocationRecord)},
 		{"GET", "/api/v1/organizations/{organization_id}/crypto-incoming", authSession, limitDefault, listInOrganization(s, "crypto-incoming", s.Invoices.ListDeposits, invoicing.DepositPageKey, newCryptoIncomingRecord)},
+		{"GET", "/api/v1/onboarding/questionnaire-options/personal", authSession, limitDefault, s.personalQuestionnaireOptions},
+		{"GET", "/api/v1/organizations/{organization_id}/onboarding/subscription-acknowledgement", authSession, limitDefault, s.getSubscriptionAcknowledgement},
+		{"POST", "/api/v1/organizations/{organization_id}/onboarding/subscription-acknowledgement", authSession, limitDefault, s.acknowledgeSubscription},
+		{"POST", "/api/v1/kyc/access-token", authSession, limitDefault, s.createIdentityCheckToken},
 
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
@@ -128,5 +132,9 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/sandbox/wallet-provider-key", authSandbox, limitDefault, s.sandboxWalletProviderKey},
 		{"POST", "/api/v1/sandbox/cards/{card_id}/authorizations", authSandbox, limitDefault, s.sandboxAuthorizeCard},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/crypto-deposits", authSandbox, limitDefault, s.sandboxCryptoDeposit},
+		{"POST", "/api/v1/sandbox/kyc/{user_id}", authSandbox, limitDefault, s.sandboxDecideIdentityCheck},
+		// The sandbox identity-verification provider's page: the token in the link is the permission.
+		{"GET", "/sandbox/kyc", authSandboxPage, limitDefault, s.sandboxKYCPage},
+		{"POST", "/sandbox/kyc", authSandboxPage, limitDefault, s.sandboxKYCDecide},
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -73,6 +74,12 @@ type Deps struct {
 	Bills *bill.Service
 	// Invoices runs billing invoices, their contacts, crypto deposits and allocations.
 	Invoices *invoicing.Service
+	// Onboarding runs questionnaire options, the subscription
+	// acknowledgement and identity checks.
+	Onboarding *onboarding.Service
+	// SandboxKYC is the sandbox identity-verification provider, whose page
+	// decides checks; nil in live: the page then does not exist.
+	SandboxKYC *onboarding.SandboxProvider
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter
@@ -115,8 +122,8 @@ func New(d Deps) http.Handler {
 	s := &server{Deps: d, logger: d.Logger, metrics: newMetrics(d.DB)}
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		if rt.auth == authSandbox && d.Sandbox == nil {
-			continue // live: the sandbox helpers do not exist
+		if rt.auth == authSandbox && d.Sandbox == nil || rt.auth == authSandboxPage && d.SandboxKYC == nil {
+			continue // live: the sandbox helpers and pages do not exist
 		}
 		mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
 	}
@@ -134,6 +141,7 @@ const (
 	authSandbox                      // the sandbox token
 	authSession                      // a person's session token
 	authSessionOrKey                 // a session token, or an API key (spec 4.13: one operation today)
+	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
 )
 
 type limitClass int
@@ -168,7 +176,7 @@ func (s *server) wrap(rt route) http.Handler {
 				err = s.authenticateSandbox(r)
 			case authSession, authSessionOrKey:
 				r, err = s.authenticate(r, rt.auth == authSessionOrKey)
-			case authNone:
+			case authNone, authSandboxPage:
 				err = s.refuseAPIKey(r, rt.path)
 			}
 		}

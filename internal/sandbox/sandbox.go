@@ -18,6 +18,7 @@ import (
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -71,7 +72,10 @@ type NewOrganization struct {
 	Name         string                     `json:"name"`
 	EntityStatus *organization.EntityStatus `json:"entity_status"`
 	RequiresTOTP *bool                      `json:"requires_totp"`
-	Owner        *Person                    `json:"owner"`
+	// RequiresSubscriptionAcknowledgement makes the organization acknowledge
+	// its subscription plan (default true, as for every new organization).
+	RequiresSubscriptionAcknowledgement *bool   `json:"requires_subscription_acknowledgement"`
+	Owner                               *Person `json:"owner"`
 }
 
 // Validate checks the body's fields.
@@ -118,6 +122,9 @@ func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (Cr
 		}
 		org, err := organization.Create(ctx, tx, tx.Now, strings.TrimSpace(n.Name), entity, n.RequiresTOTP != nil && *n.RequiresTOTP)
 		if err != nil {
+			return CreatedOrganization{}, err
+		}
+		if err := onboarding.Register(ctx, tx, org.ID, n.RequiresSubscriptionAcknowledgement == nil || *n.RequiresSubscriptionAcknowledgement); err != nil {
 			return CreatedOrganization{}, err
 		}
 		owner, err := s.createUser(ctx, tx, *n.Owner)

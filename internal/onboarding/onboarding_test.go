@@ -1,0 +1,239 @@
+package onboarding_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/fixture"
+	"github.com/strongroom/strongroom/internal/onboarding"
+	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/clock"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/keyring"
+)
+
+var start = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+func TestOptionIDsAreFixedAndUnique(t *testing.T) {
+	s := &onboarding.Service{}
+	p := s.Personal()
+	seen := map[uuid.UUID]string{}
+	for name, list := range map[string][]onboarding.Option{
+		"monthly_volumes": p.MonthlyVolumes, "occupations": p.Occupations, "purposes": p.Purposes, "source_of_funds": p.SourceOfFunds,
+	} {
+		if len(list) == 0 {
+			t.Errorf("%s is empty", name)
+		}
+		values := map[string]bool{}
+		for _, o := range list {
+			if o.ID.Version() != 5 {
+				t.Errorf("%s/%s: id %s is not a UUIDv5", name, o.Value, o.ID)
+			}
+			if prev, dup := seen[o.ID]; dup {
+				t.Errorf("%s/%s: id %s also used by %s", name, o.Value, o.ID, prev)
+			}
+			seen[o.ID] = name + "/" + o.Value
+			if values[o.Value] || o.Label == "" {
+				t.Errorf("%s/%s: value repeated or label empty", name, o.Value)
+			}
+			values[o.Value] = true
+		}
+	}
+	// Clients keep the ids: this one must never change.
+	if got := p.MonthlyVolumes[0].ID; got != uuid.NewSHA1(uuid.MustParse("6f0a3b2e-5c1d-4e8f-9a7b-2d4c6e8f0a1b"), []byte("personal/monthly_volumes/under_10k")) {
+		t.Errorf("monthly_volumes/under_10k id = %s, changed", got)
+	}
+}
+
+// register creates an organization that requires an acknowledgement, with
+// an owner, an admin and a member.
+func register(t *testing.T, d *db.DB) (organization.Organization, map[organization.Role]actor.Actor) {
+	t.Helper()
+	org := fixture.Organization(t, d, start, "Acme")
+	if err := d.Tx(context.Background(), func(tx *db.Tx) error { return onboarding.Register(context.Background(), tx, org.ID, true) }); err != nil {
+		t.Fatal(err)
+	}
+	people := map[organization.Role]actor.Actor{}
+	for _, r := range organization.Roles {
+		people[r] = fixture.Join(t, d, start, org.ID, string(r)+"@acme.test", r)
+	}
+	return org, people
+}
+
+func TestAcknowledgementRules(t *testing.T) {
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		ctx := context.Background()
+		s := &onboarding.Service{DB: d}
+		org, people := register(t, d)
+		outsider := fixture.Join(t, d, start, fixture.Organization(t, d, start, "Other").ID, "eve@other.test", organization.Owner)
+
+		a, err := s.Acknowledgement(ctx, people[organization.Owner], org.ID)
+		if err != nil || !a.Required || a.AcknowledgedAt != nil {
+			t.Fatalf("before: %+v, %v", a, err)
+		}
+		if _, err := s.Acknowledge(ctx, people[organization.Member], org.ID); !apierr.Is(err, apierr.Forbidden) {
+			t.Errorf("member: %v, want forbidden", err)
+		}
+		if _, err := s.Acknowledgement(ctx, people[organization.Member], org.ID); !apierr.Is(err, apierr.Forbidden) {
+			t.Errorf("member reads: %v, want forbidden", err)
+		}
+		if _, err := s.Acknowledge(ctx, outsider, org.ID); !apierr.Is(err, apierr.NotFound) {
+			t.Errorf("outsider: %v, want not_found", err)
+		}
+		first, err := s.Acknowledge(ctx, people[organization.Admin], org.ID)
+		if err != nil || first.AcknowledgedAt == nil || !first.AcknowledgedAt.Equal(start) {
+			t.Fatalf("first: %+v, %v", first, err)
+		}
+		clk.Advance(time.Hour)
+		again, err := s.Acknowledge(ctx, people[organization.Owner], org.ID)
+		if err != nil || !again.AcknowledgedAt.Equal(start) {
+			t.Errorf("again: %+v, %v; want the first time kept", again, err)
+		}
+
+		// An organization created before acknowledgements existed requires none.
+		old := fixture.Organization(t, d, start, "Old")
+		owner := fixture.Join(t, d, start, old.ID, "old@old.test", organization.Owner)
+		a, err = s.Acknowledgement(ctx, owner, old.ID)
+		if err != nil || a.Required || a.AcknowledgedAt != nil {
+			t.Errorf("old organization: %+v, %v", a, err)
+		}
+		if a, err = s.Acknowledge(ctx, owner, old.ID); err != nil || a.AcknowledgedAt == nil {
+			t.Errorf("old organization acknowledges: %+v, %v", a, err)
+		}
+
+		// A paused organization cannot record one.
+		if err := d.Tx(ctx, func(tx *db.Tx) error {
+			_, err := organization.SetStatus(ctx, tx, tx.Now, old.ID, organization.Paused)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Acknowledge(ctx, owner, old.ID); !apierr.Is(err, apierr.OrganizationUnavailable) {
+			t.Errorf("paused: %v, want organization_unavailable", err)
+		}
+	})
+}
+
+func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		s := &onboarding.Service{DB: d}
+		org, people := register(t, d)
+		const n = 8
+		times := make([]time.Time, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				clk.Advance(time.Second) // each transaction may read another time
+				a, err := s.Acknowledge(context.Background(), people[organization.Owner], org.ID)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				times[i] = *a.AcknowledgedAt
+			})
+		}
+		wg.Wait()
+		for _, at := range times[1:] {
+			if !at.Equal(times[0]) {
+				t.Fatalf("times = %v, want one", times)
+			}
+		}
+	})
+}
+
+func TestSandboxTokens(t *testing.T) {
+	p := onboarding.SandboxProvider{Keys: fixture.Keys(t)}
+	user, org := uuid.New(), uuid.New()
+	tok, err := p.AccessToken(context.Background(), user, &org, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.WebSDKLink != "/sandbox/kyc?token="+tok.Token {
+		t.Errorf("link %q", tok.WebSDKLink)
+	}
+	v, err := p.Verify(tok.Token, start.Add(onboarding.TokenLifetime-time.Second))
+	if err != nil || v.UserID != user || v.OrganizationID == nil || *v.OrganizationID != org {
+		t.Fatalf("verify: %+v, %v", v, err)
+	}
+	if _, err := p.Verify(tok.Token, start.Add(onboarding.TokenLifetime)); err == nil {
+		t.Error("a token at its expiry was accepted")
+	}
+	parts := strings.Split(tok.Token, ".")
+	altered := parts[0] + "." + parts[1] + "." + strings.Map(func(r rune) rune {
+		if r == 'A' {
+			return 'B'
+		}
+		return 'A'
+	}, parts[2])
+	if _, err := p.Verify(altered, start); err == nil {
+		t.Error("an altered token was accepted")
+	}
+	other, _ := onboarding.SandboxProvider{Keys: otherKeys(t)}.AccessToken(context.Background(), user, nil, start)
+	if _, err := p.Verify(other.Token, start); err == nil {
+		t.Error("a token of another key was accepted")
+	}
+	noOrg, _ := p.AccessToken(context.Background(), user, nil, start)
+	if v, err := p.Verify(noOrg.Token, start); err != nil || v.OrganizationID != nil {
+		t.Errorf("without an organization: %+v, %v", v, err)
+	}
+}
+
+func TestIdentityCheckMovesFromNotStarted(t *testing.T) {
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		ctx := context.Background()
+		s := &onboarding.Service{DB: d, Provider: onboarding.SandboxProvider{Keys: fixture.Keys(t)}}
+		org, person := fixture.Member(t, d, start, organization.Member)
+		check := func(want string) {
+			t.Helper()
+			c, err := onboarding.CheckOf(ctx, d.Reader(), person.UserID)
+			if err != nil || c.Status != want || (want == onboarding.NotStarted) != (c.UpdatedAt == nil) {
+				t.Fatalf("check = %+v, %v; want %s", c, err, want)
+			}
+		}
+		check(onboarding.NotStarted)
+		if _, err := s.AccessToken(ctx, person, onboarding.AccessTokenRequest{OrganizationID: &org.ID}); err != nil {
+			t.Fatal(err)
+		}
+		check(onboarding.Pending)
+		if _, err := s.Decide(ctx, person.UserID, onboarding.Decision{Status: onboarding.Approved}); err != nil {
+			t.Fatal(err)
+		}
+		check(onboarding.Approved)
+		// Another token does not reopen a decided check.
+		if _, err := s.AccessToken(ctx, person, onboarding.AccessTokenRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		check(onboarding.Approved)
+
+		stranger := uuid.New()
+		if _, err := s.AccessToken(ctx, person, onboarding.AccessTokenRequest{OrganizationID: &stranger}); !apierr.Is(err, apierr.NotFound) {
+			t.Errorf("unknown organization: %v, want not_found", err)
+		}
+		if _, err := s.Decide(ctx, stranger, onboarding.Decision{Status: onboarding.Rejected}); !apierr.Is(err, apierr.NotFound) {
+			t.Errorf("unknown user: %v, want not_found", err)
+		}
+		if _, err := s.Decide(ctx, person.UserID, onboarding.Decision{Status: onboarding.Pending}); !apierr.Is(err, apierr.InvalidRequest) {
+			t.Errorf("pending as a decision: %v, want invalid_request", err)
+		}
+		live := &onboarding.Service{DB: d}
+		if _, err := live.AccessToken(ctx, person, onboarding.AccessTokenRequest{}); !apierr.Is(err, apierr.ServiceUnavailable) {
+			t.Errorf("no provider: %v, want service_unavailable", err)
+		}
+	})
+}
+
+func otherKeys(t *testing.T) *keyring.Keyring {
+	t.Helper()
+	k, err := keyring.New([]byte(strings.Repeat("o", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

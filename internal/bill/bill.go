@@ -5,7 +5,6 @@
 package bill
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 	"unicode"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/field"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
@@ -66,46 +66,29 @@ func (b Bill) editable() bool { return b.Status != PaymentRequested && b.Status 
 // PatchRequest is the body of a bill's PATCH: any field from amount to
 // sort_code, and payment_contact_id. A field sent as null is cleared.
 type PatchRequest struct {
-	Amount           Optional[string] `json:"amount"`
-	Currency         Optional[string] `json:"currency"`
-	BillNumber       Optional[string] `json:"bill_number"`
-	IssueDate        Optional[string] `json:"issue_date"`
-	DueDate          Optional[string] `json:"due_date"`
-	SupplierName     Optional[string] `json:"supplier_name"`
-	SupplierTaxID    Optional[string] `json:"supplier_tax_id"`
-	PaymentReference Optional[string] `json:"payment_reference"`
-	PaymentContactID Optional[string] `json:"payment_contact_id"`
+	Amount           field.Optional[string] `json:"amount"`
+	Currency         field.Optional[string] `json:"currency"`
+	BillNumber       field.Optional[string] `json:"bill_number"`
+	IssueDate        field.Optional[string] `json:"issue_date"`
+	DueDate          field.Optional[string] `json:"due_date"`
+	SupplierName     field.Optional[string] `json:"supplier_name"`
+	SupplierTaxID    field.Optional[string] `json:"supplier_tax_id"`
+	PaymentReference field.Optional[string] `json:"payment_reference"`
+	PaymentContactID field.Optional[string] `json:"payment_contact_id"`
 
-	AccountHolderName Optional[string] `json:"account_holder_name"`
-	AccountNumber     Optional[string] `json:"account_number"`
-	IBAN              Optional[string] `json:"iban"`
-	SwiftCode         Optional[string] `json:"swift_code"`
-	ABACode           Optional[string] `json:"aba_code"`
-	BankCode          Optional[string] `json:"bank_code"`
-	BankName          Optional[string] `json:"bank_name"`
-	BankCountryAlpha2 Optional[string] `json:"bank_country_alpha2"`
-	BranchCode        Optional[string] `json:"branch_code"`
-	BSBCode           Optional[string] `json:"bsb_code"`
-	CNAPS             Optional[string] `json:"cnaps"`
-	IFSCCode          Optional[string] `json:"ifsc_code"`
-	SortCode          Optional[string] `json:"sort_code"`
-}
-
-// Optional is a PATCH field: absent (Set false), null (Set, Value nil) or a value.
-type Optional[T any] struct {
-	Set   bool
-	Value *T
-}
-
-// UnmarshalJSON records that the field was sent, as null or a value.
-func (o *Optional[T]) UnmarshalJSON(b []byte) error {
-	o.Set = true
-	if string(b) == "null" {
-		o.Value = nil
-		return nil
-	}
-	o.Value = new(T)
-	return json.Unmarshal(b, o.Value)
+	AccountHolderName field.Optional[string] `json:"account_holder_name"`
+	AccountNumber     field.Optional[string] `json:"account_number"`
+	IBAN              field.Optional[string] `json:"iban"`
+	SwiftCode         field.Optional[string] `json:"swift_code"`
+	ABACode           field.Optional[string] `json:"aba_code"`
+	BankCode          field.Optional[string] `json:"bank_code"`
+	BankName          field.Optional[string] `json:"bank_name"`
+	BankCountryAlpha2 field.Optional[string] `json:"bank_country_alpha2"`
+	BranchCode        field.Optional[string] `json:"branch_code"`
+	BSBCode           field.Optional[string] `json:"bsb_code"`
+	CNAPS             field.Optional[string] `json:"cnaps"`
+	IFSCCode          field.Optional[string] `json:"ifsc_code"`
+	SortCode          field.Optional[string] `json:"sort_code"`
 }
 
 // bank is the bank fields the request sets, for their checks.
@@ -124,13 +107,13 @@ func (r *PatchRequest) Validate() error {
 	if r.Currency.Value != nil {
 		f.Check(money.IsCurrency(*r.Currency.Value), "currency", "must be an ISO 4217 currency code in capitals.")
 	}
-	for field, v := range map[string]*string{"bill_number": r.BillNumber.Value, "supplier_name": r.SupplierName.Value,
+	for name, v := range map[string]*string{"bill_number": r.BillNumber.Value, "supplier_name": r.SupplierName.Value,
 		"supplier_tax_id": r.SupplierTaxID.Value, "payment_reference": r.PaymentReference.Value} {
-		checkText(&f, field, v)
+		checkText(&f, name, v)
 	}
-	for field, v := range map[string]*string{"issue_date": r.IssueDate.Value, "due_date": r.DueDate.Value} {
+	for name, v := range map[string]*string{"issue_date": r.IssueDate.Value, "due_date": r.DueDate.Value} {
 		if v != nil {
-			f.Check(IsDate(*v), field, "must be a date as YYYY-MM-DD.")
+			f.Check(field.IsDate(*v), name, "must be a date as YYYY-MM-DD.")
 		}
 	}
 	if r.PaymentContactID.Value != nil {
@@ -152,12 +135,6 @@ func checkText(f *apierr.Fields, field string, v *string) {
 	s := *v
 	f.Check(s != "" && utf8.RuneCountInString(s) <= 140 && s == strings.TrimSpace(s) && strings.IndexFunc(s, unicode.IsControl) < 0,
 		field, "must be 1 to 140 characters, without control characters or leading or trailing spaces.")
-}
-
-// IsDate reports whether s is a calendar date as YYYY-MM-DD.
-func IsDate(s string) bool {
-	t, err := time.Parse(time.DateOnly, s)
-	return err == nil && t.Year() >= 1900 && t.Year() <= 2199
 }
 
 // ListFilter narrows the bill list (CONTRACT §8).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/field"
 )
 
 // invalidFields validates the PATCH body raw and returns the fields its
@@ -133,7 +134,7 @@ func TestIsDate(t *testing.T) {
 		" 2026-02-14":          false,
 		"":                     false,
 	} {
-		if got := bill.IsDate(s); got != want {
+		if got := field.IsDate(s); got != want {
 			t.Errorf("IsDate(%q) = %v, want %v", s, got, want)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
+	"github.com/strongroom/strongroom/internal/platform/field"
 	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -206,7 +207,7 @@ func (s *Service) Update(ctx context.Context, a actor.Actor, id uuid.UUID, r Pat
 // of the bill's currency (as changed by r), which it cannot be without.
 func (r PatchRequest) apply(b *Bill) error {
 	for _, f := range []struct {
-		o   Optional[string]
+		o   field.Optional[string]
 		dst **string
 	}{
 		{r.BillNumber, &b.BillNumber}, {r.IssueDate, &b.IssueDate}, {r.DueDate, &b.DueDate}, {r.SupplierName, &b.SupplierName},

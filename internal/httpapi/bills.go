@@ -17,6 +17,7 @@ import (
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/field"
 )
 
 type billRecord struct {
@@ -119,7 +120,7 @@ func (s *server) listBills(w http.ResponseWriter, r *http.Request) error {
 	}
 	for name, dst := range map[string]**string{"due_date_from": &f.DueDateFrom, "due_date_to": &f.DueDateTo} {
 		if v := q.Get(name); v != "" {
-			problems.Check(bill.IsDate(v), name, "must be a date as YYYY-MM-DD.")
+			problems.Check(field.IsDate(v), name, "must be a date as YYYY-MM-DD.")
 			*dst = &v
 		}
 	}

@@ -14,13 +14,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
+	"github.com/strongroom/strongroom/internal/platform/field"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
@@ -37,9 +37,6 @@ type Service struct {
 const Updated = "invoice.updated"
 
 var errManagersOnly = apierr.New(apierr.Forbidden, "Only an owner or admin of the organization can do this.")
-
-// Optional is a PATCH field: absent, null or a value.
-type Optional[T any] = bill.Optional[T]
 
 // checkText requires v, when given, to be 1 to max characters without
 // control characters (line breaks allowed when multiline) or leading and
@@ -103,11 +100,11 @@ func validEmail(e string) bool {
 // ContactPatch is the body of a billing contact's PATCH: fields sent change,
 // null clears (company_name cannot be cleared).
 type ContactPatch struct {
-	CompanyName Optional[string]   `json:"company_name"`
-	Address     Optional[string]   `json:"address"`
-	Emails      Optional[[]string] `json:"emails"`
-	PhoneNumber Optional[string]   `json:"phone_number"`
-	TaxID       Optional[string]   `json:"tax_id"`
+	CompanyName field.Optional[string]   `json:"company_name"`
+	Address     field.Optional[string]   `json:"address"`
+	Emails      field.Optional[[]string] `json:"emails"`
+	PhoneNumber field.Optional[string]   `json:"phone_number"`
+	TaxID       field.Optional[string]   `json:"tax_id"`
 }
 
 // Validate checks the fields sent.
@@ -265,9 +262,9 @@ func (r InvoiceRequest) Validate() error {
 }
 
 func checkDates(f *apierr.Fields, issue, due string) {
-	f.Check(bill.IsDate(issue), "issue_date", "must be a date as YYYY-MM-DD.")
-	f.Check(bill.IsDate(due), "due_date", "must be a date as YYYY-MM-DD.")
-	if bill.IsDate(issue) && bill.IsDate(due) {
+	f.Check(field.IsDate(issue), "issue_date", "must be a date as YYYY-MM-DD.")
+	f.Check(field.IsDate(due), "due_date", "must be a date as YYYY-MM-DD.")
+	if field.IsDate(issue) && field.IsDate(due) {
 		f.Check(due >= issue, "due_date", "must not be before issue_date.")
 	}
 }
@@ -376,14 +373,14 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, r 
 // InvoicePatch is the body of a draft invoice's PATCH: fields sent change;
 // null clears the optional texts.
 type InvoicePatch struct {
-	BillingContactID        *string            `json:"billing_contact_id"`
-	Currency                *string            `json:"currency"`
-	IssueDate               *string            `json:"issue_date"`
-	DueDate                 *string            `json:"due_date"`
-	LineItems               *[]LineItemRequest `json:"line_items"`
-	Comments                Optional[string]   `json:"comments"`
-	InternalDescription     Optional[string]   `json:"internal_description"`
-	InternalReferenceNumber Optional[string]   `json:"internal_reference_number"`
+	BillingContactID        *string                `json:"billing_contact_id"`
+	Currency                *string                `json:"currency"`
+	IssueDate               *string                `json:"issue_date"`
+	DueDate                 *string                `json:"due_date"`
+	LineItems               *[]LineItemRequest     `json:"line_items"`
+	Comments                field.Optional[string] `json:"comments"`
+	InternalDescription     field.Optional[string] `json:"internal_description"`
+	InternalReferenceNumber field.Optional[string] `json:"internal_reference_number"`
 }
 
 // Validate checks the fields sent; dates and prices are checked again
@@ -435,7 +432,7 @@ func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 		}
 		for _, o := range []struct {
 			dst **string
-			v   Optional[string]
+			v   field.Optional[string]
 		}{{&next.Comments, r.Comments}, {&next.InternalDescription, r.InternalDescription}, {&next.InternalReferenceNumber, r.InternalReferenceNumber}} {
 			if o.v.Set {
 				*o.dst = o.v.Value

@@ -60,6 +60,8 @@ var owners = map[string]string{
 	"card_activation_failures": "card",
 	"card_activation_guards":   "card",
 	"wallet_provider_keys":     "card",
+	"expenses":                 "expense",
+	"expense_bindings":         "expense",
 }
 
 // createTable finds the tables a migration creates.

@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
@@ -33,6 +34,16 @@ type Service struct {
 	Rates  Rates
 	// Guard is the step-up gate of setting a PIN and of wallet provisioning.
 	Guard Guard
+	// Expenses files each approved purchase of a held card as an expense of
+	// its cardholder, in the authorization's transaction; nil files none.
+	Expenses Expenses
+}
+
+// Expenses files card purchases as expenses (expense.Service): the
+// purchase's feed row transactionID, its total in that row, what the
+// merchant charged (bill) and the merchant's name.
+type Expenses interface {
+	FileCardPurchase(ctx context.Context, tx *db.Tx, orgID, holderID, transactionID uuid.UUID, total, bill money.Amount, merchant string) error
 }
 
 // Rates tells how many units of to one unit of from buys (payment.Rates).

@@ -69,6 +69,18 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/cards/{card_id}/pin", authSession, limitDefault, s.setCardPIN},
 		{"POST", "/api/v1/cards/{card_id}/mobile-wallet-provision", authSession, limitDefault, s.provisionWallet},
 
+		{"GET", "/api/v1/organizations/{organization_id}/expenses", authSession, limitDefault, s.listExpenses},
+		{"POST", "/api/v1/organizations/{organization_id}/expenses", authSession, limitDefault, s.createExpense},
+		{"GET", "/api/v1/expenses/{expense_id}", authSession, limitDefault, expenseAction(s.Expenses.Get)},
+		{"PATCH", "/api/v1/expenses/{expense_id}", authSession, limitDefault, expenseChange(s.Expenses.Update)},
+		{"DELETE", "/api/v1/expenses/{expense_id}", authSession, limitDefault, expenseAction(s.Expenses.Delete)},
+		{"POST", "/api/v1/expenses/{expense_id}/submit", authSession, limitDefault, expenseAction(s.Expenses.Submit)},
+		{"POST", "/api/v1/expenses/{expense_id}/approve", authSession, limitDefault, expenseAction(s.Expenses.Approve)},
+		{"POST", "/api/v1/expenses/{expense_id}/reject", authSession, limitDefault, expenseChange(s.Expenses.Reject)},
+		{"POST", "/api/v1/expenses/{expense_id}/mark-paid", authSession, limitDefault, expenseAction(s.Expenses.MarkPaid)},
+		{"POST", "/api/v1/expenses/{expense_id}/bindings", authSession, limitDefault, expenseChange(s.Expenses.Bind)},
+		{"DELETE", "/api/v1/expenses/{expense_id}/bindings/{binding_id}", authSession, limitDefault, expenseHandler(s.unbindExpense)},
+
 		{"POST", "/api/v1/sandbox/organizations", authSandbox, limitDefault, s.sandboxCreateOrganization},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/users", authSandbox, limitDefault, s.sandboxAddUser},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/status", authSandbox, limitDefault, s.sandboxSetStatus},

@@ -60,6 +60,7 @@ var owners = map[string]string{
 	"card_activation_failures": "card",
 	"card_activation_guards":   "card",
 	"wallet_provider_keys":     "card",
+	"files":                    "file",
 	"expenses":                 "expense",
 	"expense_bindings":         "expense",
 }

@@ -97,6 +97,7 @@ func defaults(t testing.TB) map[string]string {
 	vars := map[string]string{
 		"STRONGROOM_ADDR":          "127.0.0.1:0",
 		"STRONGROOM_DATABASE":      "sqlite:" + filepath.Join(t.TempDir(), "strongroom.db"),
+		"STRONGROOM_FILES":         "file:" + filepath.Join(t.TempDir(), "files"),
 		"STRONGROOM_ENV":           "test",
 		"STRONGROOM_CLOCK":         "manual",
 		"STRONGROOM_SANDBOX_TOKEN": SandboxToken,

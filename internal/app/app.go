@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/approving"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
+	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -153,6 +154,11 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
 		}
 	}
+	blobs, err := file.OpenBucket(ctx, cfg.Files)
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -176,6 +182,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Payments:         payments,
 		Approving:        approvals,
 		Cards:            cards,
+		Files:            file.New(d, keys, blobs),
 		Expenses:         expenses,
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},

@@ -31,7 +31,9 @@ type Config struct {
 	Currencies    []string
 	PartnerSecret string
 	PublicURL     string
-	LogLevel      slog.Level
+	// Files is where file bytes are kept (file.OpenBucket).
+	Files    string
+	LogLevel slog.Level
 
 	RateLimitAddress    ratelimit.Rule
 	RateLimitCredential ratelimit.Rule
@@ -59,6 +61,7 @@ func settings(raw map[string]*string) []setting {
 		{"STRONGROOM_SECRET", "", "root secret, at least 32 bytes (required in live; generated in test)", nil},
 		{"STRONGROOM_CURRENCIES", "AUD,CAD,CHF,EUR,GBP,HKD,JPY,MXN,SGD,USD", "currencies an organization may hold", nil},
 		{"STRONGROOM_PARTNER_SECRET", "", "HMAC key of partner webhooks (required in live)", nil},
+		{"STRONGROOM_FILES", "file:strongroom-files", "where file bytes are kept: file:DIR, or s3://BUCKET?endpoint=URL&region=R when several instances serve one database", nil},
 		{"STRONGROOM_PUBLIC_URL", "http://localhost:8080", "the service's web address; passkeys are bound to it", nil},
 		{"STRONGROOM_LOG_LEVEL", "info", "debug, info, warn or error", nil},
 		{"STRONGROOM_RATE_LIMIT_ADDRESS", "1200/1m", "requests per client address: N/DURATION, or off", nil},
@@ -113,6 +116,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		Secret:        *raw["STRONGROOM_SECRET"],
 		PartnerSecret: *raw["STRONGROOM_PARTNER_SECRET"],
 		PublicURL:     get("STRONGROOM_PUBLIC_URL"),
+		Files:         get("STRONGROOM_FILES"),
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		problems = append(problems, fmt.Errorf("STRONGROOM_PUBLIC_URL must be an http(s) URL such as https://bank.example.com"))

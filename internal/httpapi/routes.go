@@ -69,6 +69,13 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/cards/{card_id}/pin", authSession, limitDefault, s.setCardPIN},
 		{"POST", "/api/v1/cards/{card_id}/mobile-wallet-provision", authSession, limitDefault, s.provisionWallet},
 
+		{"POST", "/api/v1/organizations/{organization_id}/files", authSession, limitDefault, s.createFile},
+		{"GET", "/api/v1/files/{file_id}", authSession, limitDefault, s.getFile},
+		// The signed URLs of a file's bytes: the URL is the permission, no bearer.
+		{"PUT", "/api/v1/files/{file_id}/content", authNone, limitDefault, s.uploadFileContent},
+		{"GET", "/api/v1/files/{file_id}/content", authNone, limitDefault, s.downloadFileContent},
+		{"GET", "/api/v1/files/{file_id}/thumbnail", authNone, limitDefault, s.fileThumbnail},
+
 		{"GET", "/api/v1/organizations/{organization_id}/expenses", authSession, limitDefault, s.listExpenses},
 		{"POST", "/api/v1/organizations/{organization_id}/expenses", authSession, limitDefault, s.createExpense},
 		{"GET", "/api/v1/expenses/{expense_id}", authSession, limitDefault, expenseAction(s.Expenses.Get)},

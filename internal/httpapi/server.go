@@ -13,6 +13,7 @@ import (
 	"github.com/strongroom/strongroom/internal/approving"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
+	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
@@ -63,6 +64,8 @@ type Deps struct {
 	Approving *approving.Service
 	// Cards runs cards and the authorizations their network asks for.
 	Cards *card.Service
+	// Files keeps uploaded files.
+	Files *file.Service
 	// Expenses runs expenses, their bindings and receipts.
 	Expenses *expense.Service
 	// StepUp gates sensitive operations on a person being present.

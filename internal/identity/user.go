@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -125,12 +124,11 @@ func GetUsers(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID
 	if len(ids) == 0 {
 		return map[uuid.UUID]User{}, nil
 	}
-	marks := make([]string, len(ids))
 	args := make([]any, len(ids))
 	for i, id := range ids {
-		marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		args[i] = id
 	}
-	users, err := db.QueryAll(ctx, q, scanUser, `SELECT `+userColumns+` FROM users WHERE id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	users, err := db.QueryAll(ctx, q, scanUser, `SELECT `+userColumns+` FROM users WHERE id IN (`+db.Placeholders(1, len(ids))+`)`, args...)
 	out := make(map[uuid.UUID]User, len(users))
 	for _, u := range users {
 		out[u.ID] = u

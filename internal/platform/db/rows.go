@@ -1,6 +1,10 @@
 package db
 
-import "context"
+import (
+	"context"
+	"strconv"
+	"strings"
+)
 
 // Scanner is what a row scan function reads from: a *sql.Row or *sql.Rows.
 type Scanner = interface{ Scan(dest ...any) error }
@@ -22,4 +26,14 @@ func QueryAll[T any](ctx context.Context, q Querier, scan func(Scanner) (T, erro
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// Placeholders returns "$from, $from+1, …" for n values: the list of an IN
+// (…) clause whose values follow from-1 other arguments.
+func Placeholders(from, n int) string {
+	marks := make([]string, n)
+	for i := range marks {
+		marks[i] = "$" + strconv.Itoa(from+i)
+	}
+	return strings.Join(marks, ", ")
 }

@@ -63,6 +63,7 @@ var owners = map[string]string{
 	"files":                    "file",
 	"expenses":                 "expense",
 	"expense_bindings":         "expense",
+	"expense_receipts":         "expense",
 }
 
 // createTable finds the tables a migration creates.

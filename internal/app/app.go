@@ -136,8 +136,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// Answering a challenge in the app: step-up verifies it; a payment
 	// approval is recorded by payments in the same transaction.
 	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
+	blobs, err := file.OpenBucket(ctx, cfg.Files)
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
+	files := file.New(d, keys, blobs)
 	// An approved card purchase files its cardholder's expense in the same transaction.
-	expenses := &expense.Service{DB: d}
+	expenses := &expense.Service{DB: d, Files: files}
 	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity),
 		Expenses: expenses}
 	var sandboxIssuer *card.SandboxIssuer
@@ -154,11 +160,6 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
 		}
 	}
-	blobs, err := file.OpenBucket(ctx, cfg.Files)
-	if err != nil {
-		return err
-	}
-	defer blobs.Close()
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -182,7 +183,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Payments:         payments,
 		Approving:        approvals,
 		Cards:            cards,
-		Files:            file.New(d, keys, blobs),
+		Files:            files,
 		Expenses:         expenses,
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},

@@ -73,15 +73,8 @@ func (v viewer) manager() bool { return v.role.AtLeast(organization.Admin) }
 // member of its organization and, as a member, holds it; then the
 // organization's status for an operation that writes.
 func access(ctx context.Context, q db.Querier, a actor.Actor, c stored, write bool) (viewer, error) {
-	role, err := organization.Check(ctx, q, a, c.OrganizationID, organization.Need{Write: write})
-	if err != nil {
-		return viewer{}, organization.Hide(err, errNotFound)
-	}
-	v := viewer{role: role, holder: c.UserID != nil && *c.UserID == a.UserID}
-	if !v.holder && !v.manager() {
-		return viewer{}, errNotFound
-	}
-	return v, nil
+	role, holder, err := organization.Own(ctx, q, a, c.OrganizationID, c.UserID, organization.Need{Write: write}, errNotFound)
+	return viewer{role: role, holder: holder}, err
 }
 
 // view is the card as v sees it.

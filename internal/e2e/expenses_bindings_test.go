@@ -2,8 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -219,24 +217,11 @@ func TestConcurrentBindsOfOneTransaction(t *testing.T) {
 	for i := range ids {
 		ids[i] = createExpense(t, s, o.owner.token, o.id, nil).ID
 	}
-	var (
-		wg  sync.WaitGroup
-		mu  sync.Mutex
-		got = map[int]int{}
-	)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := s.Do(t, apitest.Request{Method: "POST", Path: expensePath(ids[i], "bindings"), Bearer: o.owner.token, Header: oneShot,
-				Body: map[string]any{"target_id": target, "target_type": "card_transaction"}})
-			mu.Lock()
-			got[r.Status]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	if got[http.StatusOK] != 1 || got[http.StatusConflict] != n-1 {
+	got := answersAtOnce(t, s, n, func(i int) apitest.Request {
+		return apitest.Request{Method: "POST", Path: expensePath(ids[i], "bindings"), Bearer: o.owner.token,
+			Body: map[string]any{"target_id": target, "target_type": "card_transaction"}}
+	}, byStatus)
+	if got["200"] != 1 || got["409"] != n-1 {
 		t.Fatalf("answers %v, want one 200 and %d 409", got, n-1)
 	}
 	bound := 0
@@ -257,27 +242,13 @@ func TestConcurrentMovesOfOneExpense(t *testing.T) {
 	e := completeDraft(t, s, o.alice.token, o.id)
 	bind(t, s, o.alice.token, e.ID, bindable(t, s, o.id, "1.00"), "card_transaction").ExpectStatus(t, 200)
 	race := func(token string, actions ...string) map[string]int {
-		var (
-			wg  sync.WaitGroup
-			mu  sync.Mutex
-			got = map[string]int{}
-		)
-		for _, action := range actions {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var body any
-				if action == "reject" {
-					body = map[string]any{}
-				}
-				r := s.Do(t, apitest.Request{Method: "POST", Path: expensePath(e.ID, action), Bearer: token, Body: body, Header: oneShot})
-				mu.Lock()
-				got[fmt.Sprintf("%s %d", action, r.Status)]++
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
-		return got
+		return answersAtOnce(t, s, len(actions), func(i int) apitest.Request {
+			var body any
+			if actions[i] == "reject" {
+				body = map[string]any{}
+			}
+			return apitest.Request{Method: "POST", Path: expensePath(e.ID, actions[i]), Bearer: token, Body: body}
+		}, func(i int, r *apitest.Response) string { return fmt.Sprintf("%s %d", actions[i], r.Status) })
 	}
 	if got := race(o.alice.token, "submit", "submit", "submit", "submit"); got["submit 200"] != 1 || got["submit 409"] != 3 {
 		t.Fatalf("submits: %v", got)

@@ -20,9 +20,14 @@ func listExpenses(t *testing.T, s *apitest.Server, token, org, query string) exp
 }
 
 func expenseIDs(es []expenseRecord) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.ID
+	return idsOf(es, func(e expenseRecord) string { return e.ID })
+}
+
+// idsOf lists the ids of xs, in order.
+func idsOf[T any](xs []T, id func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = id(x)
 	}
 	return out
 }
@@ -30,21 +35,31 @@ func expenseIDs(es []expenseRecord) []string {
 // walkExpenses reads every page of the list with query and returns the ids in order.
 func walkExpenses(t *testing.T, s *apitest.Server, token, org, query string) []string {
 	t.Helper()
-	var ids []string
+	return walk(t, query, func(q string) ([]string, bool, *string) {
+		p := listExpenses(t, s, token, org, q)
+		return expenseIDs(p.Data), p.HasMore, p.NextCursor
+	})
+}
+
+// walk reads every page of a list, fetching each with its query (query,
+// then the next cursor added), and returns the ids in order.
+func walk(t *testing.T, query string, fetch func(q string) (ids []string, hasMore bool, next *string)) []string {
+	t.Helper()
+	var all []string
 	q := query
 	for pages := 0; ; pages++ {
-		p := listExpenses(t, s, token, org, q)
-		ids = append(ids, expenseIDs(p.Data)...)
-		if !p.HasMore {
-			if p.NextCursor != nil {
+		ids, more, next := fetch(q)
+		all = append(all, ids...)
+		if !more {
+			if next != nil {
 				t.Fatalf("last page (%s) carries a next_cursor", q)
 			}
-			return ids
+			return all
 		}
-		if p.NextCursor == nil || len(p.Data) == 0 || pages > 60 {
-			t.Fatalf("page %d of %s: has_more with %d items and cursor %v", pages, query, len(p.Data), p.NextCursor)
+		if next == nil || len(ids) == 0 || pages > 60 {
+			t.Fatalf("page %d of %s: has_more with %d items and cursor %v", pages, query, len(ids), next)
 		}
-		q = query + "&cursor=" + url.QueryEscape(*p.NextCursor)
+		q = query + "&cursor=" + url.QueryEscape(*next)
 	}
 }
 

@@ -15,17 +15,18 @@ import (
 // how organization status bounds all of it.
 
 type expenseRecord struct {
-	ID              string  `json:"id"`
-	OrganizationID  string  `json:"organization_id"`
-	Status          string  `json:"status"`
+	ID             string `json:"id"`
+	OrganizationID string `json:"organization_id"`
+	Status         string `json:"status"`
+	// The editable fields, in the contract's order.
 	Category        *string `json:"category"`
+	Description     *string `json:"description"`
 	BillAmount      *string `json:"bill_amount"`
 	BillCurrency    *string `json:"bill_currency"`
 	LocalAmount     *string `json:"local_amount"`
 	LocalCurrency   *string `json:"local_currency"`
 	BusinessName    *string `json:"business_name"`
 	BusinessTaxID   *string `json:"business_tax_id"`
-	Description     *string `json:"description"`
 	ReceiptNumber   *string `json:"receipt_number"`
 	TransactionDate *string `json:"transaction_date"`
 	RejectionReason *string `json:"rejection_reason"`

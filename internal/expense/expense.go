@@ -39,17 +39,6 @@ var Statuses = []string{Draft, Pending, Working, Submitted, Approved, Rejected, 
 var Categories = []string{"accommodation", "atm_withdrawal", "finance", "logistics", "marketing", "meals", "miscellaneous",
 	"office", "professional", "retail", "technology", "transport", "utilities"}
 
-// Target types of a binding (spec 2.7).
-const (
-	CardTransaction  = "card_transaction"
-	FiatOutgoing     = "fiat_outgoing"
-	CryptoOutgoing   = "crypto_outgoing"
-	InternalTransfer = "internal_transfer"
-)
-
-// TargetTypes lists every target type of a binding.
-var TargetTypes = []string{CardTransaction, FiatOutgoing, CryptoOutgoing, InternalTransfer}
-
 // Expense is an expense as the API shows it.
 type Expense struct {
 	ID              uuid.UUID
@@ -66,6 +55,7 @@ type Expense struct {
 	RejectionReason *string
 	CreatedBy       Person
 	Bindings        []Binding
+	Receipts        []Receipt
 	// Totals are computed from the bindings and the amounts (see totals).
 	TotalsBill  []money.Amount
 	TotalsLocal []money.Amount
@@ -92,6 +82,30 @@ type Binding struct {
 	// or payment positive, a card refund negative.
 	Total money.Amount
 }
+
+// Receipt is a stored file attached to an expense, with signed paths to
+// its bytes and, for an image, its thumbnail.
+type Receipt struct {
+	ID           uuid.UUID
+	ExpenseID    uuid.UUID
+	FileID       uuid.UUID
+	FileName     string
+	FileSize     int64
+	MimeType     string
+	URL          string
+	ThumbnailURL *string
+}
+
+// Target types of a binding (spec 2.7).
+const (
+	CardTransaction  = "card_transaction"
+	FiatOutgoing     = "fiat_outgoing"
+	CryptoOutgoing   = "crypto_outgoing"
+	InternalTransfer = "internal_transfer"
+)
+
+// TargetTypes lists every target type of a binding.
+var TargetTypes = []string{CardTransaction, FiatOutgoing, CryptoOutgoing, InternalTransfer}
 
 // editable reports whether an expense in status may still be changed.
 func editable(status string) bool {

@@ -3,13 +3,16 @@ package expense
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
@@ -25,6 +28,8 @@ import (
 // expense are decided one after the other.
 type Service struct {
 	DB *db.DB
+	// Files keeps the receipts' files and signs the paths to their bytes.
+	Files *file.Service
 }
 
 var (
@@ -46,20 +51,14 @@ func (v viewer) manager() bool { return v.role.AtLeast(organization.Admin) }
 // a member of its organization and, as a member, created it; then the
 // organization's status for an operation that writes.
 func access(ctx context.Context, q db.Querier, a actor.Actor, e Expense, write bool) (viewer, error) {
-	role, err := organization.Check(ctx, q, a, e.OrganizationID, organization.Need{Write: write})
-	if err != nil {
-		return viewer{}, organization.Hide(err, errNotFound)
-	}
-	v := viewer{role: role, creator: e.CreatedBy.ID == a.UserID}
-	if !v.creator && !v.manager() {
-		return viewer{}, errNotFound
-	}
-	return v, nil
+	role, creator, err := organization.Own(ctx, q, a, e.OrganizationID, &e.CreatedBy.ID, organization.Need{Write: write}, errNotFound)
+	return viewer{role: role, creator: creator}, err
 }
 
 // complete fills what the expenses' rows do not hold: the creators'
-// names, the bindings with their feed rows, and the totals.
-func complete(ctx context.Context, q db.Querier, es []Expense) ([]Expense, error) {
+// names, the bindings with their feed rows, the receipts with paths signed
+// from now, and the totals.
+func (s *Service) complete(ctx context.Context, q db.Querier, now time.Time, es []Expense) ([]Expense, error) {
 	ids := make([]uuid.UUID, len(es))
 	var people []uuid.UUID
 	for i, e := range es {
@@ -86,8 +85,13 @@ func complete(ctx context.Context, q db.Querier, es []Expense) ([]Expense, error
 	if err != nil {
 		return nil, err
 	}
+	receipts, err := s.receipts(ctx, q, now, es, ids)
+	if err != nil {
+		return nil, err
+	}
 	for i := range es {
 		e := &es[i]
+		e.Receipts = receipts[e.ID]
 		if u, ok := users[e.CreatedBy.ID]; ok {
 			e.CreatedBy.FirstName, e.CreatedBy.LastName = u.FirstName, u.LastName
 		}
@@ -113,8 +117,52 @@ func complete(ctx context.Context, q db.Querier, es []Expense) ([]Expense, error
 	return es, nil
 }
 
-func completeOne(ctx context.Context, q db.Querier, e Expense) (Expense, error) {
-	es, err := complete(ctx, q, []Expense{e})
+// receipts reads the receipts of es (whose ids are ids) with their files.
+func (s *Service) receipts(ctx context.Context, q db.Querier, now time.Time, es []Expense, ids []uuid.UUID) (map[uuid.UUID][]Receipt, error) {
+	out := map[uuid.UUID][]Receipt{}
+	rows, err := receiptsOf(ctx, q, ids)
+	if err != nil || len(rows) == 0 {
+		return out, err
+	}
+	// One read per organization: a page holds one organization's expenses.
+	byOrg := map[uuid.UUID][]uuid.UUID{}
+	for _, e := range es {
+		for _, r := range rows[e.ID] {
+			byOrg[e.OrganizationID] = append(byOrg[e.OrganizationID], r.FileID)
+		}
+	}
+	files := map[uuid.UUID]file.File{}
+	for org, fileIDs := range byOrg {
+		got, err := s.Files.Load(ctx, q, org, fileIDs)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(files, got)
+	}
+	for id, rs := range rows {
+		for _, r := range rs {
+			f, ok := files[r.FileID]
+			if !ok {
+				return nil, errors.New("expense: a receipt's file is missing")
+			}
+			out[id] = append(out[id], s.receipt(r, f, now))
+		}
+	}
+	return out, nil
+}
+
+// receipt is receipt row r of file f, with paths signed from now.
+func (s *Service) receipt(r receipt, f file.File, now time.Time) Receipt {
+	out := Receipt{ID: r.ID, ExpenseID: r.ExpenseID, FileID: f.ID, FileName: f.Name, FileSize: f.Size, MimeType: f.MimeType,
+		URL: s.Files.DownloadLink(f, now).URL}
+	if l := s.Files.ThumbnailLink(f, now); l != nil {
+		out.ThumbnailURL = &l.URL
+	}
+	return out
+}
+
+func (s *Service) completeOne(ctx context.Context, q db.Querier, now time.Time, e Expense) (Expense, error) {
+	es, err := s.complete(ctx, q, now, []Expense{e})
 	if err != nil {
 		return Expense{}, err
 	}
@@ -141,7 +189,7 @@ func (s *Service) reread(ctx context.Context, tx *db.Tx, id uuid.UUID) (Expense,
 	if err != nil {
 		return Expense{}, err
 	}
-	return completeOne(ctx, tx, e)
+	return s.completeOne(ctx, tx, tx.Now, e)
 }
 
 // Get returns expense id as a sees it.
@@ -154,7 +202,7 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Expense
 	if _, err := access(ctx, q, a, e, false); err != nil {
 		return Expense{}, err
 	}
-	return completeOne(ctx, q, e)
+	return s.completeOne(ctx, q, s.DB.Now(), e)
 }
 
 // List returns a page of orgID's expenses, newest first; a member sees
@@ -175,7 +223,7 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, f Li
 	if err != nil {
 		return nil, err
 	}
-	return complete(ctx, q, es)
+	return s.complete(ctx, q, s.DB.Now(), es)
 }
 
 // PageKey positions a page after e.
@@ -244,7 +292,7 @@ func (s *Service) Delete(ctx context.Context, a actor.Actor, id uuid.UUID) (Expe
 		if e.Status != Draft {
 			return Expense{}, apierr.Newf(apierr.Conflict, "Only a draft expense can be deleted; this one is %s.", e.Status)
 		}
-		if e, err = completeOne(ctx, tx, e); err != nil {
+		if e, err = s.completeOne(ctx, tx, tx.Now, e); err != nil {
 			return Expense{}, err
 		}
 		return e, deleteExpense(ctx, tx, id)
@@ -281,7 +329,11 @@ func (s *Service) Submit(ctx context.Context, a actor.Actor, id uuid.UUID) (Expe
 			return err
 		}
 		e.Bindings = bindings[e.ID]
-		if m := missing(*e, 0); len(m) > 0 {
+		receipts, err := receiptsOf(ctx, tx, []uuid.UUID{e.ID})
+		if err != nil {
+			return err
+		}
+		if m := missing(*e, len(receipts[e.ID])); len(m) > 0 {
 			return errIncomplete(m)
 		}
 		return setStatus(ctx, tx, id, to, nil)
@@ -368,6 +420,43 @@ func (s *Service) Bind(ctx context.Context, a actor.Actor, id uuid.UUID, r BindR
 func (s *Service) Unbind(ctx context.Context, a actor.Actor, id, bindingID uuid.UUID) (Expense, error) {
 	return s.edit(ctx, a, id, func(tx *db.Tx, e *Expense) error {
 		return deleteBinding(ctx, tx, e.ID, bindingID)
+	})
+}
+
+// ReceiptRequest is the body of attaching a receipt.
+type ReceiptRequest struct {
+	FileID *string `json:"file_id"`
+}
+
+// Validate requires file_id, a UUID.
+func (r ReceiptRequest) Validate() error {
+	if r.FileID == nil {
+		return apierr.InvalidField("file_id", "is required.")
+	}
+	if _, err := uuid.Parse(*r.FileID); err != nil {
+		return apierr.InvalidField("file_id", "must be a file id (a UUID).")
+	}
+	return nil
+}
+
+// AddReceipt attaches a stored file of the expense's organization as a
+// receipt: not_found for another's or an unknown file, file_not_stored
+// while its bytes are not uploaded, conflict when it already is the
+// receipt of any expense (decided by the database between concurrent calls).
+func (s *Service) AddReceipt(ctx context.Context, a actor.Actor, id uuid.UUID, r ReceiptRequest) (Expense, error) {
+	return s.edit(ctx, a, id, func(tx *db.Tx, e *Expense) error {
+		f, err := s.Files.Stored(ctx, tx, e.OrganizationID, uuid.MustParse(*r.FileID))
+		if err != nil {
+			return err
+		}
+		return insertReceipt(ctx, tx, e.OrganizationID, e.ID, f.ID)
+	})
+}
+
+// RemoveReceipt detaches receipt receiptID of the expense; the file stays.
+func (s *Service) RemoveReceipt(ctx context.Context, a actor.Actor, id, receiptID uuid.UUID) (Expense, error) {
+	return s.edit(ctx, a, id, func(tx *db.Tx, e *Expense) error {
+		return deleteReceipt(ctx, tx, e.ID, receiptID)
 	})
 }
 

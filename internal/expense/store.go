@@ -4,8 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
-	"strings"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -90,9 +89,12 @@ func setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, reas
 	return err
 }
 
-// deleteExpense removes expense id with its bindings.
+// deleteExpense removes expense id with its bindings and receipts.
 func deleteExpense(ctx context.Context, tx *db.Tx, id uuid.UUID) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM expense_bindings WHERE expense_id = $1`, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM expense_receipts WHERE expense_id = $1`, id); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM expenses WHERE id = $1`, id)
@@ -119,14 +121,12 @@ func listExpenses(ctx context.Context, q db.Querier, orgID uuid.UUID, f ListFilt
 	if f.Search != nil {
 		args[2] = likePattern(*f.Search)
 	}
-	marks := make([]string, len(Statuses))
 	for i := range Statuses {
-		marks[i] = "$" + strconv.Itoa(len(args)+1)
 		args = append(args, statuses[i%len(statuses)])
 	}
 	return db.QueryAll(ctx, q, scanExpense, `SELECT `+expenseColumns+` FROM expenses
 		WHERE organization_id = $1
-		  AND status IN (`+strings.Join(marks, ", ")+`)
+		  AND status IN (`+db.Placeholders(8, len(Statuses))+`)
 		  AND (created_by_id = $2 OR $2 IS NULL)
 		  AND (search_text LIKE $3 ESCAPE '\' OR $3 IS NULL)
 		  AND (transaction_date >= $4 OR $4 IS NULL)
@@ -145,19 +145,24 @@ func scanBinding(row db.Scanner) (Binding, error) {
 
 // bindingsOf reads the bindings of expenses ids, oldest first, by expense.
 func bindingsOf(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID][]Binding, error) {
-	out := map[uuid.UUID][]Binding{}
+	return byExpense(ctx, q, scanBinding, func(b Binding) uuid.UUID { return b.ExpenseID },
+		`SELECT `+bindingColumns+` FROM expense_bindings WHERE expense_id IN (%s) ORDER BY expense_id, id`, ids)
+}
+
+// byExpense runs query, whose %s is the list of ids, and groups its rows by
+// the expense key names.
+func byExpense[T any](ctx context.Context, q db.Querier, scan func(db.Scanner) (T, error), key func(T) uuid.UUID, query string, ids []uuid.UUID) (map[uuid.UUID][]T, error) {
+	out := map[uuid.UUID][]T{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	marks := make([]string, len(ids))
 	args := make([]any, len(ids))
 	for i, id := range ids {
-		marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		args[i] = id
 	}
-	bs, err := db.QueryAll(ctx, q, scanBinding, `SELECT `+bindingColumns+` FROM expense_bindings
-		WHERE expense_id IN (`+strings.Join(marks, ", ")+`) ORDER BY expense_id, id`, args...)
-	for _, b := range bs {
-		out[b.ExpenseID] = append(out[b.ExpenseID], b)
+	rows, err := db.QueryAll(ctx, q, scan, fmt.Sprintf(query, db.Placeholders(1, len(ids))), args...)
+	for _, r := range rows {
+		out[key(r)] = append(out[key(r)], r)
 	}
 	return out, err
 }
@@ -181,15 +186,57 @@ func insertBinding(ctx context.Context, tx *db.Tx, orgID uuid.UUID, b Binding) e
 // deleteBinding removes binding id of expense expenseID: not_found when it
 // has no such binding.
 func deleteBinding(ctx context.Context, tx *db.Tx, expenseID, id uuid.UUID) error {
-	res, err := tx.ExecContext(ctx, `DELETE FROM expense_bindings WHERE id = $1 AND expense_id = $2`, id, expenseID)
+	return deleteOne(ctx, tx, `DELETE FROM expense_bindings WHERE id = $1 AND expense_id = $2`, expenseID, id, "binding")
+}
+
+// deleteOne runs query, deleting row id of expense expenseID: not_found
+// naming what when there is no such row.
+func deleteOne(ctx context.Context, tx *db.Tx, query string, expenseID, id uuid.UUID, what string) error {
+	res, err := tx.ExecContext(ctx, query, id, expenseID)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		if err == nil {
-			err = apierr.New(apierr.NotFound, "This expense has no binding with this id.")
+			err = apierr.Newf(apierr.NotFound, "This expense has no %s with this id.", what)
 		}
 		return err
 	}
 	return nil
+}
+
+// receipt is a receipt's row: which file is attached to which expense.
+type receipt struct {
+	ID, ExpenseID, FileID uuid.UUID
+}
+
+// receiptsOf reads the receipts of expenses ids, oldest first, by expense.
+func receiptsOf(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID][]receipt, error) {
+	return byExpense(ctx, q, func(row db.Scanner) (receipt, error) {
+		var r receipt
+		err := row.Scan(&r.ID, &r.ExpenseID, &r.FileID)
+		return r, err
+	}, func(r receipt) uuid.UUID { return r.ExpenseID },
+		`SELECT id, expense_id, file_id FROM expense_receipts WHERE expense_id IN (%s) ORDER BY expense_id, id`, ids)
+}
+
+// errReceiptTaken answers attaching a file that is already a receipt.
+var errReceiptTaken = apierr.New(apierr.Conflict, "This file is already the receipt of an expense.")
+
+// insertReceipt attaches file fileID to expense expenseID; a file that is
+// already any expense's receipt is refused by the unique index, as
+// errReceiptTaken.
+func insertReceipt(ctx context.Context, tx *db.Tx, orgID, expenseID, fileID uuid.UUID) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO expense_receipts (id, expense_id, organization_id, file_id, inserted_at)
+		VALUES ($1, $2, $3, $4, $5)`, uuid.Must(uuid.NewV7()), expenseID, orgID, fileID, tx.Now)
+	if db.IsConstraint(err, "expense_receipts_file_key") {
+		return errReceiptTaken
+	}
+	return err
+}
+
+// deleteReceipt removes receipt id of expense expenseID: not_found when it
+// has no such receipt.
+func deleteReceipt(ctx context.Context, tx *db.Tx, expenseID, id uuid.UUID) error {
+	return deleteOne(ctx, tx, `DELETE FROM expense_receipts WHERE id = $1 AND expense_id = $2`, expenseID, id, "receipt")
 }

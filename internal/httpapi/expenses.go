@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -28,6 +26,15 @@ type expenseBindingRecord struct {
 	TargetID      uuid.UUID  `json:"target_id"`
 	TargetType    string     `json:"target_type"`
 	TransactionID *uuid.UUID `json:"transaction_id"`
+}
+
+type expenseReceiptRecord struct {
+	ID           uuid.UUID `json:"id"`
+	FileName     string    `json:"file_name"`
+	FileSize     int64     `json:"file_size"`
+	MimeType     string    `json:"mime_type"`
+	ThumbnailURL *string   `json:"thumbnail_url"`
+	URL          string    `json:"url"`
 }
 
 type expenseTotalsRecord struct {
@@ -52,7 +59,7 @@ type expenseRecord struct {
 	RejectionReason *string                `json:"rejection_reason"`
 	CreatedBy       expensePersonRecord    `json:"created_by"`
 	Bindings        []expenseBindingRecord `json:"bindings"`
-	Receipts        []any                  `json:"receipts"`
+	Receipts        []expenseReceiptRecord `json:"receipts"`
 	Totals          expenseTotalsRecord    `json:"totals"`
 	InsertedAt      time.Time              `json:"inserted_at"`
 }
@@ -71,7 +78,7 @@ func newExpenseRecord(e expense.Expense) expenseRecord {
 		BusinessName: e.BusinessName, BusinessTaxID: e.BusinessTaxID, Description: e.Description, ReceiptNumber: e.ReceiptNumber,
 		TransactionDate: e.TransactionDate, RejectionReason: e.RejectionReason,
 		CreatedBy: expensePersonRecord{ID: e.CreatedBy.ID, FirstName: e.CreatedBy.FirstName, LastName: e.CreatedBy.LastName},
-		Bindings:  make([]expenseBindingRecord, len(e.Bindings)), Receipts: []any{},
+		Bindings:  make([]expenseBindingRecord, len(e.Bindings)), Receipts: make([]expenseReceiptRecord, len(e.Receipts)),
 		Totals:     expenseTotalsRecord{Bill: e.TotalsBill, Local: e.TotalsLocal},
 		InsertedAt: e.InsertedAt}
 	out.BillAmount, out.BillCurrency = amountFields(e.Bill)
@@ -79,71 +86,29 @@ func newExpenseRecord(e expense.Expense) expenseRecord {
 	for i, b := range e.Bindings {
 		out.Bindings[i] = expenseBindingRecord{ID: b.ID, TargetID: b.TargetID, TargetType: b.TargetType, TransactionID: b.TransactionID}
 	}
+	for i, x := range e.Receipts {
+		out.Receipts[i] = expenseReceiptRecord{ID: x.ID, FileName: x.FileName, FileSize: x.FileSize, MimeType: x.MimeType,
+			ThumbnailURL: x.ThumbnailURL, URL: x.URL}
+	}
 	return out
 }
 
-// renderExpense writes e, noting its organization for the access log.
-func renderExpense(w http.ResponseWriter, r *http.Request, e expense.Expense, err error) error {
-	if err == nil {
-		setOrganization(r, e.OrganizationID.String())
-	}
-	return render(w, http.StatusOK, newExpenseRecord, e, err)
-}
-
-// expenseHandler is the handler of an operation on the expense in the path
-// that answers with the expense.
-func expenseHandler(op func(r *http.Request, id uuid.UUID) (expense.Expense, error)) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathID(r, "expense_id", "Expense")
-		if err != nil {
-			return err
-		}
-		e, err := op(r, id)
-		return renderExpense(w, r, e, err)
-	}
-}
-
-// expenseAction is expenseHandler for an operation without a body.
-func expenseAction(act func(context.Context, actor.Actor, uuid.UUID) (expense.Expense, error)) handlerFunc {
-	return expenseHandler(func(r *http.Request, id uuid.UUID) (expense.Expense, error) {
-		if err := noBody(r); err != nil {
-			return expense.Expense{}, err
-		}
-		return act(r.Context(), actorOf(r), id)
-	})
-}
-
-// expenseChange is expenseHandler for an operation with a JSON body.
-func expenseChange[Req any](change func(context.Context, actor.Actor, uuid.UUID, Req) (expense.Expense, error)) handlerFunc {
-	return expenseHandler(func(r *http.Request, id uuid.UUID) (expense.Expense, error) {
-		var req Req
-		if err := decode(r, &req); err != nil {
-			return expense.Expense{}, err
-		}
-		return change(r.Context(), actorOf(r), id, req)
-	})
-}
+// expenses finds the expense in the path and answers it, noting its
+// organization for the access log.
+var expenses = object[expense.Expense, expenseRecord]{name: "expense_id", kind: "Expense",
+	org: func(e expense.Expense) uuid.UUID { return e.OrganizationID }, record: newExpenseRecord}
 
 func (s *server) createExpense(w http.ResponseWriter, r *http.Request) error {
 	org, err := orgID(r)
-	if err != nil {
-		return err
+	var req expense.Fields // every field is optional, so the body may be left out
+	if err == nil {
+		err = decodeOptional(r, &req)
 	}
-	// Every field is optional, so the body may be left out.
-	var req expense.Fields
-	if err := decodeOptional(r, &req); err != nil {
+	if err != nil {
 		return err
 	}
 	e, err := s.Expenses.Create(r.Context(), actorOf(r), org, req)
 	return render(w, http.StatusCreated, newExpenseRecord, e, err)
-}
-
-func (s *server) unbindExpense(r *http.Request, id uuid.UUID) (expense.Expense, error) {
-	binding, err := pathID(r, "binding_id", "Binding")
-	if err != nil {
-		return expense.Expense{}, err
-	}
-	return s.Expenses.Unbind(r.Context(), actorOf(r), id, binding)
 }
 
 func (s *server) listExpenses(w http.ResponseWriter, r *http.Request) error {

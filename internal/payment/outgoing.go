@@ -2,8 +2,6 @@ package payment
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -42,17 +40,16 @@ func TransactionIDs(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uui
 	if len(ids) == 0 {
 		return out, nil
 	}
-	marks := make([]string, len(ids))
 	args := make([]any, len(ids))
 	for i, id := range ids {
-		marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		args[i] = id
 	}
 	type pair struct{ payment, row uuid.UUID }
 	pairs, err := db.QueryAll(ctx, q, func(row db.Scanner) (pair, error) {
 		var p pair
 		err := row.Scan(&p.payment, &p.row)
 		return p, err
-	}, `SELECT id, transaction_id FROM payments WHERE transaction_id IS NOT NULL AND id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	}, `SELECT id, transaction_id FROM payments WHERE transaction_id IS NOT NULL AND id IN (`+db.Placeholders(1, len(ids))+`)`, args...)
 	for _, p := range pairs {
 		out[p.payment] = p.row
 	}

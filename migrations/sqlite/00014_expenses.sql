@@ -52,3 +52,15 @@ CREATE TABLE expense_bindings (
 );
 CREATE UNIQUE INDEX expense_bindings_target_key ON expense_bindings (target_id);
 CREATE INDEX expense_bindings_expense_idx ON expense_bindings (expense_id, id);
+
+-- A stored file attached to an expense as its receipt. A file is the
+-- receipt of at most one expense, so one receipt cannot be claimed twice.
+CREATE TABLE expense_receipts (
+    id              TEXT PRIMARY KEY,
+    expense_id      TEXT NOT NULL REFERENCES expenses (id),
+    organization_id TEXT NOT NULL REFERENCES organizations (id),
+    file_id         TEXT NOT NULL REFERENCES files (id),
+    inserted_at     TIMESTAMP NOT NULL
+);
+CREATE UNIQUE INDEX expense_receipts_file_key ON expense_receipts (file_id);
+CREATE INDEX expense_receipts_expense_idx ON expense_receipts (expense_id, id);

@@ -83,7 +83,9 @@ func TestMissingForSubmission(t *testing.T) {
 	}
 }
 
-func amt(minor int64, currency string) money.Amount { return money.Amount{Minor: minor, Currency: currency} }
+func amt(minor int64, currency string) money.Amount {
+	return money.Amount{Minor: minor, Currency: currency}
+}
 
 func bindings(totals ...money.Amount) []expense.Binding {
 	out := make([]expense.Binding, len(totals))

@@ -282,3 +282,29 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 		t.Fatalf("%d bindings, totals %+v", len(got.Bindings), got.Totals.Bill)
 	}
 }
+
+// TestExpenseBindsCryptoPayments: a payment on the crypto rail binds as
+// crypto_outgoing (never as fiat_outgoing), counting the amount sent.
+func TestExpenseBindsCryptoPayments(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "")
+	var contact struct {
+		ID string `json:"id"`
+	}
+	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Vendor DAO", "currency": "USD",
+		"rail": "crypto", "network": "ethereum", "crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &contact)
+	var q quoteRecord
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": contact.ID,
+		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
+	var pay paymentRecord
+	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.ID}).ExpectStatus(t, 201).Decode(t, &pay)
+
+	e := createExpense(t, s, p.web, p.org, nil)
+	bind(t, s, p.web, e.ID, pay.ID, "fiat_outgoing").ExpectError(t, 404, "not_found")
+	var got expenseRecord
+	bind(t, s, p.web, e.ID, pay.ID, "crypto_outgoing").ExpectStatus(t, 200).Decode(t, &got)
+	if len(got.Bindings) != 1 || got.Bindings[0].TargetType != "crypto_outgoing" || got.Bindings[0].TransactionID != nil ||
+		len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != (amount{"100.00", "USD"}) {
+		t.Fatalf("crypto binding: %+v", got)
+	}
+}

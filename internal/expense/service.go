@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -35,7 +36,6 @@ type Service struct {
 var (
 	errCreatorOnly  = apierr.New(apierr.Forbidden, "Only the person who created this expense can submit it.")
 	errManagersOnly = apierr.New(apierr.Forbidden, "Only an owner or admin of the organization can approve, reject or mark expenses paid.")
-	errNotEditable  = apierr.New(apierr.Conflict, "This expense can no longer be changed: it has been submitted.")
 	errTooLarge     = apierr.New(apierr.UnprocessableEntity, "This would take the expense's total beyond the largest amount it can hold.")
 )
 
@@ -81,7 +81,8 @@ func (s *Service) complete(ctx context.Context, q db.Querier, now time.Time, es 
 	if err != nil {
 		return nil, err
 	}
-	users, err := identity.GetUsers(ctx, q, people)
+	slices.SortFunc(people, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+	users, err := identity.GetUsers(ctx, q, slices.Compact(people))
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +256,7 @@ func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, fn fu
 func (s *Service) edit(ctx context.Context, a actor.Actor, id uuid.UUID, fn func(tx *db.Tx, e *Expense) error) (Expense, error) {
 	return s.change(ctx, a, id, func(tx *db.Tx, e *Expense, _ viewer) error {
 		if !editable(e.Status) {
-			return errNotEditable
+			return apierr.Newf(apierr.Conflict, "This expense is %s: it can be changed only while draft, pending, working or rejected.", e.Status)
 		}
 		if err := fn(tx, e); err != nil {
 			return err

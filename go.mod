@@ -3,6 +3,7 @@ module github.com/strongroom/strongroom
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/fxamacker/cbor/v2 v2.9.4
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-jose/go-jose/v4 v4.1.9

@@ -61,6 +61,7 @@ var owners = map[string]string{
 	"card_activation_guards":   "card",
 	"wallet_provider_keys":     "card",
 	"files":                    "file",
+	"bills":                    "bill",
 	"expenses":                 "expense",
 	"expense_bindings":         "expense",
 	"expense_receipts":         "expense",

@@ -181,7 +181,8 @@ type Response struct {
 // Request describes one call.
 type Request struct {
 	Method, Path string
-	// Body is encoded as JSON unless it is a string or []byte (sent as is).
+	// Body is encoded as JSON unless it is a string or []byte (sent as is)
+	// or another io.Reader (sent as is, chunked: no Content-Length).
 	Body   any
 	Bearer string
 	Header map[string]string
@@ -197,6 +198,8 @@ func (s *Server) Do(t testing.TB, req Request) *Response {
 		body = strings.NewReader(b)
 	case []byte:
 		body = bytes.NewReader(b)
+	case io.Reader:
+		body = b
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {

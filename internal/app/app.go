@@ -18,6 +18,7 @@ import (
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
@@ -29,6 +30,7 @@ import (
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
@@ -132,16 +134,17 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Guard: identity.PasswordGuard{PerAddress: cfg.WrongPasswords, PerEmail: cfg.SlowSignInAfter, Delay: cfg.SlowSignInDelay}}
 	stepUp := &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}
 	accounts := &mca.Service{DB: d, Currencies: cfg.Currencies, Partner: mca.UnconfiguredPartner{}}
-	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}, StepUp: stepUp}
-	// Answering a challenge in the app: step-up verifies it; a payment
-	// approval is recorded by payments in the same transaction.
-	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
 	blobs, err := file.OpenBucket(ctx, cfg.Files)
 	if err != nil {
 		return err
 	}
 	defer blobs.Close()
 	files := file.New(d, keys, blobs)
+	bills := &bill.Service{DB: d, Files: files}
+	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}, StepUp: stepUp, Bills: bills}
+	// Answering a challenge in the app: step-up verifies it; a payment
+	// approval is recorded by payments in the same transaction.
+	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
 	// An approved card purchase files its cardholder's expense in the same transaction.
 	expenses := &expense.Service{DB: d, Files: files}
 	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity),
@@ -160,6 +163,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
 		}
 	}
+	// The realtime channel follows the event table while anyone listens.
+	realtime := event.NewTail(d, logger, 0, 0)
 	openapiJSON, err := api.JSON()
 	if err != nil {
 		return err
@@ -184,12 +189,15 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Approving:        approvals,
 		Cards:            cards,
 		Files:            files,
+		Bills:            bills,
 		Expenses:         expenses,
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,
 		OpenAPI:          openapiJSON,
+		Realtime:         realtime,
+		RealtimePing:     cfg.RealtimePing,
 	}
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
@@ -211,11 +219,15 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// A stop ends the realtime streams at once: they would otherwise keep
+	// Shutdown waiting (server-sent events) or outlive it (WebSockets).
+	srv.RegisterOnShutdown(realtime.Close)
 
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	newWorkers(d, clk, logger, messages, accounts, payments).start(workerCtx, &workers)
+	newWorkers(d, clk, logger, messages, accounts, payments, bills).start(workerCtx, &workers)
+	workers.Go(func() { realtime.Run(workerCtx) })
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -231,6 +243,9 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
+	if werr := realtime.Wait(shutdownCtx); werr != nil {
+		err = errors.Join(err, fmt.Errorf("realtime connections did not end in time: %w", werr))
+	}
 	stopWorkers()
 	done := make(chan struct{})
 	go func() { workers.Wait(); close(done) }()

@@ -43,6 +43,9 @@ type Config struct {
 	WrongPasswords  identity.Budget
 	SlowSignInAfter identity.Budget
 	SlowSignInDelay time.Duration
+	// RealtimePing is how often an idle realtime connection gets a
+	// keep-alive, and its session and membership are checked again.
+	RealtimePing time.Duration
 }
 
 // setting is one configuration variable.
@@ -70,6 +73,7 @@ func settings(raw map[string]*string) []setting {
 		{"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD", "10/15m", "wrong passwords per email and client address, then 429 for that pair (known devices exempt): N/DURATION, or off", nil},
 		{"STRONGROOM_SLOW_SIGN_IN_AFTER", "20/1h", "wrong passwords per email from all addresses, past which its sign-ins wait STRONGROOM_SLOW_SIGN_IN_DELAY: N/DURATION, or off", nil},
 		{"STRONGROOM_SLOW_SIGN_IN_DELAY", "1s", "how long a slowed sign-in waits (a duration; 0 for none)", nil},
+		{"STRONGROOM_REALTIME_PING", "25s", "how often the realtime channel sends a keep-alive and checks the session again (a duration from 1s to 5m)", nil},
 	}
 	for i := range s {
 		v := new(string)
@@ -188,6 +192,11 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		problems = append(problems, fmt.Errorf("STRONGROOM_SLOW_SIGN_IN_DELAY must be a duration from 0 to 1m such as 1s, not %q", get("STRONGROOM_SLOW_SIGN_IN_DELAY")))
 	} else {
 		c.SlowSignInDelay = d
+	}
+	if d, err := time.ParseDuration(get("STRONGROOM_REALTIME_PING")); err != nil || d < time.Second || d > 5*time.Minute {
+		problems = append(problems, fmt.Errorf("STRONGROOM_REALTIME_PING must be a duration from 1s to 5m such as 25s, not %q", get("STRONGROOM_REALTIME_PING")))
+	} else {
+		c.RealtimePing = d
 	}
 	return c, errors.Join(problems...)
 }

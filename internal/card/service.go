@@ -201,13 +201,17 @@ type kept struct{ err error }
 
 func (k kept) Error() string { return k.err.Error() }
 
+// Updated is the event type of a card's change: the organization's realtime
+// channel shows the card as it is when it delivers the event.
+const Updated = "card.updated"
+
 // updated reads card id again after a change and appends card.updated.
 func (s *Service) updated(ctx context.Context, tx *db.Tx, id uuid.UUID) (stored, error) {
 	c, err := loadCard(ctx, tx, tx.Now, id, "")
 	if err != nil {
 		return stored{}, err
 	}
-	_, err = event.Append(ctx, tx, tx.Now, "card-"+id.String(), id.String(), "card.updated",
+	_, err = event.Append(ctx, tx, tx.Now, c.OrganizationID, "card-"+id.String(), id.String(), Updated,
 		map[string]string{"card_id": id.String(), "organization_id": c.OrganizationID.String()})
 	return c, err
 }

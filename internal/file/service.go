@@ -159,6 +159,9 @@ func (s *Service) Receive(ctx context.Context, id uuid.UUID, g Grant, length int
 	if err := s.admits(ctx, q, f, true); err != nil {
 		return File{}, err
 	}
+	if length > MaxSize {
+		return File{}, errTooLarge
+	}
 	if length >= 0 && length != f.Size {
 		return File{}, wrongSize(f.Size)
 	}
@@ -229,7 +232,9 @@ func (s *Service) write(ctx context.Context, mimeType string, size int64, body i
 	}
 	sum := sha256.New()
 	n, err := copyAll(io.MultiWriter(w, sum), head, r)
-	if err == nil && (n > limit || size >= 0 && n != size) {
+	if err == nil && n > MaxSize {
+		err = errTooLarge
+	} else if err == nil && (n > limit || size >= 0 && n != size) {
 		err = sizeError(size)
 	}
 	if err != nil {

@@ -58,6 +58,7 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/organizations/{organization_id}/approvals", authSession, limitDefault, s.listApprovals},
 		{"POST", "/api/v1/approvals/{approval_id}/approve", authSession, limitDefault, s.approveApproval},
 		{"POST", "/api/v1/approvals/{approval_id}/reject", authSession, limitDefault, s.rejectApproval},
+		{"GET", "/api/v1/organizations/{organization_id}/realtime", authSession, limitDefault, s.realtime},
 
 		{"GET", "/api/v1/organizations/{organization_id}/cards", authSession, limitDefault, s.listCards},
 		{"GET", "/api/v1/cards/{card_id}", authSession, limitDefault, cardAction(s.Cards.Get)},
@@ -75,6 +76,14 @@ func (s *server) routes() []route {
 		{"PUT", "/api/v1/files/{file_id}/content", authNone, limitDefault, s.uploadFileContent},
 		{"GET", "/api/v1/files/{file_id}/content", authNone, limitDefault, s.downloadFileContent},
 		{"GET", "/api/v1/files/{file_id}/thumbnail", authNone, limitDefault, s.fileThumbnail},
+
+		{"POST", "/api/v1/organizations/{organization_id}/bills", authSession, limitDefault, s.createBill},
+		{"POST", "/api/v1/organizations/{organization_id}/bills/upload", authSession, limitDefault, s.uploadBill},
+		{"GET", "/api/v1/organizations/{organization_id}/bills", authSession, limitDefault, s.listBills},
+		{"GET", "/api/v1/bills/{bill_id}", authSession, limitDefault, billAction(s.Bills.Get)},
+		{"PATCH", "/api/v1/bills/{bill_id}", authSession, limitDefault, s.updateBill},
+		{"POST", "/api/v1/bills/{bill_id}/cancel", authSession, limitDefault, billAction(s.Bills.Cancel)},
+		{"POST", "/api/v1/bills/{bill_id}/payment-contact", authSession, limitDefault, billAction(s.Bills.CreateContact)},
 
 		{"GET", "/api/v1/organizations/{organization_id}/expenses", authSession, limitDefault, s.listExpenses},
 		{"POST", "/api/v1/organizations/{organization_id}/expenses", authSession, limitDefault, s.createExpense},

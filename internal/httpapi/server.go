@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
@@ -21,6 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
@@ -66,6 +69,8 @@ type Deps struct {
 	Cards *card.Service
 	// Files keeps uploaded files.
 	Files *file.Service
+	// Bills turns supplier invoices into bills.
+	Bills *bill.Service
 	// Expenses runs expenses, their bindings and receipts.
 	Expenses *expense.Service
 	// StepUp gates sensitive operations on a person being present.
@@ -81,6 +86,11 @@ type Deps struct {
 	SandboxIssuer *card.SandboxIssuer
 	// SandboxToken is the bearer the sandbox helpers accept.
 	SandboxToken string
+	// Realtime follows the domain events for the organizations' realtime channels.
+	Realtime *event.Tail
+	// RealtimePing is how often an idle realtime connection gets a
+	// keep-alive and its access is checked again (default 25 s).
+	RealtimePing time.Duration
 }
 
 type server struct {

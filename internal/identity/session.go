@@ -95,6 +95,20 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 	return a, err
 }
 
+// SessionLive returns nil while session id could still authenticate a
+// request (not ended, not expired, not idle), else not_authenticated. It
+// reads only: unlike Authenticate it does not count as activity, so a
+// long-lived stream re-checks its session without keeping it alive.
+func (s *Service) SessionLive(ctx context.Context, id uuid.UUID) error {
+	var live bool
+	err := s.DB.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sessions
+		WHERE id = $1 AND ended_at IS NULL AND expires_at > $2 AND idle_expires_at > $2)`, id, s.Clock.Now()).Scan(&live)
+	if err == nil && !live {
+		err = errNotAuthenticated
+	}
+	return err
+}
+
 // SignOut ends the session of token, if it is one; it never fails for a dead token.
 func (s *Service) SignOut(ctx context.Context, token string) error {
 	if !IsSessionToken(token) {

@@ -49,16 +49,26 @@ func createApproval(ctx context.Context, tx *db.Tx, orgID uuid.UUID, kind string
 	id := uuid.Must(uuid.NewV7())
 	_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, organization_id, kind, target_id, status, requested_by_id, inserted_at)
 		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, orgID, kind, target, requester, tx.Now)
-	return id, err
+	if err != nil {
+		return id, err
+	}
+	return id, updated(ctx, tx, orgID, ApprovalUpdated, id)
 }
 
 // decideApproval closes a pending approval as status (approved, rejected
 // or cancelled), decided by decider at tx.Now, with the reason given for a
 // rejection. An approval no longer pending is left as it is.
 func decideApproval(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, decider uuid.UUID, reason *string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE approvals SET status = $2, decided_by_id = $3, decided_at = $4, reason = COALESCE($5, reason)
-		WHERE id = $1 AND status = 'pending'`, id, status, decider, tx.Now, reason)
-	return err
+	var orgID uuid.UUID
+	err := tx.QueryRowContext(ctx, `UPDATE approvals SET status = $2, decided_by_id = $3, decided_at = $4, reason = COALESCE($5, reason)
+		WHERE id = $1 AND status = 'pending' RETURNING organization_id`, id, status, decider, tx.Now, reason).Scan(&orgID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return updated(ctx, tx, orgID, ApprovalUpdated, id)
 }
 
 const approvalColumns = `id, organization_id, status, kind, target_id, requested_by_id, decided_by_id, decided_at, inserted_at`
@@ -96,6 +106,19 @@ func (s *Service) ListApprovals(ctx context.Context, a actor.Actor, orgID uuid.U
 		WHERE organization_id = $1 AND ($2 = '' OR status = $2) AND (id < $3 OR $3 IS NULL) ORDER BY id DESC LIMIT $4`,
 		orgID, status, req.AfterUUID(), req.Limit+1)
 	return out, pending, err
+}
+
+// GetApproval returns an approval of an organization the actor belongs to.
+func (s *Service) GetApproval(ctx context.Context, a actor.Actor, id uuid.UUID) (Approval, error) {
+	q := s.DB.Reader()
+	x, err := loadApproval(ctx, q, id, "")
+	if err != nil {
+		return Approval{}, err
+	}
+	if _, err := organization.Check(ctx, q, a, x.OrganizationID, organization.Need{Role: organization.Member}); err != nil {
+		return Approval{}, organization.Hide(err, apierr.NotFoundf("Approval"))
+	}
+	return x, nil
 }
 
 // ApprovalPageKey positions a page after x.
@@ -324,9 +347,15 @@ func debit(ctx context.Context, tx *db.Tx, p stored) error {
 		Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID}); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
+	res, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
 		WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now)
-	return err
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	return updated(ctx, tx, org, PaymentUpdated, p.ID)
 }
 
 // RejectRequest is the body of rejecting an approval.
@@ -358,7 +387,7 @@ func (s *Service) Reject(ctx context.Context, a actor.Actor, id uuid.UUID, r Rej
 			return Approval{}, err
 		}
 		for _, p := range ps {
-			if _, err := setStatus(ctx, tx, p.ID, Rejected, nil); err != nil {
+			if _, err := s.setStatus(ctx, tx, p.ID, Rejected, nil); err != nil {
 				return Approval{}, err
 			}
 		}

@@ -32,6 +32,7 @@ func (r BatchRequest) Validate() error {
 	f.Check(err == nil, "organization_id", "is required: a UUID.")
 	f.Check(len(r.Payments) >= 1 && len(r.Payments) <= MaxBatch, "payments", fmt.Sprintf("must hold 1 to %d payments.", MaxBatch))
 	for i, p := range r.Payments {
+		f.Check(p.BillID == nil, fmt.Sprintf("payments[%d].bill_id", i), "is not taken in a batch: pay a bill with its own payment.")
 		if err := p.validate(fmt.Sprintf("payments[%d].", i)); err != nil {
 			if e, ok := apierr.As(err); ok {
 				f = append(f, e.Details.([]apierr.FieldError)...)
@@ -69,7 +70,7 @@ func (s *Service) CreateBatch(ctx context.Context, a actor.Actor, r BatchRequest
 		// check adds up: it must fit in int64 like any balance.
 		totals := map[string]money.Amount{}
 		for i, pr := range r.Payments {
-			p, err := createInBatch(ctx, tx, a, orgID, id, i, pr)
+			p, err := s.createInBatch(ctx, tx, a, orgID, id, i, pr)
 			if err != nil {
 				return uuid.Nil, err
 			}
@@ -93,13 +94,13 @@ func (s *Service) CreateBatch(ctx context.Context, a actor.Actor, r BatchRequest
 
 // createInBatch creates payment i of batch batchID; its errors name the
 // payment (its field, or "Payment 3 of the batch").
-func createInBatch(ctx context.Context, tx *db.Tx, a actor.Actor, orgID, batchID uuid.UUID, i int, r ExecuteRequest) (Record, error) {
+func (s *Service) createInBatch(ctx context.Context, tx *db.Tx, a actor.Actor, orgID, batchID uuid.UUID, i int, r ExecuteRequest) (Record, error) {
 	prefix := fmt.Sprintf("payments[%d].", i)
 	quote, err := loadQuote(ctx, tx, uuid.MustParse(r.QuoteID), tx.ForUpdate())
 	if err != nil || quote.OrganizationID != orgID {
 		return Record{}, apierr.InvalidField(prefix+"quote_id", "is not a quote of this organization.")
 	}
-	p, err := create(ctx, tx, a, quote, r, &batchID, false, prefix)
+	p, err := s.create(ctx, tx, a, quote, r, &batchID, false, prefix)
 	if e, ok := apierr.As(err); ok && e.Type != apierr.InvalidRequest {
 		return Record{}, &apierr.Error{Type: e.Type, Message: fmt.Sprintf("Payment %d of the batch: %s", i+1, e.Message), Details: e.Details}
 	}

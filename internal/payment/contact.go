@@ -99,33 +99,7 @@ func (r *ContactRequest) Validate() error {
 	switch r.Rail {
 	case RailFiat:
 		b := &r.BankDetails
-		if b.IBAN != nil {
-			n := bankdetails.NormalizeIBAN(*b.IBAN)
-			b.IBAN = &n
-		}
-		checkWith(&f, "iban", b.IBAN, bankdetails.CheckIBAN)
-		checkWith(&f, "swift_code", b.SwiftCode, bankdetails.CheckBIC)
-		checkWith(&f, "aba_code", b.ABACode, bankdetails.CheckABA)
-		checkWith(&f, "bank_country_alpha2", b.BankCountryAlpha2, bankdetails.CheckCountry)
-		for field, v := range map[string]*string{"sort_code": b.SortCode, "bsb_code": b.BSBCode} {
-			if v != nil {
-				f.Check(sixDigits.MatchString(*v), field, "must be six digits.")
-			}
-		}
-		if b.IFSCCode != nil {
-			f.Check(ifsc.MatchString(*b.IFSCCode), "ifsc_code", "must be an 11-character IFSC code (4 letters, 0, 6 letters or digits).")
-		}
-		if b.CNAPS != nil {
-			f.Check(cnaps.MatchString(*b.CNAPS), "cnaps", "must be a 12-digit CNAPS code.")
-		}
-		if b.AccountNumber != nil {
-			f.Check(accountNo.MatchString(*b.AccountNumber), "account_number", "must be 4 to 34 capital letters or digits.")
-		}
-		for field, v := range map[string]*string{"account_holder_name": b.AccountHolderName, "bank_code": b.BankCode, "bank_name": b.BankName, "branch_code": b.BranchCode} {
-			if v != nil {
-				f.Check(nonEmpty(v) && len(*v) <= 140, field, "must be 1 to 140 characters.")
-			}
-		}
+		b.Check(&f)
 		f.Check(b.IBAN != nil || b.AccountNumber != nil, "iban", "an IBAN, or an account_number with its routing code, is required for a fiat contact.")
 		if b.AccountNumber != nil && b.IBAN == nil {
 			f.Check(b.ABACode != nil || b.SortCode != nil || b.BSBCode != nil || b.IFSCCode != nil || b.CNAPS != nil || b.BankCode != nil || b.SwiftCode != nil,
@@ -147,6 +121,39 @@ func (r *ContactRequest) Validate() error {
 	return f.Err()
 }
 
+// Check normalizes the IBAN and adds to f what is wrong with each bank
+// field given: check digits of IBAN, BIC and ABA numbers, the form of the
+// other codes. It does not ask for any field (a bill may hold some only).
+func (b *BankDetails) Check(f *apierr.Fields) {
+	if b.IBAN != nil {
+		n := bankdetails.NormalizeIBAN(*b.IBAN)
+		b.IBAN = &n
+	}
+	checkWith(f, "iban", b.IBAN, bankdetails.CheckIBAN)
+	checkWith(f, "swift_code", b.SwiftCode, bankdetails.CheckBIC)
+	checkWith(f, "aba_code", b.ABACode, bankdetails.CheckABA)
+	checkWith(f, "bank_country_alpha2", b.BankCountryAlpha2, bankdetails.CheckCountry)
+	for field, v := range map[string]*string{"sort_code": b.SortCode, "bsb_code": b.BSBCode} {
+		if v != nil {
+			f.Check(sixDigits.MatchString(*v), field, "must be six digits.")
+		}
+	}
+	if b.IFSCCode != nil {
+		f.Check(ifsc.MatchString(*b.IFSCCode), "ifsc_code", "must be an 11-character IFSC code (4 letters, 0, 6 letters or digits).")
+	}
+	if b.CNAPS != nil {
+		f.Check(cnaps.MatchString(*b.CNAPS), "cnaps", "must be a 12-digit CNAPS code.")
+	}
+	if b.AccountNumber != nil {
+		f.Check(accountNo.MatchString(*b.AccountNumber), "account_number", "must be 4 to 34 capital letters or digits.")
+	}
+	for field, v := range map[string]*string{"account_holder_name": b.AccountHolderName, "bank_code": b.BankCode, "bank_name": b.BankName, "branch_code": b.BranchCode} {
+		if v != nil {
+			f.Check(nonEmpty(v) && len(*v) <= 140, field, "must be 1 to 140 characters.")
+		}
+	}
+}
+
 // contactDetails is how a contact's rail-specific fields are stored.
 type contactDetails struct {
 	BankDetails
@@ -157,27 +164,32 @@ type contactDetails struct {
 // CreateContact stores a contact and appends payment_contact.created on the
 // contact's own stream, in one transaction.
 func (s *Service) CreateContact(ctx context.Context, a actor.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Contact, error) {
-		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
-			return Contact{}, err
-		}
-		c := Contact{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(r.Name), Currency: r.Currency, Rail: r.Rail,
-			Bank: r.BankDetails, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: tx.Now}
-		if c.Rail == RailFiat && c.Bank.AccountHolderName == nil {
-			c.Bank.AccountHolderName = &c.Name
-		}
-		details, err := json.Marshal(contactDetails{BankDetails: c.Bank, CryptoAddress: c.CryptoAddress, Network: c.Network})
-		if err != nil {
-			return Contact{}, err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO payment_contacts (id, organization_id, name, currency, rail, details, created_by_id, inserted_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, tx.Now); err != nil {
-			return Contact{}, err
-		}
-		_, err = event.Append(ctx, tx, tx.Now, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
-			map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
-		return c, err
-	})
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Contact, error) { return AddContact(ctx, tx, a, orgID, r) })
+}
+
+// AddContact is CreateContact in the caller's transaction tx, for a
+// feature that makes a contact as part of its own change (a bill's
+// supplier). r must have passed Validate.
+func AddContact(ctx context.Context, tx *db.Tx, a actor.Actor, orgID uuid.UUID, r ContactRequest) (Contact, error) {
+	if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+		return Contact{}, err
+	}
+	c := Contact{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(r.Name), Currency: r.Currency, Rail: r.Rail,
+		Bank: r.BankDetails, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: tx.Now}
+	if c.Rail == RailFiat && c.Bank.AccountHolderName == nil {
+		c.Bank.AccountHolderName = &c.Name
+	}
+	details, err := json.Marshal(contactDetails{BankDetails: c.Bank, CryptoAddress: c.CryptoAddress, Network: c.Network})
+	if err != nil {
+		return Contact{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO payment_contacts (id, organization_id, name, currency, rail, details, created_by_id, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, tx.Now); err != nil {
+		return Contact{}, err
+	}
+	_, err = event.Append(ctx, tx, tx.Now, orgID, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
+		map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
+	return c, err
 }
 
 const contactColumns = `id, organization_id, name, currency, rail, details, created_by_id, inserted_at`
@@ -226,6 +238,16 @@ func (s *Service) ListContacts(ctx context.Context, a actor.Actor, orgID uuid.UU
 
 // ContactPageKey positions a page after c.
 func ContactPageKey(c Contact) page.Key { return page.Key{ID: c.ID.String()} }
+
+// ContactOf returns contact id of orgID, or not_found (also when it is
+// another organization's), for a feature that refers to contacts.
+func ContactOf(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Contact, error) {
+	c, err := contactOf(ctx, q, id)
+	if err == nil && c.OrganizationID != orgID {
+		err = apierr.NotFoundf("Payment contact")
+	}
+	return c, err
+}
 
 // contactOf reads a contact in q without authorization (callers authorize its organization).
 func contactOf(ctx context.Context, q db.Querier, id uuid.UUID) (Contact, error) {

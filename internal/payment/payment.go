@@ -174,7 +174,13 @@ func (s *Service) Execute(ctx context.Context, a actor.Actor, r ExecuteRequest, 
 		if _, err := organization.Check(ctx, tx, a, quote.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 			return Executed{}, organization.Hide(err, apierr.NotFoundf("Quote"))
 		}
-		newPayment := func() (Record, error) { return create(ctx, tx, a, quote, r, nil, true, "") }
+		if r.BillID != nil {
+			// The bill is found before the key it scopes is looked up.
+			if err := s.Bills.Find(ctx, tx, quote.OrganizationID, uuid.MustParse(*r.BillID)); err != nil {
+				return Executed{}, err
+			}
+		}
+		newPayment := func() (Record, error) { return s.create(ctx, tx, a, quote, r, nil, true, "") }
 		if idempotencyKey == "" {
 			p, err := newPayment()
 			return Executed{Payment: p}, err
@@ -201,7 +207,7 @@ func (r ExecuteRequest) idempotencyKey(orgID uuid.UUID, key string) (idempotency
 
 // create makes one payment from a locked quote. A payment sent alone gets
 // its own approval; a batch row (batchID set) is covered by the batch's.
-func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r ExecuteRequest,
+func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r ExecuteRequest,
 	batchID *uuid.UUID, ownApproval bool, fieldPrefix string) (Record, error) {
 	switch {
 	case quote.UsedAt != nil:
@@ -211,10 +217,6 @@ func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r Execut
 	}
 	if err := r.checkRail(quote.Rail, fieldPrefix); err != nil {
 		return Record{}, err
-	}
-	if r.BillID != nil {
-		// Bills arrive with the bills feature; until then no bill id can be valid.
-		return Record{}, apierr.NotFoundf("Bill")
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE quotes SET used_at = $2 WHERE id = $1 AND used_at IS NULL`, quote.ID, tx.Now)
 	if err != nil {
@@ -236,7 +238,7 @@ func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r Execut
 	if err != nil {
 		return Record{}, err
 	}
-	ref, err := event.Append(ctx, tx, tx.Now, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
+	ref, err := event.Append(ctx, tx, tx.Now, quote.OrganizationID, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
 		"payment_id": id, "organization_id": quote.OrganizationID, "quote_id": quote.ID, "rail": quote.Rail,
 		"debited": debited, "delivered": quote.Destination, "created_by_id": a.UserID,
 	})
@@ -251,6 +253,16 @@ func create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r Execut
 		debited.Minor, debited.Currency, quote.Destination.Minor, quote.Destination.Currency, quote.Fee.Minor,
 		r.PayoutReason, trimmed(r.StatementDescription), r.InternalNotes, ref.EventID, ref.Stream, ref.Type, a.UserID, tx.Now)
 	if err != nil {
+		return Record{}, err
+	}
+	if r.BillID != nil {
+		err := s.Bills.Request(ctx, tx, BillPayment{OrganizationID: quote.OrganizationID, BillID: uuid.MustParse(*r.BillID),
+			PaymentID: id, ApprovalID: *approvalID, ContactID: quote.ContactID, Amount: quote.Destination})
+		if err != nil {
+			return Record{}, err
+		}
+	}
+	if err := updated(ctx, tx, quote.OrganizationID, PaymentUpdated, id); err != nil {
 		return Record{}, err
 	}
 	p, err := loadPayment(ctx, tx, id, "")
@@ -295,14 +307,38 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Reco
 		default:
 			return Record{}, apierr.Newf(apierr.Conflict, "This payment can no longer be cancelled (it is %s).", p.Status)
 		}
-		return setStatus(ctx, tx, p.ID, Cancelled, nil)
+		return s.setStatus(ctx, tx, p.ID, Cancelled, nil)
 	})
 }
 
 // setStatus moves a payment to status (and its rail to railState, when
 // given) and returns it as it now is.
-func setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, railState *string) (Record, error) {
+func (s *Service) setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, railState *string) (Record, error) {
 	p, err := scanPayment(tx.QueryRowContext(ctx, `UPDATE payments SET status = $2, rail_state = COALESCE($3, rail_state), updated_at = $4
 		WHERE id = $1 RETURNING `+paymentColumns, id, status, railState, tx.Now))
-	return p.Record, err
+	if err != nil {
+		return Record{}, err
+	}
+	if p.BillID != nil && (status == Rejected || status == Cancelled || status == Failed) {
+		if err := s.Bills.Release(ctx, tx, *p.BillID, p.ID); err != nil {
+			return Record{}, err
+		}
+	}
+	return p.Record, updated(ctx, tx, p.OrganizationID, PaymentUpdated, id)
+}
+
+// Event types of the organization's realtime channel (CONTRACT §8): a
+// payment or approval changed. The event holds only the id; the channel
+// shows the record as it is when it delivers the event.
+const (
+	PaymentUpdated  = "payment.updated"
+	ApprovalUpdated = "approval.updated"
+)
+
+// updated appends typ (PaymentUpdated or ApprovalUpdated) for the payment or
+// approval id of orgID in tx.
+func updated(ctx context.Context, tx *db.Tx, orgID uuid.UUID, typ string, id uuid.UUID) error {
+	kind, _, _ := strings.Cut(typ, ".")
+	_, err := event.Append(ctx, tx, tx.Now, orgID, kind+"-"+id.String(), id.String(), typ, map[string]string{kind + "_id": id.String()})
+	return err
 }

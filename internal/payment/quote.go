@@ -30,6 +30,33 @@ type Service struct {
 	DB     *db.DB
 	Rates  Rates
 	StepUp *stepup.Service
+	// Bills keeps the bills payments pay (executePayment's bill_id).
+	Bills Bills
+}
+
+// Bills is what a payment needs of the bill it pays (the bill package
+// implements it; payments cannot import bills, which make contacts here).
+// Each method runs in the payment's transaction.
+type Bills interface {
+	// Find answers not_found unless bill id is orgID's.
+	Find(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error
+	// Request moves the bill to payment_requested for payment p, or
+	// answers bill_mismatch when the bill is not extracted or p does not
+	// pay exactly it (contact, amount and currency).
+	Request(ctx context.Context, tx *db.Tx, p BillPayment) error
+	// Release returns the bill to extracted when payment paymentID, which
+	// was rejected, cancelled or failed, is the one it waits for.
+	Release(ctx context.Context, tx *db.Tx, id, paymentID uuid.UUID) error
+}
+
+// BillPayment is a payment requested for a bill.
+type BillPayment struct {
+	OrganizationID uuid.UUID
+	BillID         uuid.UUID
+	PaymentID      uuid.UUID
+	ApprovalID     uuid.UUID
+	ContactID      uuid.UUID
+	Amount         money.Amount
 }
 
 // Rates tells exchange rates: how many units of `to` one unit of `from` buys,

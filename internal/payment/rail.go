@@ -2,7 +2,9 @@ package payment
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -31,9 +33,16 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 		return job.Permanent(err)
 	}
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'processing', rail_state = 'submitted', updated_at = $2 WHERE id = $1 AND status = 'approved'`,
-			p.PaymentID, tx.Now)
-		return err
+		var orgID uuid.UUID
+		err := tx.QueryRowContext(ctx, `UPDATE payments SET status = 'processing', rail_state = 'submitted', updated_at = $2
+			WHERE id = $1 AND status = 'approved' RETURNING organization_id`, p.PaymentID, tx.Now).Scan(&orgID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return updated(ctx, tx, orgID, PaymentUpdated, p.PaymentID)
 	})
 }
 
@@ -61,7 +70,7 @@ func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Rec
 		if err != nil {
 			return Record{}, err
 		}
-		return setStatus(ctx, tx, p.ID, outcome, &state)
+		return s.setStatus(ctx, tx, p.ID, outcome, &state)
 	})
 }
 

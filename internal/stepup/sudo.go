@@ -60,7 +60,9 @@ func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column
 // expireStale moves on, for one person, every state whose time is up at
 // tx.Now: pending challenges past their expiry, pending step-ups whose
 // verification ran out, and sudo windows past their end. Reading through it
-// is what makes the state machines follow the (manual) clock.
+// is what makes the state machines follow the (manual) clock. Each statement
+// reads only the person's pending and active rows (by index), so its cost does
+// not grow with their history.
 func expireStale(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = 'expired', decided_at = $2
@@ -69,9 +71,10 @@ func expireStale(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	}
 	_, err := tx.ExecContext(ctx, `
 		UPDATE sudo_sessions SET status = 'expired', updated_at = $2
-		WHERE user_id = $1 AND (
+		WHERE user_id = $1 AND status IN ('active', 'pending') AND (
 		      (status = 'active' AND expires_at <= $2)
-		   OR (status = 'pending' AND id IN (SELECT sudo_session_id FROM step_up_authentications WHERE user_id = $1 AND expires_at <= $2)))`,
+		   OR (status = 'pending' AND EXISTS (SELECT 1 FROM step_up_authentications su
+		                                      WHERE su.sudo_session_id = sudo_sessions.id AND su.expires_at <= $2)))`,
 		userID, tx.Now)
 	return err
 }

@@ -8,11 +8,13 @@ package event
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,13 +25,17 @@ import (
 
 // Event is one stored domain event.
 type Event struct {
-	Seq         int64
-	ID          uuid.UUID
-	Stream      string
-	AggregateID string
-	Type        string
-	Data        json.RawMessage
-	OccurredAt  time.Time
+	Seq int64
+	ID  uuid.UUID
+	// OrganizationID is the organization whose realtime channel carries the
+	// event; uuid.Nil when it concerns none (and for events stored before
+	// organizations were recorded).
+	OrganizationID uuid.UUID
+	Stream         string
+	AggregateID    string
+	Type           string
+	Data           json.RawMessage
+	OccurredAt     time.Time
 }
 
 // Ref is what records carry to point at the event that recorded them.
@@ -42,9 +48,11 @@ type Ref struct {
 
 // Append writes one event in q, the caller's open transaction, so the event
 // exists if and only if the change it describes commits. data is stored as
-// JSON. When q is a *db.Tx, dispatchers (in every instance, on PostgreSQL)
-// wake as soon as it commits; otherwise at their next poll.
-func Append(ctx context.Context, q db.Querier, now time.Time, stream, aggregateID, typ string, data any) (Ref, error) {
+// JSON. orgID names the organization whose realtime channel carries the
+// event (uuid.Nil: none). When q is a *db.Tx, dispatchers and tails (in
+// every instance, on PostgreSQL) wake as soon as it commits; otherwise at
+// their next poll.
+func Append(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID, stream, aggregateID, typ string, data any) (Ref, error) {
 	body, err := json.Marshal(data)
 	if err != nil {
 		return Ref{}, fmt.Errorf("event %s: encode data: %w", typ, err)
@@ -56,9 +64,9 @@ func Append(ctx context.Context, q db.Querier, now time.Time, stream, aggregateI
 	// seq comes from the table (and on PostgreSQL tx_id from its default), so
 	// the same text serves both engines.
 	_, err = q.ExecContext(ctx, `
-		INSERT INTO domain_events (id, stream, aggregate_id, type, data, occurred_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`,
-		id, stream, aggregateID, typ, string(body), now.UTC())
+		INSERT INTO domain_events (id, organization_id, stream, aggregate_id, type, data, occurred_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		id, uuid.NullUUID{UUID: orgID, Valid: orgID != uuid.Nil}, stream, aggregateID, typ, string(body), now.UTC())
 	if err != nil {
 		return Ref{}, fmt.Errorf("event %s: append: %w", typ, err)
 	}
@@ -328,8 +336,7 @@ func (d *Dispatcher) deliver(ctx context.Context, s *subscriber, q db.Querier, s
 // event at or below the last one read is committed or rolled back. On SQLite
 // the single writer commits sequence numbers in order.
 func (d *Dispatcher) read(ctx context.Context, q db.Querier, pos int64) ([]Event, error) {
-	query := `SELECT seq, id, stream, aggregate_id, type, data, occurred_at
-		FROM domain_events WHERE seq > $1`
+	query := `SELECT ` + eventColumns + ` FROM domain_events WHERE seq > $1`
 	if d.db.Dialect() == db.Postgres {
 		query += ` AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`
 	}
@@ -339,23 +346,10 @@ func (d *Dispatcher) read(ctx context.Context, q db.Querier, pos int64) ([]Event
 		return nil, err
 	}
 	defer rows.Close()
-	var events []Event
-	for rows.Next() {
-		var (
-			e    Event
-			data string
-		)
-		if err := rows.Scan(&e.Seq, &e.ID, &e.Stream, &e.AggregateID, &e.Type, &data, &e.OccurredAt); err != nil {
-			return nil, err
-		}
-		e.Data = json.RawMessage(data)
-		e.OccurredAt = e.OccurredAt.UTC()
-		events = append(events, e)
-	}
-	if err := rows.Err(); err != nil {
+	events, err := scanEvents(rows, nil)
+	if err != nil {
 		return nil, err
 	}
-	rows.Close()
 	// Committed events that wait only for an unrelated older transaction get
 	// no Notify of their own once it ends; Run looks again soon instead of
 	// after a whole poll interval.
@@ -372,6 +366,45 @@ func (d *Dispatcher) read(ctx context.Context, q db.Querier, pos int64) ([]Event
 		d.heldBack = held
 	}
 	return events, nil
+}
+
+const eventColumns = `seq, id, organization_id, stream, aggregate_id, type, data, occurred_at`
+
+// scanEvents reads rows of eventColumns, followed by the transaction id as
+// text when tx is not nil (PostgreSQL), and closes them.
+func scanEvents(rows *sql.Rows, tx *[]uint64) ([]Event, error) {
+	defer rows.Close()
+	var events []Event
+	for rows.Next() {
+		var (
+			e    Event
+			org  uuid.NullUUID
+			data string
+			xid  string
+		)
+		dest := []any{&e.Seq, &e.ID, &org, &e.Stream, &e.AggregateID, &e.Type, &data, &e.OccurredAt}
+		if tx != nil {
+			dest = append(dest, &xid)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if tx != nil {
+			n, err := strconv.ParseUint(xid, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("event #%d: transaction id %q: %w", e.Seq, xid, err)
+			}
+			*tx = append(*tx, n)
+		}
+		e.OrganizationID = org.UUID
+		e.Data = json.RawMessage(data)
+		e.OccurredAt = e.OccurredAt.UTC()
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return events, rows.Close()
 }
 
 // sqliteLocks holds a *sync.Mutex per *db.DB on SQLite, so that several

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/event"
@@ -24,7 +26,7 @@ func appendN(t *testing.T, d *db.DB, from, n int) []event.Ref {
 	for i := from; i < from+n; i++ {
 		err := d.Tx(context.Background(), func(tx *db.Tx) error {
 			ref, err := event.Append(context.Background(), tx, t0.Add(time.Duration(i)*time.Second),
-				"payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
+				uuid.Nil, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
 			refs = append(refs, ref)
 			return err
 		})
@@ -98,7 +100,7 @@ func TestAppendInRolledBackTransactionLeavesNothing(t *testing.T) {
 		ctx := context.Background()
 		rollback := errors.New("rollback")
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			if _, err := event.Append(ctx, tx, t0, "card", "c1", "card.frozen", nil); err != nil {
+			if _, err := event.Append(ctx, tx, t0, uuid.Nil, "card", "c1", "card.frozen", nil); err != nil {
 				return err
 			}
 			return rollback
@@ -132,7 +134,7 @@ func TestEverySubscriberSeesEveryEventOnceInOrder(t *testing.T) {
 		// Several events in one transaction keep their order too.
 		err := d.Tx(ctx, func(tx *db.Tx) error {
 			for i := 5; i <= 7; i++ {
-				ref, err := event.Append(ctx, tx, t0, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
+				ref, err := event.Append(ctx, tx, t0, uuid.Nil, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
 				if err != nil {
 					return err
 				}
@@ -349,7 +351,7 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 		t.Cleanup(func() { releaseOnce(); wg.Wait() })
 		wg.Go(func() {
 			slowErr = d.Tx(ctx, func(tx *db.Tx) error {
-				if _, err := event.Append(ctx, tx, t0, "s", "slow", "t", nil); err != nil {
+				if _, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "slow", "t", nil); err != nil {
 					return err
 				}
 				close(appended)
@@ -359,7 +361,7 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 		})
 		<-appended
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			_, err := event.Append(ctx, tx, t0, "s", "fast", "t", nil)
+			_, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "fast", "t", nil)
 			return err
 		})
 		if err != nil {
@@ -421,7 +423,7 @@ func TestRunRetriesSoonWhenEventsAreHeldBack(t *testing.T) {
 
 		go disp.Run(ctx)
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			_, err := event.Append(ctx, tx, t0, "s", "held", "t", nil)
+			_, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "held", "t", nil)
 			return err
 		})
 		if err != nil {

@@ -1,0 +1,170 @@
+// Package bill turns supplier invoices into bills: a bill is created from a
+// stored file, read by an extraction job (package extract) into its fields,
+// corrected by people, given a payment contact, and paid through one
+// payment at a time (spec 2.6, 3.1; CONTRACT §8).
+package bill
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/payment"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/money"
+)
+
+// Status is where a bill stands (spec 3.1).
+type Status string
+
+// The statuses of a bill.
+const (
+	Extracting       Status = "extracting"
+	Extracted        Status = "extracted"
+	PaymentRequested Status = "payment_requested"
+	Cancelled        Status = "cancelled"
+)
+
+// Statuses lists every status, for the list filter.
+var Statuses = []Status{Extracting, Extracted, PaymentRequested, Cancelled}
+
+// Bill is one supplier invoice of an organization.
+type Bill struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	CreatedByID    uuid.UUID
+	FileID         *uuid.UUID
+	Status         Status
+	// Amount is the total payable; nil until known. Currency may be known
+	// without it.
+	Amount           *money.Amount
+	Currency         *string
+	BillNumber       *string
+	IssueDate        *string // YYYY-MM-DD
+	DueDate          *string // YYYY-MM-DD
+	SupplierName     *string
+	SupplierTaxID    *string
+	PaymentReference *string
+	PaymentContactID *uuid.UUID
+	Bank             payment.BankDetails
+	// ApprovalRequestID and FiatOutgoingID name the payment requested for
+	// the bill while it is payment_requested.
+	ApprovalRequestID  *uuid.UUID
+	FiatOutgoingID     *uuid.UUID
+	ExtractionFailedAt *time.Time
+	InsertedAt         time.Time
+	UpdatedAt          time.Time
+}
+
+// editable reports whether people may change the bill's fields.
+func (b Bill) editable() bool { return b.Status != PaymentRequested && b.Status != Cancelled }
+
+// PatchRequest is the body of a bill's PATCH: any field from amount to
+// sort_code, and payment_contact_id. A field sent as null is cleared.
+type PatchRequest struct {
+	Amount           Optional[string] `json:"amount"`
+	Currency         Optional[string] `json:"currency"`
+	BillNumber       Optional[string] `json:"bill_number"`
+	IssueDate        Optional[string] `json:"issue_date"`
+	DueDate          Optional[string] `json:"due_date"`
+	SupplierName     Optional[string] `json:"supplier_name"`
+	SupplierTaxID    Optional[string] `json:"supplier_tax_id"`
+	PaymentReference Optional[string] `json:"payment_reference"`
+	PaymentContactID Optional[string] `json:"payment_contact_id"`
+
+	AccountHolderName Optional[string] `json:"account_holder_name"`
+	AccountNumber     Optional[string] `json:"account_number"`
+	IBAN              Optional[string] `json:"iban"`
+	SwiftCode         Optional[string] `json:"swift_code"`
+	ABACode           Optional[string] `json:"aba_code"`
+	BankCode          Optional[string] `json:"bank_code"`
+	BankName          Optional[string] `json:"bank_name"`
+	BankCountryAlpha2 Optional[string] `json:"bank_country_alpha2"`
+	BranchCode        Optional[string] `json:"branch_code"`
+	BSBCode           Optional[string] `json:"bsb_code"`
+	CNAPS             Optional[string] `json:"cnaps"`
+	IFSCCode          Optional[string] `json:"ifsc_code"`
+	SortCode          Optional[string] `json:"sort_code"`
+}
+
+// Optional is a PATCH field: absent (Set false), null (Set, Value nil) or a value.
+type Optional[T any] struct {
+	Set   bool
+	Value *T
+}
+
+// UnmarshalJSON records that the field was sent, as null or a value.
+func (o *Optional[T]) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	if string(b) == "null" {
+		o.Value = nil
+		return nil
+	}
+	o.Value = new(T)
+	return json.Unmarshal(b, o.Value)
+}
+
+// bank is the bank fields the request sets, for their checks.
+func (r PatchRequest) bank() payment.BankDetails {
+	return payment.BankDetails{AccountHolderName: r.AccountHolderName.Value, AccountNumber: r.AccountNumber.Value, IBAN: r.IBAN.Value,
+		SwiftCode: r.SwiftCode.Value, ABACode: r.ABACode.Value, BankCode: r.BankCode.Value, BankName: r.BankName.Value,
+		BankCountryAlpha2: r.BankCountryAlpha2.Value, BranchCode: r.BranchCode.Value, BSBCode: r.BSBCode.Value, CNAPS: r.CNAPS.Value,
+		IFSCCode: r.IFSCCode.Value, SortCode: r.SortCode.Value}
+}
+
+// Validate checks each field sent: text lengths, dates, the currency (the
+// amount is checked against the bill's currency when applied), the payment contact id and the bank fields as for payment
+// contacts (check digits of IBAN, BIC and ABA numbers).
+func (r *PatchRequest) Validate() error {
+	var f apierr.Fields
+	if r.Currency.Value != nil {
+		f.Check(money.IsCurrency(*r.Currency.Value), "currency", "must be an ISO 4217 currency code in capitals.")
+	}
+	for field, v := range map[string]*string{"bill_number": r.BillNumber.Value, "supplier_name": r.SupplierName.Value,
+		"supplier_tax_id": r.SupplierTaxID.Value, "payment_reference": r.PaymentReference.Value} {
+		checkText(&f, field, v)
+	}
+	for field, v := range map[string]*string{"issue_date": r.IssueDate.Value, "due_date": r.DueDate.Value} {
+		if v != nil {
+			f.Check(IsDate(*v), field, "must be a date as YYYY-MM-DD.")
+		}
+	}
+	if r.PaymentContactID.Value != nil {
+		_, err := uuid.Parse(*r.PaymentContactID.Value)
+		f.Check(err == nil, "payment_contact_id", "must be the id of a payment contact.")
+	}
+	b := r.bank()
+	b.Check(&f)
+	r.IBAN.Value = b.IBAN // normalized
+	return f.Err()
+}
+
+// checkText accepts 1 to 140 characters without control characters or
+// leading and trailing spaces.
+func checkText(f *apierr.Fields, field string, v *string) {
+	if v == nil {
+		return
+	}
+	s := *v
+	f.Check(s != "" && utf8.RuneCountInString(s) <= 140 && s == strings.TrimSpace(s) && strings.IndexFunc(s, unicode.IsControl) < 0,
+		field, "must be 1 to 140 characters, without control characters or leading or trailing spaces.")
+}
+
+// IsDate reports whether s is a calendar date as YYYY-MM-DD.
+func IsDate(s string) bool {
+	t, err := time.Parse(time.DateOnly, s)
+	return err == nil && t.Year() >= 1900 && t.Year() <= 2199
+}
+
+// ListFilter narrows the bill list (CONTRACT §8).
+type ListFilter struct {
+	Status      *Status
+	DueDateFrom *string
+	DueDateTo   *string
+	// Search matches supplier name and bill number, ignoring letter case.
+	Search *string
+}

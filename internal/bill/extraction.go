@@ -1,0 +1,166 @@
+package bill
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/bill/extract"
+	"github.com/strongroom/strongroom/internal/payment"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/job"
+	"github.com/strongroom/strongroom/internal/platform/money"
+)
+
+// extractJob reads a new bill's file into its fields.
+const extractJob = "bill.extract"
+
+// reading bounds how many invoices this process reads at once: a 20 MiB
+// PDF takes a few times its size in memory while it is parsed.
+var reading = make(chan struct{}, 2)
+
+type extractPayload struct {
+	BillID uuid.UUID `json:"bill_id"`
+}
+
+// Register adds the extraction worker to r.
+func (s *Service) Register(r *job.Runner) { r.Handle(extractJob, s.extract) }
+
+// extract reads the file of a bill still extracting and fills the fields
+// people have not filled meanwhile; a file nothing can be read from sets
+// extraction_failed_at. Either way the bill becomes extracted, a normal
+// bill whose fields are the user's to complete (spec 3.1), and
+// bill.event_appended tells the organization. Reading the file happens
+// outside the transaction; a failure to read the bytes is retried.
+func (s *Service) extract(ctx context.Context, j job.Job) error {
+	var p extractPayload
+	if err := json.Unmarshal(j.Payload, &p); err != nil {
+		return job.Permanent(err)
+	}
+	q := s.DB.Reader()
+	b, err := loadBill(ctx, q, p.BillID, "")
+	if errors.Is(err, errNotFound) {
+		return job.Permanent(err)
+	}
+	if err != nil || b.Status != Extracting || b.FileID == nil {
+		return err
+	}
+	f, err := s.Files.Stored(ctx, q, b.OrganizationID, *b.FileID)
+	if err != nil {
+		return job.Permanent(err)
+	}
+	select {
+	case reading <- struct{}{}:
+		defer func() { <-reading }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r, err := s.Files.Open(ctx, f)
+	if err != nil {
+		return fmt.Errorf("bill %s: open file: %w", b.ID, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, extract.MaxInputSize+1))
+	r.Close()
+	if err != nil {
+		return fmt.Errorf("bill %s: read file: %w", b.ID, err)
+	}
+	res, readErr := extract.Read(data)
+	return s.DB.Tx(ctx, func(tx *db.Tx) error {
+		b, err := loadBill(ctx, tx, p.BillID, tx.ForUpdate())
+		if err != nil || b.Status != Extracting {
+			return err // cancelled meanwhile: nothing to fill
+		}
+		outcome := ExtractionCompleted
+		if readErr != nil {
+			outcome = ExtractionFailed
+			now := tx.Now.UTC()
+			b.ExtractionFailedAt = &now
+		} else {
+			fill(&b, res.Fields)
+		}
+		b.Status, b.UpdatedAt = Extracted, tx.Now.UTC()
+		if err := saveFields(ctx, tx, b); err != nil {
+			return err
+		}
+		return appendEvent(ctx, tx, b, EventAppended, map[string]any{"event": outcome})
+	})
+}
+
+// fill sets the fields of b still empty from what was read, each only when
+// it passes the checks a person's edit would (a value that does not is
+// left for the person).
+func fill(b *Bill, x extract.Fields) {
+	text := func(dst **string, v string) {
+		if *dst != nil {
+			return
+		}
+		if v = clean(v); v != "" {
+			*dst = &v
+		}
+	}
+	text(&b.BillNumber, x.InvoiceNumber)
+	text(&b.SupplierName, x.SupplierName)
+	text(&b.SupplierTaxID, x.SupplierTaxID)
+	text(&b.PaymentReference, x.RemittanceReference)
+	if !x.IssueDate.IsZero() {
+		text(&b.IssueDate, x.IssueDate.String())
+	}
+	if !x.DueDate.IsZero() {
+		text(&b.DueDate, x.DueDate.String())
+	}
+	if b.Currency == nil && money.IsCurrency(x.Currency) {
+		b.Currency = &x.Currency
+	}
+	if b.Amount == nil && b.Currency != nil && x.AmountDue != "" {
+		if v, err := money.Parse(x.AmountDue, *b.Currency); err == nil {
+			b.Amount = &v
+		}
+	}
+	bank := payment.BankDetails{}
+	text(&bank.IBAN, x.IBAN)
+	text(&bank.SwiftCode, x.BIC)
+	text(&bank.AccountNumber, x.AccountNumber)
+	text(&bank.SortCode, x.SortCode)
+	text(&bank.ABACode, x.ABACode)
+	text(&bank.AccountHolderName, x.AccountHolderName)
+	var problems apierr.Fields
+	bank.Check(&problems)
+	bad := map[string]bool{}
+	for _, p := range problems {
+		bad[p.Field] = true
+	}
+	keep := func(dst **string, v *string, field string) {
+		if *dst == nil && v != nil && !bad[field] {
+			*dst = v
+		}
+	}
+	keep(&b.Bank.IBAN, bank.IBAN, "iban")
+	keep(&b.Bank.SwiftCode, bank.SwiftCode, "swift_code")
+	keep(&b.Bank.AccountNumber, bank.AccountNumber, "account_number")
+	keep(&b.Bank.SortCode, bank.SortCode, "sort_code")
+	keep(&b.Bank.ABACode, bank.ABACode, "aba_code")
+	keep(&b.Bank.AccountHolderName, bank.AccountHolderName, "account_holder_name")
+}
+
+// clean makes text read from a file fit a bill's text field: control
+// characters become spaces, runs of spaces one, at most 140 characters.
+func clean(s string) string {
+	s = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)), " ")
+	if utf8.RuneCountInString(s) > 140 {
+		s = strings.TrimSpace(string([]rune(s)[:140]))
+	}
+	return s
+}

@@ -1,0 +1,146 @@
+package bill
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/money"
+	"github.com/strongroom/strongroom/internal/platform/page"
+)
+
+var errNotFound = apierr.NotFoundf("Bill")
+
+// fieldColumns are the fields people and the extraction job fill, in the
+// order of (*Bill).fields.
+var fillable = []string{"amount_minor", "currency", "bill_number", "issue_date", "due_date", "supplier_name", "supplier_tax_id",
+	"payment_reference", "payment_contact_id", "account_holder_name", "account_number", "iban", "swift_code", "aba_code", "bank_code",
+	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code"}
+
+var (
+	fieldColumns = strings.Join(fillable, ", ")
+	billColumns  = `id, organization_id, created_by_id, file_id, status, ` + fieldColumns +
+		`, approval_request_id, fiat_outgoing_id, extraction_failed_at, inserted_at, updated_at`
+	// fieldSets assigns the fields from $5 on (saveFields).
+	fieldSets = func() string {
+		sets := make([]string, len(fillable))
+		for i, c := range fillable {
+			sets[i] = c + " = $" + strconv.Itoa(i+5)
+		}
+		return strings.Join(sets, ", ")
+	}()
+)
+
+// fields are pointers to b's fillable fields, in fieldColumns order; minor
+// holds the amount in minor units.
+func (b *Bill) fields(minor **int64) []any {
+	k := &b.Bank
+	return []any{minor, &b.Currency, &b.BillNumber, &b.IssueDate, &b.DueDate, &b.SupplierName, &b.SupplierTaxID, &b.PaymentReference,
+		&b.PaymentContactID, &k.AccountHolderName, &k.AccountNumber, &k.IBAN, &k.SwiftCode, &k.ABACode, &k.BankCode, &k.BankName,
+		&k.BankCountryAlpha2, &k.BranchCode, &k.BSBCode, &k.CNAPS, &k.IFSCCode, &k.SortCode}
+}
+
+func scanBill(row db.Scanner) (Bill, error) {
+	var b Bill
+	var minor *int64
+	dest := append([]any{&b.ID, &b.OrganizationID, &b.CreatedByID, &b.FileID, &b.Status}, b.fields(&minor)...)
+	dest = append(dest, &b.ApprovalRequestID, &b.FiatOutgoingID, &b.ExtractionFailedAt, &b.InsertedAt, &b.UpdatedAt)
+	err := row.Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Bill{}, errNotFound
+	}
+	if err != nil {
+		return Bill{}, err
+	}
+	if minor != nil && b.Currency != nil {
+		b.Amount = &money.Amount{Minor: *minor, Currency: *b.Currency}
+	}
+	b.InsertedAt, b.UpdatedAt = b.InsertedAt.UTC(), b.UpdatedAt.UTC()
+	if b.ExtractionFailedAt != nil {
+		t := b.ExtractionFailedAt.UTC()
+		b.ExtractionFailedAt = &t
+	}
+	return b, nil
+}
+
+// values are b's fillable fields as statement arguments.
+func (b Bill) values() []any {
+	var minor *int64
+	if b.Amount != nil {
+		minor = &b.Amount.Minor
+	}
+	vals := b.fields(&minor)
+	for i, v := range vals {
+		vals[i] = deref(v)
+	}
+	return vals
+}
+
+// deref turns a pointer to a field into the field's value.
+func deref(p any) any {
+	switch v := p.(type) {
+	case **int64:
+		return *v
+	case **string:
+		return *v
+	case **uuid.UUID:
+		return *v
+	}
+	panic("bill: unexpected field type")
+}
+
+func insertBill(ctx context.Context, q db.Querier, b Bill) error {
+	args := append([]any{b.ID, b.OrganizationID, b.CreatedByID, b.FileID, b.Status, b.InsertedAt}, b.values()...)
+	_, err := q.ExecContext(ctx, `INSERT INTO bills (id, organization_id, created_by_id, file_id, status, inserted_at, updated_at, `+fieldColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $6, `+db.Placeholders(7, len(args)-6)+`)`, args...)
+	return err
+}
+
+// saveFields writes b's fillable fields, status and extraction time.
+func saveFields(ctx context.Context, q db.Querier, b Bill) error {
+	args := append([]any{b.ID, b.Status, b.ExtractionFailedAt, b.UpdatedAt}, b.values()...)
+	_, err := q.ExecContext(ctx, `UPDATE bills SET status = $2, extraction_failed_at = $3, updated_at = $4, `+fieldSets+` WHERE id = $1`, args...)
+	return err
+}
+
+func loadBill(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Bill, error) {
+	return scanBill(q.QueryRowContext(ctx, `SELECT `+billColumns+` FROM bills WHERE id = $1`+lock, id))
+}
+
+// setPayment moves bill id to status with the payment fields given (both
+// nil to clear them).
+func setPayment(ctx context.Context, q db.Querier, b Bill) error {
+	_, err := q.ExecContext(ctx, `UPDATE bills SET status = $2, approval_request_id = $3, fiat_outgoing_id = $4, updated_at = $5 WHERE id = $1`,
+		b.ID, b.Status, b.ApprovalRequestID, b.FiatOutgoingID, b.UpdatedAt)
+	return err
+}
+
+// listBills reads a page of orgID's bills matching f, newest first.
+func listBills(ctx context.Context, q db.Querier, orgID uuid.UUID, f ListFilter, req page.Request) ([]Bill, error) {
+	var status, search *string
+	if f.Status != nil {
+		s := string(*f.Status)
+		status = &s
+	}
+	if f.Search != nil {
+		s := "%" + escapeLike(strings.ToLower(*f.Search)) + "%"
+		search = &s
+	}
+	return db.QueryAll(ctx, q, scanBill, `SELECT `+billColumns+` FROM bills
+		WHERE organization_id = $1 AND (id < $2 OR $2 IS NULL)
+		AND ($3 IS NULL OR status = $3)
+		AND ($4 IS NULL OR due_date >= $4) AND ($5 IS NULL OR due_date <= $5)
+		AND ($6 IS NULL OR lower(supplier_name) LIKE $6 ESCAPE '\' OR lower(bill_number) LIKE $6 ESCAPE '\')
+		ORDER BY id DESC LIMIT $7`, orgID, req.AfterUUID(), status, f.DueDateFrom, f.DueDateTo, search, req.Limit+1)
+}
+
+// escapeLike makes s match itself in a LIKE pattern with ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

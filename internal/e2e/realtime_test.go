@@ -1,0 +1,314 @@
+package e2e_test
+
+import (
+	"net/http"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/apitest"
+)
+
+// The organization's realtime channel (CONTRACT §8): WebSocket and
+// server-sent events, replay after a reconnect, organizations kept apart,
+// access re-checked, streams ended by a stop, and delivery across instances.
+
+// realtimeWait bounds the wait for one message: the tail wakes on commit,
+// so a message usually takes milliseconds.
+const realtimeWait = 10 * time.Second
+
+func realtimePath(org string) string { return "/api/v1/organizations/" + org + "/realtime" }
+
+// expectMessage fails t unless m is of type typ for org; it returns m's data id.
+func expectMessage(t *testing.T, m apitest.Message, typ, org string) string {
+	t.Helper()
+	if m.Type != typ || m.OrganizationID != org {
+		t.Fatalf("message %s of %s, want %s of %s: %s", m.Type, m.OrganizationID, typ, org, m.Data)
+	}
+	var data struct {
+		ID string `json:"id"`
+	}
+	m.Decode(t, &data)
+	return data.ID
+}
+
+// nextCard waits for a card.updated of org and returns the card.
+func nextCard(t *testing.T, st *apitest.Stream, org string) (apitest.Message, cardRecord) {
+	t.Helper()
+	m := st.Next(t, realtimeWait)
+	expectMessage(t, m, "card.updated", org)
+	var c cardRecord
+	m.Decode(t, &c)
+	return m, c
+}
+
+func expectCard(t *testing.T, st *apitest.Stream, org, cardID string) apitest.Message {
+	t.Helper()
+	m, c := nextCard(t, st, org)
+	if c.ID != cardID {
+		t.Fatalf("card.updated for card %s, want %s", c.ID, cardID)
+	}
+	return m
+}
+
+// expectChange waits for a message of type typ of org about record id and
+// fails t unless the record's status is one of statuses; it returns the message.
+func expectChange(t *testing.T, st *apitest.Stream, org, typ, id string, statuses ...string) apitest.Message {
+	t.Helper()
+	m := st.Next(t, realtimeWait)
+	var rec struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	m.Decode(t, &rec)
+	if expectMessage(t, m, typ, org); rec.ID != id || !slices.Contains(statuses, rec.Status) {
+		t.Fatalf("%s for %s at %s, want %s at %v", typ, rec.ID, rec.Status, id, statuses)
+	}
+	return m
+}
+
+func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "realtime-ws@acme.test", "1000.00")
+	ws := s.WebSocket(t, realtimePath(p.org), p.web)
+
+	pay := p.pay(t, s, "100.00")
+	approvalID := *pay.ApprovalRequestID
+	var approval approvalRecord
+	expectChange(t, ws, p.org, "approval.updated", approvalID, "pending").Decode(t, &approval)
+	if approval.TargetID != pay.ID {
+		t.Fatalf("approval for %s, want payment %s", approval.TargetID, pay.ID)
+	}
+	var created paymentRecord
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "awaiting_approval").Decode(t, &created)
+	if created.DomainEvent.Type != "payment.created" {
+		t.Fatalf("payment's domain_event %+v, want its payment.created", created.DomainEvent)
+	}
+
+	// Approval moves the funds: the payment is approved (shown as of
+	// delivery, so possibly already processing), the approval decided, and
+	// the rail takes the payment right after.
+	p.approveInApp(t, s, approvalID)
+	var moved paymentRecord
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "approved", "processing").Decode(t, &moved)
+	if moved.TransactionID == nil {
+		t.Fatalf("approved payment without its transaction: %+v", moved)
+	}
+	expectChange(t, ws, p.org, "approval.updated", approvalID, "approved").Decode(t, &approval)
+	if approval.DecidedBy == nil || *approval.DecidedBy != p.userID {
+		t.Fatalf("approval decided by %v, want %s", approval.DecidedBy, p.userID)
+	}
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "processing")
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "payment.updated", pay.ID, "completed")
+
+	// A rejection and a cancellation say so for the payment and its approval.
+	rejected := p.pay(t, s, "10.00")
+	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "pending")
+	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "awaiting_approval")
+	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/reject", p.web, map[string]any{"reason": "not ours"}).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "rejected")
+	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "rejected")
+	cancelled := p.pay(t, s, "10.00")
+	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "pending")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "awaiting_approval")
+	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "cancelled")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "cancelled")
+}
+
+func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {
+	s := apitest.Start(t)
+	o := newCardOrg(t, s, "realtime-sse.test")
+	owner := s.Events(t, realtimePath(o.id), o.owner.token, nil)
+	if cc := owner.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control %q, want no-store", cc)
+	}
+	alice := s.Events(t, realtimePath(o.id), o.alice.token, nil)
+
+	// Bob's card is not Alice's business; her first message is her own card.
+	bobs := cardFor(t, s, o.id, o.bob.id, 100)
+	alices := cardFor(t, s, o.id, o.alice.id, 200)
+	m := expectCard(t, owner, o.id, bobs.ID)
+	if m.EventID != m.ID {
+		t.Errorf("SSE id %q differs from the message id %q", m.EventID, m.ID)
+	}
+	expectCard(t, owner, o.id, alices.ID)
+	_, seen := nextCard(t, alice, o.id)
+	if seen.ID != alices.ID {
+		t.Fatalf("Alice was sent card %s, want only her own %s", seen.ID, alices.ID)
+	}
+	// What she sees is the card as her GET shows it (her own actions).
+	expectActions(t, "Alice's card on the channel", seen, getCard(t, s, o.alice.token, alices.ID).AvailableActions...)
+
+	// A change by the card network reaches both, as of delivery.
+	setCardStatus(t, s, alices.ID, "inactive")
+	for _, st := range []*apitest.Stream{owner, alice} {
+		if _, c := nextCard(t, st, o.id); c.ID != alices.ID || c.Status != "inactive" {
+			t.Fatalf("after the network's change: card %s %s, want %s inactive", c.ID, c.Status, alices.ID)
+		}
+	}
+	// A person's own change too.
+	cardAction(t, s, o.owner.token, bobs.ID, "freeze")
+	if _, c := nextCard(t, owner, o.id); c.ID != bobs.ID || !c.Frozen {
+		t.Fatalf("after freeze: card %s frozen=%v, want %s frozen", c.ID, c.Frozen, bobs.ID)
+	}
+}
+
+func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
+	s := apitest.Start(t)
+	o := newCardOwner(t, s, "realtime-replay.test")
+	path := realtimePath(o.id)
+	first := s.Events(t, path, o.owner.token, nil)
+	c1 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
+	m1 := expectCard(t, first, o.id, c1.ID)
+	first.Close()
+
+	c2 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 20})
+	c3 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 30})
+	// An EventSource reconnecting sends Last-Event-ID: the missed ones come
+	// first, in order, then the live ones, with nothing twice.
+	sse := s.Events(t, path, o.owner.token, map[string]string{"Last-Event-ID": m1.ID})
+	expectCard(t, sse, o.id, c2.ID)
+	expectCard(t, sse, o.id, c3.ID)
+	c4 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 40})
+	m4 := expectCard(t, sse, o.id, c4.ID)
+	// A WebSocket names it with ?after=.
+	ws := s.WebSocket(t, path+"?after="+m1.ID, o.owner.token)
+	for _, c := range []cardRecord{c2, c3, c4} {
+		expectCard(t, ws, o.id, c.ID)
+	}
+	c5 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 50})
+	expectCard(t, ws, o.id, c5.ID)
+	expectCard(t, sse, o.id, c5.ID)
+	// The header wins over the parameter.
+	both := s.Events(t, path+"?after="+m1.ID, o.owner.token, map[string]string{"Last-Event-ID": m4.ID})
+	expectCard(t, both, o.id, c5.ID)
+
+	// Nothing older than 24 hours comes back.
+	advance(t, s, 25*time.Hour)
+	o.owner.signInAgain(t, s)
+	c6 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 60})
+	late := s.Events(t, path, o.owner.token, map[string]string{"Last-Event-ID": m1.ID})
+	expectCard(t, late, o.id, c6.ID)
+	c7 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 70})
+	expectCard(t, late, o.id, c7.ID)
+
+	// An id that is no message of this organization is refused.
+	other := newCardOwner(t, s, "realtime-replay-other.test")
+	theirs := s.Events(t, realtimePath(other.id), other.owner.token, nil)
+	oc := issueCard(t, s, other.id, map[string]any{"monthly_limit": 10})
+	om := expectCard(t, theirs, other.id, oc.ID)
+	for _, id := range []string{om.ID, uuid.NewString()} {
+		for field, req := range map[string]apitest.Request{
+			"Last-Event-ID": {Method: "GET", Path: path, Bearer: o.owner.token, Header: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": id}},
+			"after":         {Method: "GET", Path: path + "?after=" + id, Bearer: o.owner.token, Header: upgrade},
+		} {
+			e := s.Do(t, req).ExpectError(t, http.StatusBadRequest, "invalid_request")
+			if len(e.Error.Details) != 1 || e.Error.Details[0].Field != field {
+				t.Errorf("unknown id in %s: details %+v, want the field named", field, e.Error.Details)
+			}
+		}
+	}
+	s.Do(t, apitest.Request{Method: "GET", Path: path + "?after=nope", Bearer: o.owner.token, Header: map[string]string{"Accept": "text/event-stream"}}).
+		ExpectError(t, http.StatusBadRequest, "invalid_request")
+}
+
+// upgrade is the header of a WebSocket opening handshake.
+var upgrade = map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+
+func TestRealtimeKeepsOrganizationsApart(t *testing.T) {
+	s := apitest.Start(t)
+	a := newCardOwner(t, s, "realtime-a.test")
+	b := newCardOwner(t, s, "realtime-b.test")
+	sse := s.Events(t, realtimePath(a.id), a.owner.token, nil)
+	ws := s.WebSocket(t, realtimePath(a.id), a.owner.token)
+
+	// Messages come in commit order: had B's changes reached A's channel,
+	// they would come before A's own.
+	issueCard(t, s, b.id, map[string]any{"monthly_limit": 10})
+	bc := issueCard(t, s, b.id, map[string]any{"monthly_limit": 10})
+	setCardStatus(t, s, bc.ID, "inactive")
+	ac := issueCard(t, s, a.id, map[string]any{"monthly_limit": 10})
+	expectCard(t, sse, a.id, ac.ID)
+	expectCard(t, ws, a.id, ac.ID)
+
+	// Someone else's organization does not exist, on either transport.
+	sseHeader := map[string]string{"Accept": "text/event-stream"}
+	s.Do(t, apitest.Request{Method: "GET", Path: realtimePath(a.id), Bearer: b.owner.token, Header: sseHeader}).ExpectError(t, http.StatusNotFound, "not_found")
+	s.Do(t, apitest.Request{Method: "GET", Path: realtimePath(a.id), Bearer: b.owner.token, Header: upgrade}).ExpectError(t, http.StatusNotFound, "not_found")
+	s.Do(t, apitest.Request{Method: "GET", Path: realtimePath(uuid.NewString()), Bearer: a.owner.token, Header: sseHeader}).ExpectError(t, http.StatusNotFound, "not_found")
+	s.Do(t, apitest.Request{Method: "GET", Path: realtimePath(a.id), Header: sseHeader}).ExpectError(t, http.StatusUnauthorized, "not_authenticated")
+	// Neither a WebSocket nor an event stream.
+	s.Get(t, realtimePath(a.id), a.owner.token).ExpectError(t, http.StatusBadRequest, "invalid_request")
+}
+
+func TestRealtimeEndsWhenTheSessionEndsOrTheOrganizationIsBanned(t *testing.T) {
+	s := apitest.Start(t, "STRONGROOM_REALTIME_PING=1s")
+	o := newCardOwner(t, s, "realtime-end.test")
+	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
+	second := signInFully(t, s, o.owner.email, o.owner.secret)
+	ws := s.WebSocket(t, realtimePath(o.id), second)
+
+	// Signing out ends the stream of that session only.
+	s.Post(t, "/api/v1/auth/sign-out", o.owner.token, nil).ExpectStatus(t, http.StatusOK)
+	sse.Ended(t, realtimeWait)
+	c := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
+	expectCard(t, ws, o.id, c.ID)
+
+	// A banned organization's channel closes with a policy violation.
+	s.Post(t, "/api/v1/sandbox/organizations/"+o.id+"/status", sbx, map[string]any{"status": "banned"}).ExpectStatus(t, http.StatusOK)
+	err := ws.Ended(t, realtimeWait)
+	if got := websocket.CloseStatus(err); got != websocket.StatusPolicyViolation {
+		t.Fatalf("WebSocket closed with %v (%d), want policy violation", err, got)
+	}
+	s.Do(t, apitest.Request{Method: "GET", Path: realtimePath(o.id), Bearer: second, Header: map[string]string{"Accept": "text/event-stream"}}).
+		ExpectError(t, http.StatusForbidden, "organization_unavailable")
+}
+
+func TestRealtimeStreamsEndWhenTheServerStops(t *testing.T) {
+	s := apitest.Start(t)
+	o := newCardOwner(t, s, "realtime-stop.test")
+	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
+	ws := s.WebSocket(t, realtimePath(o.id), o.owner.token)
+	c := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
+	expectCard(t, sse, o.id, c.ID)
+	expectCard(t, ws, o.id, c.ID)
+
+	// Open streams neither hold the stop up nor outlive it.
+	if err := s.Stop(); err != nil {
+		t.Fatalf("stop with open streams: %v", err)
+	}
+	if err := ws.Ended(t, realtimeWait); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Fatalf("WebSocket ended with %v, want going away", err)
+	}
+	sse.Ended(t, realtimeWait)
+}
+
+// Every instance serving one PostgreSQL database delivers every event of
+// the organization to its own subscribers.
+func TestRealtimeReachesSubscribersOfEveryInstance(t *testing.T) {
+	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
+		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
+	}
+	dsn := apitest.NewDatabase(t)
+	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	o := newCardOwner(t, one, "realtime-instances.test")
+	onTwo := two.Events(t, realtimePath(o.id), o.owner.token, nil)
+	onOne := one.WebSocket(t, realtimePath(o.id), o.owner.token)
+
+	c := issueCard(t, one, o.id, map[string]any{"monthly_limit": 10})
+	expectCard(t, onTwo, o.id, c.ID)
+	expectCard(t, onOne, o.id, c.ID)
+	setCardStatus(t, two, c.ID, "inactive")
+	for _, st := range []*apitest.Stream{onOne, onTwo} {
+		if _, got := nextCard(t, st, o.id); got.Status != "inactive" {
+			t.Fatalf("card %s after the change on the other instance, want inactive", got.Status)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/bill"
+	"github.com/strongroom/strongroom/internal/file"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+)
+
+type billRecord struct {
+	ID                 uuid.UUID  `json:"id"`
+	OrganizationID     uuid.UUID  `json:"organization_id"`
+	CreatedByID        uuid.UUID  `json:"created_by_id"`
+	FileID             *uuid.UUID `json:"file_id"`
+	Status             string     `json:"status"`
+	Amount             *string    `json:"amount"`
+	Currency           *string    `json:"currency"`
+	BillNumber         *string    `json:"bill_number"`
+	IssueDate          *string    `json:"issue_date"`
+	DueDate            *string    `json:"due_date"`
+	SupplierName       *string    `json:"supplier_name"`
+	SupplierTaxID      *string    `json:"supplier_tax_id"`
+	PaymentReference   *string    `json:"payment_reference"`
+	PaymentContactID   *uuid.UUID `json:"payment_contact_id"`
+	AccountHolderName  *string    `json:"account_holder_name"`
+	AccountNumber      *string    `json:"account_number"`
+	IBAN               *string    `json:"iban"`
+	SwiftCode          *string    `json:"swift_code"`
+	ABACode            *string    `json:"aba_code"`
+	BankCode           *string    `json:"bank_code"`
+	BankName           *string    `json:"bank_name"`
+	BankCountryAlpha2  *string    `json:"bank_country_alpha2"`
+	BranchCode         *string    `json:"branch_code"`
+	BSBCode            *string    `json:"bsb_code"`
+	CNAPS              *string    `json:"cnaps"`
+	IFSCCode           *string    `json:"ifsc_code"`
+	SortCode           *string    `json:"sort_code"`
+	ApprovalRequestID  *uuid.UUID `json:"approval_request_id"`
+	FiatOutgoingID     *uuid.UUID `json:"fiat_outgoing_id"`
+	ExtractionFailedAt *time.Time `json:"extraction_failed_at"`
+	InsertedAt         time.Time  `json:"inserted_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+}
+
+func newBillRecord(b bill.Bill) billRecord {
+	k := b.Bank
+	out := billRecord{ID: b.ID, OrganizationID: b.OrganizationID, CreatedByID: b.CreatedByID, FileID: b.FileID, Status: string(b.Status),
+		Currency: b.Currency, BillNumber: b.BillNumber, IssueDate: b.IssueDate, DueDate: b.DueDate, SupplierName: b.SupplierName,
+		SupplierTaxID: b.SupplierTaxID, PaymentReference: b.PaymentReference, PaymentContactID: b.PaymentContactID,
+		AccountHolderName: k.AccountHolderName, AccountNumber: k.AccountNumber, IBAN: k.IBAN, SwiftCode: k.SwiftCode, ABACode: k.ABACode,
+		BankCode: k.BankCode, BankName: k.BankName, BankCountryAlpha2: k.BankCountryAlpha2, BranchCode: k.BranchCode, BSBCode: k.BSBCode,
+		CNAPS: k.CNAPS, IFSCCode: k.IFSCCode, SortCode: k.SortCode, ApprovalRequestID: b.ApprovalRequestID, FiatOutgoingID: b.FiatOutgoingID,
+		ExtractionFailedAt: b.ExtractionFailedAt, InsertedAt: b.InsertedAt, UpdatedAt: b.UpdatedAt}
+	if b.Amount != nil {
+		s := b.Amount.String()
+		out.Amount = &s
+	}
+	return out
+}
+
+// renderBill writes b, noting its organization for the access log.
+func renderBill(w http.ResponseWriter, r *http.Request, status int, b bill.Bill, err error) error {
+	if err == nil {
+		setOrganization(r, b.OrganizationID.String())
+	}
+	return render(w, status, newBillRecord, b, err)
+}
+
+func (s *server) createBill(w http.ResponseWriter, r *http.Request) error {
+	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, func(ctx context.Context, org uuid.UUID, req bill.CreateRequest) (bill.Bill, error) {
+		return s.Bills.Create(ctx, actorOf(r), org, req)
+	}, newBillRecord)
+}
+
+// uploadBill takes the invoice as the multipart field "file" and streams it
+// to the file store: the body is never held whole in memory.
+func (s *server) uploadBill(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	// The file may be 20 MiB; the multipart framing gets a little more.
+	r.Body = http.MaxBytesReader(w, r.Body, file.MaxSize+64<<10)
+	parts, err := r.MultipartReader()
+	if err != nil {
+		return apierr.InvalidField("", "The body must be multipart/form-data holding the invoice in the field \"file\".")
+	}
+	part, err := parts.NextPart()
+	if errors.Is(err, io.EOF) {
+		return apierr.InvalidField("file", "is required: the invoice (PDF, PNG, JPEG or XML e-invoice).")
+	}
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return apierr.New(apierr.PayloadTooLarge, "A file may be at most 20 MiB.")
+		}
+		return apierr.InvalidField("", "The multipart body could not be read.")
+	}
+	if part.FormName() != "file" {
+		return apierr.InvalidField(part.FormName(), "is not a field of this upload; send only the invoice, as the field \"file\".")
+	}
+	name := part.FileName()
+	if name == "" {
+		name = "invoice"
+	}
+	b, err := s.Bills.Upload(r.Context(), actorOf(r), org, name, part.Header.Get("Content-Type"), part)
+	return renderBill(w, r, http.StatusCreated, b, err)
+}
+
+func (s *server) listBills(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	var f bill.ListFilter
+	var problems apierr.Fields
+	if v := q.Get("status"); v != "" {
+		st := bill.Status(v)
+		problems.Check(slices.Contains(bill.Statuses, st), "status", "must be extracting, extracted, payment_requested or cancelled.")
+		f.Status = &st
+	}
+	for name, dst := range map[string]**string{"due_date_from": &f.DueDateFrom, "due_date_to": &f.DueDateTo} {
+		if v := q.Get(name); v != "" {
+			problems.Check(bill.IsDate(v), name, "must be a date as YYYY-MM-DD.")
+			*dst = &v
+		}
+	}
+	if v := q.Get("search"); v != "" {
+		problems.Check(len([]rune(v)) <= 100, "search", "must be at most 100 characters.")
+		f.Search = &v
+	}
+	if err := problems.Err(); err != nil {
+		return err
+	}
+	pages := s.pages("bills")
+	req, err := pages.Parse(q, "status", "due_date_from", "due_date_to", "search")
+	if err != nil {
+		return err
+	}
+	bs, err := s.Bills.List(r.Context(), actorOf(r), org, f, req)
+	return renderPage(w, pages, req, bill.PageKey, newBillRecord, bs, err)
+}
+
+// billAction is the handler of an operation on the bill in the path
+// without a body.
+func billAction(op func(context.Context, actor.Actor, uuid.UUID) (bill.Bill, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r, "bill_id", "Bill")
+		if err != nil {
+			return err
+		}
+		b, err := op(r.Context(), actorOf(r), id)
+		return renderBill(w, r, http.StatusOK, b, err)
+	}
+}
+
+func (s *server) updateBill(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "bill_id", "Bill")
+	if err != nil {
+		return err
+	}
+	var req bill.PatchRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	b, err := s.Bills.Update(r.Context(), actorOf(r), id, req)
+	return renderBill(w, r, http.StatusOK, b, err)
+}
+
+// billEventRecord is the data of bill.event_appended: what happened to the
+// bill, and the bill as of delivery.
+type billEventRecord struct {
+	BillID uuid.UUID  `json:"bill_id"`
+	Event  string     `json:"event"`
+	Bill   billRecord `json:"bill"`
+}
+
+// renderBillEvent renders a bill.event_appended message (realtimeRenderer).
+func (s *server) renderBillEvent(ctx context.Context, a actor.Actor, data json.RawMessage) (any, error) {
+	var e struct {
+		BillID uuid.UUID `json:"bill_id"`
+		Event  string    `json:"event"`
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("realtime: bill event data: %w", err)
+	}
+	b, err := s.Bills.Get(ctx, a, e.BillID)
+	if err != nil {
+		return nil, err
+	}
+	return billEventRecord{BillID: e.BillID, Event: e.Event, Bill: newBillRecord(b)}, nil
+}

@@ -1,0 +1,275 @@
+package event_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
+	"github.com/strongroom/strongroom/internal/platform/event"
+)
+
+// appendFor appends one event of org (aggregate agg) occurring at at, in its own transaction.
+func appendFor(t *testing.T, d *db.DB, org uuid.UUID, agg string, at time.Time) event.Ref {
+	t.Helper()
+	ref, err := db.InTx(context.Background(), d, func(tx *db.Tx) (event.Ref, error) {
+		return event.Append(context.Background(), tx, at, org, "s", agg, "thing.updated", map[string]string{"id": agg})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// runTail starts a tail over d that stops when t ends.
+func runTail(t *testing.T, d *db.DB, poll time.Duration, buffer int) *event.Tail {
+	t.Helper()
+	tail := event.NewTail(d, nil, poll, buffer)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { tail.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return tail
+}
+
+func subscribe(t *testing.T, tail *event.Tail, org uuid.UUID) *event.Subscription {
+	t.Helper()
+	s, err := tail.Subscribe(context.Background(), org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// next waits for the subscription's next event and returns its aggregate.
+func next(t *testing.T, s *event.Subscription) string {
+	t.Helper()
+	select {
+	case e := <-s.Events():
+		return e.AggregateID
+	case <-s.Done():
+		t.Fatalf("subscription ended: %v", s.Err())
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10 s")
+	}
+	return ""
+}
+
+func expectNext(t *testing.T, s *event.Subscription, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if got := next(t, s); got != w {
+			t.Fatalf("got event %s, want %s", got, w)
+		}
+	}
+}
+
+func TestTailHandsEachOrganizationItsOwnEventsInOrder(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		a, b := uuid.New(), uuid.New()
+		appendFor(t, d, a, "before", t0) // committed before anyone listened: not live
+		tail := runTail(t, d, 0, 0)
+		subA, subA2, subB := subscribe(t, tail, a), subscribe(t, tail, a), subscribe(t, tail, b)
+		appendFor(t, d, b, "b1", t0)
+		appendFor(t, d, uuid.Nil, "nobody", t0)
+		appendFor(t, d, a, "a1", t0)
+		appendFor(t, d, a, "a2", t0)
+		appendFor(t, d, b, "b2", t0)
+		// Each sees its organization's events, in order; had an event of
+		// another organization (or of none) arrived, it would come first.
+		expectNext(t, subA, "a1", "a2")
+		expectNext(t, subA2, "a1", "a2")
+		expectNext(t, subB, "b1", "b2")
+		subA2.Close()
+		subA2.Close() // twice is fine
+		appendFor(t, d, a, "a3", t0)
+		expectNext(t, subA, "a3")
+	})
+}
+
+// A transaction that took its id first can draw the later sequence number:
+// reading past that number would lose the other transaction's event for
+// good. The tail follows (transaction id, seq) below the oldest running
+// transaction instead.
+func TestTailLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		if d.Dialect() != db.Postgres {
+			t.Skip("SQLite commits sequence numbers in order")
+		}
+		ctx := context.Background()
+		org := uuid.New()
+		tail := runTail(t, d, 20*time.Millisecond, 0)
+		sub := subscribe(t, tail, org)
+
+		older, younger := make(chan struct{}), make(chan struct{})
+		appendOlder, release := make(chan struct{}), make(chan struct{})
+		releaseOnce := sync.OnceFunc(func() { close(release) })
+		olderDone := make(chan error, 1)
+		var (
+			wg         sync.WaitGroup
+			youngerErr error
+		)
+		t.Cleanup(func() { releaseOnce(); wg.Wait() })
+		wg.Go(func() {
+			olderDone <- d.Tx(ctx, func(tx *db.Tx) error {
+				// Any write gives this transaction its id now.
+				if _, err := tx.ExecContext(ctx, `INSERT INTO event_subscriptions (name, last_seq) VALUES ('older', 0)`); err != nil {
+					return err
+				}
+				close(older)
+				<-appendOlder
+				_, err := event.Append(ctx, tx, t0, org, "s", "older", "thing.updated", nil)
+				return err
+			})
+		})
+		<-older
+		wg.Go(func() {
+			youngerErr = d.Tx(ctx, func(tx *db.Tx) error {
+				if _, err := event.Append(ctx, tx, t0, org, "s", "younger", "thing.updated", nil); err != nil {
+					return err
+				}
+				close(younger)
+				<-release
+				return nil
+			})
+		})
+		<-younger
+		// The older transaction draws the later number and commits first.
+		close(appendOlder)
+		if err := <-olderDone; err != nil {
+			t.Fatal(err)
+		}
+		// Its event is delivered while the younger one runs; the younger
+		// one's, with the lower number, once it commits.
+		expectNext(t, sub, "older")
+		releaseOnce()
+		expectNext(t, sub, "younger")
+		wg.Wait()
+		if youngerErr != nil {
+			t.Fatal(youngerErr)
+		}
+	})
+}
+
+func TestTailReplaysWhatASubscriberMissed(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		org, other := uuid.New(), uuid.New()
+		tail := runTail(t, d, 0, 0)
+		first := subscribe(t, tail, org)
+		e1 := appendFor(t, d, org, "e1", t0)
+		expectNext(t, first, "e1")
+		first.Close()
+		appendFor(t, d, org, "old", t0.Add(-25*time.Hour)) // occurred long ago
+		appendFor(t, d, org, "e2", t0)
+		appendFor(t, d, other, "theirs", t0)
+		appendFor(t, d, org, "e3", t0.Add(time.Minute))
+
+		sub := subscribe(t, tail, org)
+		appendFor(t, d, org, "live", t0.Add(2*time.Minute))
+		pos, err := sub.After(ctx, e1.EventID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var replayed []string
+		err = sub.Replay(ctx, pos, t0.Add(-24*time.Hour), func(e event.Event) error {
+			replayed = append(replayed, e.AggregateID)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What committed before the subscription is replayed (nothing older
+		// than since, nothing of another organization); what came after is
+		// live; nothing comes twice.
+		if want := []string{"e2", "e3"}; !equal(replayed, want) {
+			t.Fatalf("replayed %v, want %v", replayed, want)
+		}
+		expectNext(t, sub, "live")
+
+		theirs := appendFor(t, d, other, "theirs-2", t0)
+		for _, id := range []uuid.UUID{theirs.EventID, uuid.New()} {
+			if _, err := sub.After(ctx, id); !errors.Is(err, event.ErrUnknownEvent) {
+				t.Fatalf("After(%s) = %v, want ErrUnknownEvent", id, err)
+			}
+		}
+		stop := errors.New("stop")
+		if err := sub.Replay(ctx, pos, t0.Add(-24*time.Hour), func(event.Event) error { return stop }); !errors.Is(err, stop) {
+			t.Fatalf("Replay returned %v, want fn's error", err)
+		}
+	})
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestTailDropsASubscriberThatFallsBehind(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		org := uuid.New()
+		tail := runTail(t, d, 0, 2)
+		slow, fast := subscribe(t, tail, org), subscribe(t, tail, org)
+		for _, agg := range []string{"1", "2", "3", "4"} {
+			appendFor(t, d, org, agg, t0)
+			expectNext(t, fast, agg) // the fast one keeps up, whatever the slow one does
+		}
+		select {
+		case <-slow.Done():
+			if !errors.Is(slow.Err(), event.ErrTooSlow) {
+				t.Fatalf("slow subscriber ended with %v, want ErrTooSlow", slow.Err())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a subscriber that read nothing was not dropped")
+		}
+		if fast.Err() != nil {
+			t.Fatalf("fast subscriber ended: %v", fast.Err())
+		}
+	})
+}
+
+func TestTailCloseEndsEverySubscription(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		tail := runTail(t, d, 0, 0)
+		a, b := subscribe(t, tail, uuid.New()), subscribe(t, tail, uuid.New())
+		tail.Close()
+		for _, s := range []*event.Subscription{a, b} {
+			select {
+			case <-s.Done():
+				if !errors.Is(s.Err(), event.ErrClosed) {
+					t.Fatalf("ended with %v, want ErrClosed", s.Err())
+				}
+			default:
+				t.Fatal("a subscription outlived Close")
+			}
+		}
+		if _, err := tail.Subscribe(ctx, uuid.New()); !errors.Is(err, event.ErrClosed) {
+			t.Fatalf("Subscribe after Close: %v, want ErrClosed", err)
+		}
+		// Wait waits for the owners.
+		short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		defer cancel()
+		if err := tail.Wait(short); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Wait with open subscriptions: %v", err)
+		}
+		a.Close()
+		b.Close()
+		if err := tail.Wait(ctx); err != nil {
+			t.Fatalf("Wait after the owners closed: %v", err)
+		}
+	})
+}

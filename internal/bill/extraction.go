@@ -119,7 +119,9 @@ func fill(b *Bill, x extract.Fields) {
 	if b.Currency == nil && money.IsCurrency(x.Currency) {
 		b.Currency = &x.Currency
 	}
-	if b.Amount == nil && b.Currency != nil && x.AmountDue != "" {
+	// An amount is read in the currency of the file; a person who set
+	// another currency meanwhile gets no amount in the wrong one.
+	if b.Amount == nil && b.Currency != nil && x.AmountDue != "" && (x.Currency == "" || x.Currency == *b.Currency) {
 		if v, err := money.Parse(x.AmountDue, *b.Currency); err == nil {
 			b.Amount = &v
 		}

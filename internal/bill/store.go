@@ -123,21 +123,25 @@ func setPayment(ctx context.Context, q db.Querier, b Bill) error {
 
 // listBills reads a page of orgID's bills matching f, newest first.
 func listBills(ctx context.Context, q db.Querier, orgID uuid.UUID, f ListFilter, req page.Request) ([]Bill, error) {
-	var status, search *string
+	var status, search, folded *string
 	if f.Status != nil {
 		s := string(*f.Status)
 		status = &s
 	}
 	if f.Search != nil {
-		s := "%" + escapeLike(strings.ToLower(*f.Search)) + "%"
-		search = &s
+		// The engines' lower() may fold ASCII letters only: the pattern is
+		// tried folded by Go (MÜLLER finds Müller) and folded as the
+		// column is (ÖKO finds ÖKO).
+		s, l := "%"+escapeLike(*f.Search)+"%", "%"+escapeLike(strings.ToLower(*f.Search))+"%"
+		search, folded = &s, &l
 	}
 	return db.QueryAll(ctx, q, scanBill, `SELECT `+billColumns+` FROM bills
 		WHERE organization_id = $1 AND (id < $2 OR $2 IS NULL)
-		AND ($3 IS NULL OR status = $3)
-		AND ($4 IS NULL OR due_date >= $4) AND ($5 IS NULL OR due_date <= $5)
-		AND ($6 IS NULL OR lower(supplier_name) LIKE $6 ESCAPE '\' OR lower(bill_number) LIKE $6 ESCAPE '\')
-		ORDER BY id DESC LIMIT $7`, orgID, req.AfterUUID(), status, f.DueDateFrom, f.DueDateTo, search, req.Limit+1)
+		AND (status = $3 OR $3 IS NULL)
+		AND (due_date >= $4 OR $4 IS NULL) AND (due_date <= $5 OR $5 IS NULL)
+		AND (lower(supplier_name) LIKE lower(CAST($6 AS TEXT)) ESCAPE '\' OR lower(bill_number) LIKE lower(CAST($6 AS TEXT)) ESCAPE '\'
+			OR lower(supplier_name) LIKE $7 ESCAPE '\' OR lower(bill_number) LIKE $7 ESCAPE '\' OR $6 IS NULL)
+		ORDER BY id DESC LIMIT $8`, orgID, req.AfterUUID(), status, f.DueDateFrom, f.DueDateTo, search, folded, req.Limit+1)
 }
 
 // escapeLike makes s match itself in a LIKE pattern with ESCAPE '\'.

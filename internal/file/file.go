@@ -162,6 +162,9 @@ func isXML(head []byte) bool {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	d := xml.NewDecoder(bytes.NewReader(head))
 	d.Strict = true
+	// Only the document's structure is checked, which is ASCII in every
+	// encoding an e-invoice declares (ISO-8859-1 included): read it as is.
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	for {
 		tok, err := d.RawToken()
 		if err != nil {

@@ -15,37 +15,26 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/file"
+	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )
 
 type billRecord struct {
-	ID                 uuid.UUID  `json:"id"`
-	OrganizationID     uuid.UUID  `json:"organization_id"`
-	CreatedByID        uuid.UUID  `json:"created_by_id"`
-	FileID             *uuid.UUID `json:"file_id"`
-	Status             string     `json:"status"`
-	Amount             *string    `json:"amount"`
-	Currency           *string    `json:"currency"`
-	BillNumber         *string    `json:"bill_number"`
-	IssueDate          *string    `json:"issue_date"`
-	DueDate            *string    `json:"due_date"`
-	SupplierName       *string    `json:"supplier_name"`
-	SupplierTaxID      *string    `json:"supplier_tax_id"`
-	PaymentReference   *string    `json:"payment_reference"`
-	PaymentContactID   *uuid.UUID `json:"payment_contact_id"`
-	AccountHolderName  *string    `json:"account_holder_name"`
-	AccountNumber      *string    `json:"account_number"`
-	IBAN               *string    `json:"iban"`
-	SwiftCode          *string    `json:"swift_code"`
-	ABACode            *string    `json:"aba_code"`
-	BankCode           *string    `json:"bank_code"`
-	BankName           *string    `json:"bank_name"`
-	BankCountryAlpha2  *string    `json:"bank_country_alpha2"`
-	BranchCode         *string    `json:"branch_code"`
-	BSBCode            *string    `json:"bsb_code"`
-	CNAPS              *string    `json:"cnaps"`
-	IFSCCode           *string    `json:"ifsc_code"`
-	SortCode           *string    `json:"sort_code"`
+	ID               uuid.UUID  `json:"id"`
+	OrganizationID   uuid.UUID  `json:"organization_id"`
+	CreatedByID      uuid.UUID  `json:"created_by_id"`
+	FileID           *uuid.UUID `json:"file_id"`
+	Status           string     `json:"status"`
+	Amount           *string    `json:"amount"`
+	Currency         *string    `json:"currency"`
+	BillNumber       *string    `json:"bill_number"`
+	IssueDate        *string    `json:"issue_date"`
+	DueDate          *string    `json:"due_date"`
+	SupplierName     *string    `json:"supplier_name"`
+	SupplierTaxID    *string    `json:"supplier_tax_id"`
+	PaymentReference *string    `json:"payment_reference"`
+	PaymentContactID *uuid.UUID `json:"payment_contact_id"`
+	payment.BankDetails
 	ApprovalRequestID  *uuid.UUID `json:"approval_request_id"`
 	FiatOutgoingID     *uuid.UUID `json:"fiat_outgoing_id"`
 	ExtractionFailedAt *time.Time `json:"extraction_failed_at"`
@@ -54,13 +43,10 @@ type billRecord struct {
 }
 
 func newBillRecord(b bill.Bill) billRecord {
-	k := b.Bank
 	out := billRecord{ID: b.ID, OrganizationID: b.OrganizationID, CreatedByID: b.CreatedByID, FileID: b.FileID, Status: string(b.Status),
 		Currency: b.Currency, BillNumber: b.BillNumber, IssueDate: b.IssueDate, DueDate: b.DueDate, SupplierName: b.SupplierName,
 		SupplierTaxID: b.SupplierTaxID, PaymentReference: b.PaymentReference, PaymentContactID: b.PaymentContactID,
-		AccountHolderName: k.AccountHolderName, AccountNumber: k.AccountNumber, IBAN: k.IBAN, SwiftCode: k.SwiftCode, ABACode: k.ABACode,
-		BankCode: k.BankCode, BankName: k.BankName, BankCountryAlpha2: k.BankCountryAlpha2, BranchCode: k.BranchCode, BSBCode: k.BSBCode,
-		CNAPS: k.CNAPS, IFSCCode: k.IFSCCode, SortCode: k.SortCode, ApprovalRequestID: b.ApprovalRequestID, FiatOutgoingID: b.FiatOutgoingID,
+		BankDetails: b.Bank, ApprovalRequestID: b.ApprovalRequestID, FiatOutgoingID: b.FiatOutgoingID,
 		ExtractionFailedAt: b.ExtractionFailedAt, InsertedAt: b.InsertedAt, UpdatedAt: b.UpdatedAt}
 	if b.Amount != nil {
 		s := b.Amount.String()

@@ -268,7 +268,7 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, s *subscriber) (int, err
 		l, _ := sqliteLocks.LoadOrStore(d.db, new(sync.Mutex))
 		l.(*sync.Mutex).Lock()
 		defer l.(*sync.Mutex).Unlock()
-		return d.deliver(ctx, s, d.db.Reader(), func(from, to int64) error {
+		return d.deliver(ctx, s, d.db.Reader(), func(from, to Position) error {
 			return d.db.Tx(ctx, func(tx *db.Tx) error { return advance(ctx, tx, s.name, from, to) })
 		})
 	}
@@ -286,7 +286,7 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, s *subscriber) (int, err
 		if !got {
 			return nil
 		}
-		n, deliver = d.deliver(ctx, s, tx, func(from, to int64) error { return advance(ctx, tx, s.name, from, to) })
+		n, deliver = d.deliver(ctx, s, tx, func(from, to Position) error { return advance(ctx, tx, s.name, from, to) })
 		return nil
 	})
 	if err != nil {
@@ -297,24 +297,27 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, s *subscriber) (int, err
 
 // deliver reads one batch after the stored position through q, hands it to
 // the subscriber and stores the new position with save.
-func (d *Dispatcher) deliver(ctx context.Context, s *subscriber, q db.Querier, save func(from, to int64) error) (int, error) {
-	var pos int64
+func (d *Dispatcher) deliver(ctx context.Context, s *subscriber, q db.Querier, save func(from, to Position) error) (int, error) {
+	var pos Position
+	var tx int64
 	if err := q.QueryRowContext(ctx,
-		`SELECT last_seq FROM event_subscriptions WHERE name = $1`, s.name).Scan(&pos); err != nil {
+		`SELECT last_seq, last_tx FROM event_subscriptions WHERE name = $1`, s.name).Scan(&pos.Seq, &tx); err != nil {
 		return 0, fmt.Errorf("event subscriber %s: read position: %w", s.name, err)
 	}
-	events, err := d.read(ctx, q, pos)
+	pos.Tx = uint64(tx)
+	events, positions, heldBack, err := readAfter(ctx, d.db, q, pos, d.batch, "")
 	if err != nil {
 		return 0, fmt.Errorf("event subscriber %s: read events: %w", s.name, err)
 	}
+	d.heldBack = d.heldBack || heldBack
 	to := pos
 	var failed error
-	for _, e := range events {
+	for i, e := range events {
 		if err := call(ctx, s.handler, e); err != nil {
 			failed = &HandlerError{Subscriber: s.name, Event: e, Err: err}
 			break
 		}
-		to = e.Seq
+		to = positions[i]
 	}
 	if to != pos {
 		if err := save(pos, to); err != nil {
@@ -325,47 +328,6 @@ func (d *Dispatcher) deliver(ctx context.Context, s *subscriber, q db.Querier, s
 		return len(events), failed
 	}
 	return len(events), nil
-}
-
-// read returns the batch of events after seq pos.
-//
-// On PostgreSQL sequence numbers are taken before commit, so a transaction
-// can commit seq 12 while seq 11 is still uncommitted; reading 12 and moving
-// past it would lose 11 for good. Reading only the events of transactions
-// older than the oldest one still running (tx_id < snapshot xmin) means every
-// event at or below the last one read is committed or rolled back. On SQLite
-// the single writer commits sequence numbers in order.
-func (d *Dispatcher) read(ctx context.Context, q db.Querier, pos int64) ([]Event, error) {
-	query := `SELECT ` + eventColumns + ` FROM domain_events WHERE seq > $1`
-	if d.db.Dialect() == db.Postgres {
-		query += ` AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`
-	}
-	query += ` ORDER BY seq LIMIT $2`
-	rows, err := q.QueryContext(ctx, query, pos, d.batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	events, err := scanEvents(rows, nil)
-	if err != nil {
-		return nil, err
-	}
-	// Committed events that wait only for an unrelated older transaction get
-	// no Notify of their own once it ends; Run looks again soon instead of
-	// after a whole poll interval.
-	if d.db.Dialect() == db.Postgres && len(events) < d.batch && !d.heldBack {
-		after := pos
-		if len(events) > 0 {
-			after = events[len(events)-1].Seq
-		}
-		var held bool
-		if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM domain_events
-			WHERE seq > $1 AND tx_id >= pg_snapshot_xmin(pg_current_snapshot()))`, after).Scan(&held); err != nil {
-			return nil, err
-		}
-		d.heldBack = held
-	}
-	return events, nil
 }
 
 const eventColumns = `seq, id, organization_id, stream, aggregate_id, type, data, occurred_at`
@@ -411,9 +373,11 @@ func scanEvents(rows *sql.Rows, tx *[]uint64) ([]Event, error) {
 // Dispatchers in one process take turns.
 var sqliteLocks sync.Map
 
-func advance(ctx context.Context, tx *db.Tx, name string, from, to int64) error {
-	_, err := tx.ExecContext(ctx,
-		`UPDATE event_subscriptions SET last_seq = $1 WHERE name = $2 AND last_seq = $3`, to, name, from)
+// advance moves subscriber name's position from from to to, unless another
+// pass moved it meanwhile.
+func advance(ctx context.Context, tx *db.Tx, name string, from, to Position) error {
+	_, err := tx.ExecContext(ctx, `UPDATE event_subscriptions SET last_seq = $1, last_tx = $2
+		WHERE name = $3 AND last_seq = $4 AND last_tx = $5`, to.Seq, int64(to.Tx), name, from.Seq, int64(from.Tx))
 	return err
 }
 

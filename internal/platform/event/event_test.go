@@ -388,6 +388,80 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 	})
 }
 
+// A transaction that got its id early but appends late draws a later
+// sequence number than a younger transaction still open: the dispatcher
+// delivers its event first and the younger one's after, never skipping it.
+func TestDispatcherLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		if d.Dialect() != db.Postgres {
+			t.Skip("SQLite commits sequence numbers in order")
+		}
+		ctx := context.Background()
+		var r recorder
+		disp := event.NewDispatcher(d, nil)
+		disp.Subscribe("s", r.handle)
+		if err := disp.DispatchPending(ctx); err != nil { // creates the position
+			t.Fatal(err)
+		}
+
+		older, younger := make(chan struct{}), make(chan struct{})
+		appendOlder, release := make(chan struct{}), make(chan struct{})
+		releaseOnce := sync.OnceFunc(func() { close(release) })
+		olderDone := make(chan error, 1)
+		var (
+			wg         sync.WaitGroup
+			youngerErr error
+		)
+		t.Cleanup(func() { releaseOnce(); wg.Wait() })
+		wg.Go(func() {
+			olderDone <- d.Tx(ctx, func(tx *db.Tx) error {
+				// Any write gives this transaction its id now.
+				if _, err := tx.ExecContext(ctx, `INSERT INTO event_subscriptions (name, last_seq) VALUES ('older', 0)`); err != nil {
+					return err
+				}
+				close(older)
+				<-appendOlder
+				_, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "older", "t", nil)
+				return err
+			})
+		})
+		<-older
+		wg.Go(func() {
+			youngerErr = d.Tx(ctx, func(tx *db.Tx) error {
+				if _, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "younger", "t", nil); err != nil {
+					return err
+				}
+				close(younger)
+				<-release
+				return nil
+			})
+		})
+		<-younger
+		close(appendOlder)
+		if err := <-olderDone; err != nil {
+			t.Fatal(err)
+		}
+		if err := disp.DispatchPending(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.got(); !slices.Equal(got, []string{"older"}) {
+			t.Fatalf("while the younger transaction runs, delivered %v", got)
+		}
+		releaseOnce()
+		wg.Wait()
+		if youngerErr != nil {
+			t.Fatal(youngerErr)
+		}
+		settle(t, d)
+		if err := disp.DispatchPending(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.got(); !slices.Equal(got, []string{"older", "younger"}) {
+			t.Fatalf("delivered %v", got)
+		}
+	})
+}
+
 // Events held back by an unrelated transaction get no Notify when it ends;
 // Run must look again soon rather than wait for its poll interval.
 func TestRunRetriesSoonWhenEventsAreHeldBack(t *testing.T) {

@@ -309,10 +309,25 @@ func oldestRunning(ctx context.Context, q db.Querier) (uint64, error) {
 // read returns the next batch of organizations' events after pos with
 // their positions.
 func (t *Tail) read(ctx context.Context, pos Position) (events []Event, positions []Position, heldBack bool, err error) {
-	q := t.db.Reader()
-	if t.db.Dialect() != db.Postgres {
+	return readAfter(ctx, t.db, t.db.Reader(), pos, t.batch, ` AND organization_id IS NOT NULL`)
+}
+
+// readAfter returns up to batch events after pos that match filter (a SQL
+// condition starting with AND, or ""), in an order no later commit can
+// insert into, with their positions; heldBack tells that committed events
+// wait behind an older transaction still running.
+//
+// On SQLite the single writer commits sequence numbers in order. On
+// PostgreSQL sequence numbers are taken before commit, in any order across
+// transactions, so events are read by (transaction id, seq), and only
+// those of transactions below the oldest still running: every event before
+// the last one read has then committed or rolled back. (Ordering by seq
+// alone would skip the event of a transaction that drew an earlier seq but
+// committed after a younger one.)
+func readAfter(ctx context.Context, d *db.DB, q db.Querier, pos Position, batch int, filter string) (events []Event, positions []Position, heldBack bool, err error) {
+	if d.Dialect() != db.Postgres {
 		rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM domain_events
-			WHERE seq > $1 AND organization_id IS NOT NULL ORDER BY seq LIMIT $2`, pos.Seq, t.batch)
+			WHERE seq > $1`+filter+` ORDER BY seq LIMIT $2`, pos.Seq, batch)
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -329,8 +344,8 @@ func (t *Tail) read(ctx context.Context, pos Position) (events []Event, position
 		return nil, nil, false, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+`, tx_id::text FROM domain_events
-		WHERE tx_id < $1::text::xid8 AND (tx_id, seq) > ($2::text::xid8, $3) AND organization_id IS NOT NULL
-		ORDER BY tx_id, seq LIMIT $4`, strconv.FormatUint(xmin, 10), strconv.FormatUint(pos.Tx, 10), pos.Seq, t.batch)
+		WHERE tx_id < $1::text::xid8 AND (tx_id, seq) > ($2::text::xid8, $3)`+filter+`
+		ORDER BY tx_id, seq LIMIT $4`, strconv.FormatUint(xmin, 10), strconv.FormatUint(pos.Tx, 10), pos.Seq, batch)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -341,13 +356,13 @@ func (t *Tail) read(ctx context.Context, pos Position) (events []Event, position
 	for i, e := range events {
 		positions = append(positions, Position{Tx: txs[i], Seq: e.Seq})
 	}
-	if len(events) == t.batch {
+	if len(events) == batch {
 		return events, positions, false, nil
 	}
 	// Committed events that wait only for an older transaction get no
 	// notification of their own once it ends: look again soon.
 	err = q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM domain_events
-		WHERE tx_id >= $1::text::xid8 AND organization_id IS NOT NULL)`, strconv.FormatUint(xmin, 10)).Scan(&heldBack)
+		WHERE tx_id >= $1::text::xid8`+filter+`)`, strconv.FormatUint(xmin, 10)).Scan(&heldBack)
 	return events, positions, heldBack, err
 }
 

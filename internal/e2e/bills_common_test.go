@@ -1,0 +1,358 @@
+package e2e_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strongroom/strongroom/internal/apitest"
+)
+
+// billRecord is the Bill of the OpenAPI document.
+type billRecord struct {
+	ID                 string     `json:"id"`
+	OrganizationID     string     `json:"organization_id"`
+	CreatedByID        string     `json:"created_by_id"`
+	FileID             *string    `json:"file_id"`
+	Status             string     `json:"status"`
+	Amount             *string    `json:"amount"`
+	Currency           *string    `json:"currency"`
+	BillNumber         *string    `json:"bill_number"`
+	IssueDate          *string    `json:"issue_date"`
+	DueDate            *string    `json:"due_date"`
+	SupplierName       *string    `json:"supplier_name"`
+	SupplierTaxID      *string    `json:"supplier_tax_id"`
+	PaymentReference   *string    `json:"payment_reference"`
+	PaymentContactID   *string    `json:"payment_contact_id"`
+	AccountHolderName  *string    `json:"account_holder_name"`
+	AccountNumber      *string    `json:"account_number"`
+	IBAN               *string    `json:"iban"`
+	SwiftCode          *string    `json:"swift_code"`
+	ABACode            *string    `json:"aba_code"`
+	BankCode           *string    `json:"bank_code"`
+	BankName           *string    `json:"bank_name"`
+	BankCountryAlpha2  *string    `json:"bank_country_alpha2"`
+	BranchCode         *string    `json:"branch_code"`
+	BSBCode            *string    `json:"bsb_code"`
+	CNAPS              *string    `json:"cnaps"`
+	IFSCCode           *string    `json:"ifsc_code"`
+	SortCode           *string    `json:"sort_code"`
+	ApprovalRequestID  *string    `json:"approval_request_id"`
+	FiatOutgoingID     *string    `json:"fiat_outgoing_id"`
+	ExtractionFailedAt *time.Time `json:"extraction_failed_at"`
+	InsertedAt         time.Time  `json:"inserted_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+}
+
+// fields is the bill's fillable fields by JSON name, set ones only.
+func (b billRecord) fields(t *testing.T) map[string]string {
+	t.Helper()
+	raw, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all map[string]any
+	if err := json.Unmarshal(raw, &all); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range billFillable {
+		if v, ok := all[k].(string); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// billFillable are the fields extraction and people fill (spec 2.6, amount
+// to sort_code, and payment_contact_id).
+var billFillable = []string{"amount", "currency", "bill_number", "issue_date", "due_date", "supplier_name", "supplier_tax_id",
+	"payment_reference", "payment_contact_id", "account_holder_name", "account_number", "iban", "swift_code", "aba_code", "bank_code",
+	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code"}
+
+type billPage struct {
+	Data       []billRecord `json:"data"`
+	HasMore    bool         `json:"has_more"`
+	NextCursor *string      `json:"next_cursor"`
+}
+
+func billsPath(org string) string { return "/api/v1/organizations/" + org + "/bills" }
+
+func billPath(id, action string) string {
+	if action == "" {
+		return "/api/v1/bills/" + id
+	}
+	return "/api/v1/bills/" + id + "/" + action
+}
+
+// corpusDir holds the extraction library's sample invoices, each with a
+// .json of the fields expected from it.
+var corpusDir = filepath.Join("..", "bill", "extract", "testdata")
+
+func corpusFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(corpusDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mimeOf(name string) string {
+	switch filepath.Ext(name) {
+	case ".pdf":
+		return "application/pdf"
+	case ".png":
+		return "image/png"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	}
+	return "application/xml"
+}
+
+// rawCall sends a request the OpenAPI document of this branch does not
+// describe (the Files operations are documented apart), without validating
+// the answer against it.
+func rawCall(t *testing.T, s *apitest.Server, method, path, bearer, contentType string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+// newFile creates a pending file of org through the Files API and returns
+// its id and upload URL.
+func newFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string, size int) (string, string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"file_name": name, "mime_type": mimeType, "size": size})
+	status, raw := rawCall(t, s, "POST", "/api/v1/organizations/"+org+"/files", token, "application/json", body)
+	if status != 201 {
+		t.Fatalf("createFile: %d %s", status, raw)
+	}
+	var f struct {
+		ID        string `json:"id"`
+		Status    string `json:"status"`
+		UploadURL string `json:"upload_url"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil || f.Status != "pending" || !strings.HasPrefix(f.UploadURL, "/") {
+		t.Fatalf("createFile answered %s", raw)
+	}
+	return f.ID, f.UploadURL
+}
+
+// storedFile creates a file of org and PUTs data to its upload URL
+// (without a bearer), returning the stored file's id.
+func storedFile(t *testing.T, s *apitest.Server, token, org, name string, data []byte) string {
+	t.Helper()
+	id, upload := newFile(t, s, token, org, name, mimeOf(name), len(data))
+	status, raw := rawCall(t, s, "PUT", upload, "", mimeOf(name), data)
+	if status != 200 || !strings.Contains(string(raw), `"status":"stored"`) {
+		t.Fatalf("PUT upload_url: %d %s", status, raw)
+	}
+	return id
+}
+
+// multipartBody is a multipart/form-data body with one file part.
+func multipartBody(t *testing.T, field, fileName, contentType string, data []byte) ([]byte, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	h := textproto.MIMEHeader{}
+	disposition := `form-data; name="` + field + `"`
+	if fileName != "" {
+		disposition += `; filename="` + fileName + `"`
+	}
+	h.Set("Content-Disposition", disposition)
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	part, err := w.CreatePart(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := part.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), w.FormDataContentType()
+}
+
+// uploadBill sends data as the multipart field field of uploadBill.
+func uploadBill(t *testing.T, s *apitest.Server, token, org, field, fileName, contentType string, data []byte) *apitest.Response {
+	t.Helper()
+	body, ct := multipartBody(t, field, fileName, contentType, data)
+	return s.Do(t, apitest.Request{Method: "POST", Path: billsPath(org) + "/upload", Bearer: token, Body: body,
+		Header: map[string]string{"Content-Type": ct}})
+}
+
+// uploadCorpus uploads a sample of the corpus as a bill.
+func uploadCorpus(t *testing.T, s *apitest.Server, token, org, name string) billRecord {
+	t.Helper()
+	var b billRecord
+	uploadBill(t, s, token, org, "file", name, mimeOf(name), corpusFile(t, name)).ExpectStatus(t, 201).Decode(t, &b)
+	expectNewBill(t, b, org)
+	return b
+}
+
+// createBill opens a bill on stored file fileID with createBill.
+func createBill(t *testing.T, s *apitest.Server, token, org, fileID string) billRecord {
+	t.Helper()
+	var b billRecord
+	s.Post(t, billsPath(org), token, map[string]any{"file_id": fileID}).ExpectStatus(t, 201).Decode(t, &b)
+	expectNewBill(t, b, org)
+	if b.FileID == nil || *b.FileID != fileID {
+		t.Fatalf("bill file_id = %v, want %s", b.FileID, fileID)
+	}
+	return b
+}
+
+func expectNewBill(t *testing.T, b billRecord, org string) {
+	t.Helper()
+	if b.Status != "extracting" || b.OrganizationID != org || b.FileID == nil || len(b.fields(t)) != 0 ||
+		b.ApprovalRequestID != nil || b.FiatOutgoingID != nil || b.ExtractionFailedAt != nil {
+		t.Fatalf("new bill = %+v", b)
+	}
+}
+
+func getBill(t *testing.T, s *apitest.Server, token, id string) billRecord {
+	t.Helper()
+	var b billRecord
+	s.Get(t, billPath(id, ""), token).ExpectStatus(t, 200).Decode(t, &b)
+	return b
+}
+
+// extracted polls the bill until its extraction is over (a background job),
+// within a deadline, and returns it.
+func extracted(t *testing.T, s *apitest.Server, token, id string) billRecord {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(25 * time.Millisecond) {
+		b := getBill(t, s, token, id)
+		if b.Status != "extracting" {
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bill %s still extracting after 30 s", id)
+		}
+	}
+}
+
+func patchBill(t *testing.T, s *apitest.Server, token, id string, body any) *apitest.Response {
+	t.Helper()
+	return s.Do(t, apitest.Request{Method: "PATCH", Path: billPath(id, ""), Bearer: token, Body: body})
+}
+
+func patchBillOK(t *testing.T, s *apitest.Server, token, id string, body any) billRecord {
+	t.Helper()
+	var b billRecord
+	patchBill(t, s, token, id, body).ExpectStatus(t, 200).Decode(t, &b)
+	return b
+}
+
+// blankBill uploads a photo, which nothing can be read from, and returns
+// the bill once extraction gave up: extracted, with every field empty.
+func blankBill(t *testing.T, s *apitest.Server, token, org string) billRecord {
+	t.Helper()
+	b := extracted(t, s, token, uploadCorpus(t, s, token, org, "unreadable-photo.png").ID)
+	if b.Status != "extracted" || b.ExtractionFailedAt == nil || len(b.fields(t)) != 0 {
+		t.Fatalf("bill of a photo = %+v", b)
+	}
+	return b
+}
+
+// supplierFields are the fields of a payable EUR bill of amt.
+func supplierFields(amt string) map[string]any {
+	return map[string]any{"amount": amt, "currency": "EUR", "supplier_name": "Müller Maschinenbau GmbH", "bill_number": "RE-2026-0117",
+		"due_date": "2026-02-14", "iban": "DE89370400440532013000", "swift_code": "COBADEFFXXX"}
+}
+
+// payableBill is an extracted EUR bill of amt with its payment contact.
+func payableBill(t *testing.T, s *apitest.Server, p *payer, amt string) billRecord {
+	t.Helper()
+	b := blankBill(t, s, p.web, p.org)
+	patchBillOK(t, s, p.web, b.ID, supplierFields(amt))
+	var out billRecord
+	s.Post(t, billPath(b.ID, "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &out)
+	if out.PaymentContactID == nil || out.Status != "extracted" {
+		t.Fatalf("bill with contact = %+v", out)
+	}
+	return out
+}
+
+// billQuote quotes a payment to contact that delivers amt (amount_side receive).
+func billQuote(t *testing.T, s *apitest.Server, p *payer, contact, amt string) quoteRecord {
+	t.Helper()
+	var q quoteRecord
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": contact,
+		"source_currency": "EUR", "amount": amt, "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
+	return q
+}
+
+func billExecuteBody(quoteID, billID string) map[string]any {
+	body := executeBody(quoteID)
+	body["bill_id"] = billID
+	return body
+}
+
+// payBill executes a payment of the bill's amount to its contact.
+func payBill(t *testing.T, s *apitest.Server, p *payer, b billRecord) paymentRecord {
+	t.Helper()
+	var pay paymentRecord
+	q := billQuote(t, s, p, *b.PaymentContactID, *b.Amount)
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectStatus(t, 201).Decode(t, &pay)
+	return pay
+}
+
+// expectRequested checks that bill id waits for payment pay.
+func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay paymentRecord) billRecord {
+	t.Helper()
+	b := getBill(t, s, token, id)
+	if b.Status != "payment_requested" || b.FiatOutgoingID == nil || *b.FiatOutgoingID != pay.ID ||
+		b.ApprovalRequestID == nil || pay.ApprovalRequestID == nil || *b.ApprovalRequestID != *pay.ApprovalRequestID {
+		t.Fatalf("bill = %+v, want payment_requested for payment %+v", b, pay)
+	}
+	return b
+}
+
+// expectReleased checks that bill id is extracted again, without payment.
+func expectReleased(t *testing.T, s *apitest.Server, token, id string) billRecord {
+	t.Helper()
+	b := getBill(t, s, token, id)
+	if b.Status != "extracted" || b.FiatOutgoingID != nil || b.ApprovalRequestID != nil {
+		t.Fatalf("bill = %+v, want extracted without payment", b)
+	}
+	return b
+}
+
+func str(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

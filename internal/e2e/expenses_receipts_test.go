@@ -15,8 +15,8 @@ import (
 // attached to an expense, with a signed download path and, for images, a
 // signed PNG thumbnail path; a file is the receipt of at most one expense.
 
-// newFile is the id of a file of org, its bytes uploaded when uploaded says so.
-func newFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string, content []byte, uploaded bool) string {
+// receiptFile is the id of a file of org, its bytes uploaded when uploaded says so.
+func receiptFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string, content []byte, uploaded bool) string {
 	t.Helper()
 	f := createFile(t, s, token, org, name, mimeType, len(content))
 	if uploaded {
@@ -36,10 +36,10 @@ func TestExpenseReceipts(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	other := newCardOwner(t, s, "globex.test")
-	photo := newFile(t, s, o.alice.token, o.id, "breakfast.png", "image/png", pngOf(t, 600, 300), true)
-	pdf := newFile(t, s, o.alice.token, o.id, "hotel.pdf", "application/pdf", pdfBytes, true)
-	pending := newFile(t, s, o.alice.token, o.id, "later.pdf", "application/pdf", pdfBytes, false)
-	foreign := newFile(t, s, other.owner.token, other.id, "theirs.pdf", "application/pdf", pdfBytes, true)
+	photo := receiptFile(t, s, o.alice.token, o.id, "breakfast.png", "image/png", pngOf(t, 600, 300), true)
+	pdf := receiptFile(t, s, o.alice.token, o.id, "hotel.pdf", "application/pdf", pdfBytes, true)
+	pending := receiptFile(t, s, o.alice.token, o.id, "later.pdf", "application/pdf", pdfBytes, false)
+	foreign := receiptFile(t, s, other.owner.token, other.id, "theirs.pdf", "application/pdf", pdfBytes, true)
 	e := completeDraft(t, s, o.alice.token, o.id)
 
 	// A receipt is enough to submit.
@@ -88,7 +88,7 @@ func TestExpenseReceipts(t *testing.T) {
 
 	// Submitted: receipts no longer change.
 	expectExpenseStatus(t, moveExpense(t, s, o.alice.token, e.ID, "submit"), "submitted")
-	addReceipt(t, s, o.alice.token, e.ID, newFile(t, s, o.alice.token, o.id, "more.pdf", "application/pdf", pdfBytes, true)).
+	addReceipt(t, s, o.alice.token, e.ID, receiptFile(t, s, o.alice.token, o.id, "more.pdf", "application/pdf", pdfBytes, true)).
 		ExpectError(t, 409, "conflict")
 	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "receipts/"+img["id"].(string)), Bearer: o.alice.token}).
 		ExpectError(t, 409, "conflict")
@@ -101,7 +101,7 @@ func TestExpenseReceipts(t *testing.T) {
 	// A receipt of a pending card expense makes it working; deleting a
 	// draft frees its receipt's file.
 	draft := createExpense(t, s, o.bob.token, o.id, nil)
-	bobs := newFile(t, s, o.bob.token, o.id, "taxi.pdf", "application/pdf", pdfBytes, true)
+	bobs := receiptFile(t, s, o.bob.token, o.id, "taxi.pdf", "application/pdf", pdfBytes, true)
 	addReceipt(t, s, o.bob.token, draft.ID, bobs).ExpectStatus(t, 200)
 	deleteExpense(t, s, o.bob.token, draft.ID).ExpectStatus(t, 200)
 	addReceipt(t, s, o.bob.token, createExpense(t, s, o.bob.token, o.id, nil).ID, bobs).ExpectStatus(t, 200)
@@ -111,7 +111,7 @@ func TestExpenseReceipts(t *testing.T) {
 	if len(filed) != 1 {
 		t.Fatalf("%d pending", len(filed))
 	}
-	expectExpenseStatus(t, addReceipt(t, s, o.bob.token, filed[0].ID, newFile(t, s, o.bob.token, o.id, "r.pdf", "application/pdf", pdfBytes, true)), "working")
+	expectExpenseStatus(t, addReceipt(t, s, o.bob.token, filed[0].ID, receiptFile(t, s, o.bob.token, o.id, "r.pdf", "application/pdf", pdfBytes, true)), "working")
 }
 
 // TestConcurrentReceiptsOfOneFile: one file attached to ten expenses at
@@ -119,7 +119,7 @@ func TestExpenseReceipts(t *testing.T) {
 func TestConcurrentReceiptsOfOneFile(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
-	f := newFile(t, s, o.owner.token, o.id, "r.pdf", "application/pdf", pdfBytes, true)
+	f := receiptFile(t, s, o.owner.token, o.id, "r.pdf", "application/pdf", pdfBytes, true)
 	const n = 10
 	ids := make([]string, n)
 	for i := range ids {

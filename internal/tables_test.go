@@ -69,6 +69,9 @@ var owners = map[string]string{
 
 	"subscription_acknowledgements": "onboarding",
 	"identity_checks":               "onboarding",
+	"expenses":                      "expense",
+	"expense_bindings":              "expense",
+	"expense_receipts":              "expense",
 }
 
 // createTable finds the tables a migration creates.

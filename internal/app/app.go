@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/approving"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
+	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
@@ -146,7 +147,10 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// Answering a challenge in the app: step-up verifies it; a payment
 	// approval is recorded by payments in the same transaction.
 	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
-	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity)}
+	// An approved card purchase files its cardholder's expense in the same transaction.
+	expenses := &expense.Service{DB: d, Files: files}
+	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity),
+		Expenses: expenses}
 	var sandboxIssuer *card.SandboxIssuer
 	if cfg.Env == "test" {
 		sandboxIssuer = &card.SandboxIssuer{DB: d, Keys: keys}
@@ -199,6 +203,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Invoices:         &invoicing.Service{DB: d},
 		Onboarding:       kyc,
 		SandboxKYC:       sandboxKYC,
+		Expenses:         expenses,
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,

@@ -277,9 +277,25 @@ func (s *Service) Authorize(ctx context.Context, id uuid.UUID, r AuthorizationRe
 			if _, err := s.updated(ctx, tx, id); err != nil {
 				return Decision{}, err
 			}
+			if err := s.fileExpense(ctx, tx, c, r, amount, *out.Transaction); err != nil {
+				return Decision{}, err
+			}
 		}
 		return out, nil
 	})
+}
+
+// fileExpense files an approved purchase of a held card as its cardholder's
+// expense (CONTRACT §8); refunds and organization cards file none.
+func (s *Service) fileExpense(ctx context.Context, tx *db.Tx, c stored, r AuthorizationRequest, bill money.Amount, t ledger.Transaction) error {
+	if s.Expenses == nil || r.refund() || c.UserID == nil {
+		return nil
+	}
+	total := money.Amount{Minor: t.Amount, Currency: t.Currency}
+	if err := s.Expenses.FileCardPurchase(ctx, tx, c.OrganizationID, *c.UserID, t.ID, total, bill, r.Merchant); err != nil {
+		return fmt.Errorf("card: file the purchase as an expense: %w", err)
+	}
+	return nil
 }
 
 // decline is the first reason, in contract order, to refuse r on c; ""

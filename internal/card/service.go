@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
@@ -33,6 +34,16 @@ type Service struct {
 	Rates  Rates
 	// Guard is the step-up gate of setting a PIN and of wallet provisioning.
 	Guard Guard
+	// Expenses files each approved purchase of a held card as an expense of
+	// its cardholder, in the authorization's transaction; nil files none.
+	Expenses Expenses
+}
+
+// Expenses files card purchases as expenses (expense.Service): the
+// purchase's feed row transactionID, its total in that row, what the
+// merchant charged (bill) and the merchant's name.
+type Expenses interface {
+	FileCardPurchase(ctx context.Context, tx *db.Tx, orgID, holderID, transactionID uuid.UUID, total, bill money.Amount, merchant string) error
 }
 
 // Rates tells how many units of to one unit of from buys (payment.Rates).
@@ -62,15 +73,8 @@ func (v viewer) manager() bool { return v.role.AtLeast(organization.Admin) }
 // member of its organization and, as a member, holds it; then the
 // organization's status for an operation that writes.
 func access(ctx context.Context, q db.Querier, a actor.Actor, c stored, write bool) (viewer, error) {
-	role, err := organization.Check(ctx, q, a, c.OrganizationID, organization.Need{Write: write})
-	if err != nil {
-		return viewer{}, organization.Hide(err, errNotFound)
-	}
-	v := viewer{role: role, holder: c.UserID != nil && *c.UserID == a.UserID}
-	if !v.holder && !v.manager() {
-		return viewer{}, errNotFound
-	}
-	return v, nil
+	role, holder, err := organization.Own(ctx, q, a, c.OrganizationID, c.UserID, organization.Need{Write: write}, errNotFound)
+	return viewer{role: role, holder: holder}, err
 }
 
 // view is the card as v sees it.

@@ -381,6 +381,26 @@ var oneShot = map[string]string{"Connection": "close"}
 // concurrently runs n authorizations at once and counts approvals and decline reasons.
 func concurrently(t *testing.T, s *apitest.Server, n int, body func(i int) (cardID string, req map[string]any)) map[string]int {
 	t.Helper()
+	return answersAtOnce(t, s, n, func(i int) apitest.Request {
+		cardID, req := body(i)
+		return apitest.Request{Method: "POST", Path: authorizationsPath(cardID), Bearer: sbx, Body: req}
+	}, func(_ int, r *apitest.Response) string {
+		if r.Status != 200 {
+			return fmt.Sprintf("status %d", r.Status)
+		}
+		var a authorization
+		r.Decode(t, &a)
+		if !a.Approved {
+			return deref(a.DeclineReason)
+		}
+		return "approved"
+	})
+}
+
+// answersAtOnce sends n requests at the same moment, each on a connection
+// of its own, and counts the answers by what key makes of them.
+func answersAtOnce(t *testing.T, s *apitest.Server, n int, req func(i int) apitest.Request, key func(i int, r *apitest.Response) string) map[string]int {
+	t.Helper()
 	var (
 		wg  sync.WaitGroup
 		mu  sync.Mutex
@@ -390,25 +410,20 @@ func concurrently(t *testing.T, s *apitest.Server, n int, body func(i int) (card
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cardID, req := body(i)
-			r := s.Do(t, apitest.Request{Method: "POST", Path: authorizationsPath(cardID), Bearer: sbx, Body: req, Header: oneShot})
-			key := fmt.Sprintf("status %d", r.Status)
-			if r.Status == 200 {
-				var a authorization
-				r.Decode(t, &a)
-				key = "approved"
-				if !a.Approved {
-					key = deref(a.DeclineReason)
-				}
-			}
+			rq := req(i)
+			rq.Header = oneShot
+			k := key(i, s.Do(t, rq))
 			mu.Lock()
-			out[key]++
+			out[k]++
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	return out
 }
+
+// byStatus keys an answer by its status code.
+func byStatus(_ int, r *apitest.Response) string { return fmt.Sprint(r.Status) }
 
 // TestCardConcurrentPurchasesStayWithinTheLimit: thirty purchases of 7.00 at
 // once on a card with a limit of 100: exactly fourteen fit.

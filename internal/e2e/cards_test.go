@@ -182,22 +182,10 @@ func cardIDs(cs []cardRecord) []string {
 // walkCards reads every page of the list with query and returns the ids in order.
 func walkCards(t *testing.T, s *apitest.Server, token, org, query string) []string {
 	t.Helper()
-	var ids []string
-	q := query
-	for pages := 0; ; pages++ {
+	return walk(t, query, func(q string) ([]string, bool, *string) {
 		p := listCards(t, s, token, org, q)
-		ids = append(ids, cardIDs(p.Data)...)
-		if !p.HasMore {
-			if p.NextCursor != nil {
-				t.Fatalf("last page (%s) carries a next_cursor", q)
-			}
-			return ids
-		}
-		if p.NextCursor == nil || len(p.Data) == 0 || pages > 20 {
-			t.Fatalf("page %d of %s: has_more with %d items and cursor %v", pages, query, len(p.Data), p.NextCursor)
-		}
-		q = query + "&cursor=" + url.QueryEscape(*p.NextCursor)
-	}
+		return cardIDs(p.Data), p.HasMore, p.NextCursor
+	})
 }
 
 func expectIDs(t *testing.T, what string, got []string, want ...string) {

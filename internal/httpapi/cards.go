@@ -68,17 +68,12 @@ func newCardRecord(c card.Card) cardRecord {
 	return out
 }
 
-// cardID reads the card in the path; the organization is logged once the
-// card is found.
-func cardID(r *http.Request) (uuid.UUID, error) { return pathID(r, "card_id", "Card") }
+// cards finds the card in the path and answers it, noting its
+// organization for the access log.
+var cards = object[card.Card, cardRecord]{name: "card_id", kind: "Card", org: func(c card.Card) uuid.UUID { return c.OrganizationID }, record: newCardRecord}
 
-// renderCard writes c, noting its organization for the access log.
-func renderCard(w http.ResponseWriter, r *http.Request, c card.Card, err error) error {
-	if err == nil {
-		setOrganization(r, c.OrganizationID.String())
-	}
-	return render(w, http.StatusOK, newCardRecord, c, err)
-}
+// cardID reads the card in the path.
+func cardID(r *http.Request) (uuid.UUID, error) { return pathID(r, cards.name, cards.kind) }
 
 func (s *server) listCards(w http.ResponseWriter, r *http.Request) error {
 	org, err := orgID(r)
@@ -116,33 +111,20 @@ func (s *server) listCards(w http.ResponseWriter, r *http.Request) error {
 	return renderPage(w, pages, req, card.PageKey, newCardRecord, cs, err)
 }
 
-// cardHandler is the handler of an operation on the card in the path that
-// answers with the card.
+// cardHandler is the handler of an operation on the card in the path
+// that answers with the card.
 func cardHandler(op func(r *http.Request, id uuid.UUID) (card.Card, error)) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := cardID(r)
-		if err != nil {
-			return err
-		}
-		c, err := op(r, id)
-		return renderCard(w, r, c, err)
-	}
+	return cards.handler(op)
 }
 
 // cardAction is cardHandler for a person's operation without a body.
 func cardAction(act func(context.Context, actor.Actor, uuid.UUID) (card.Card, error)) handlerFunc {
-	return cardHandler(func(r *http.Request, id uuid.UUID) (card.Card, error) { return act(r.Context(), actorOf(r), id) })
+	return cards.action(act)
 }
 
 // cardChange is cardHandler for a person's operation with a JSON body.
 func cardChange[Req any](change func(context.Context, actor.Actor, uuid.UUID, Req) (card.Card, error)) handlerFunc {
-	return cardHandler(func(r *http.Request, id uuid.UUID) (card.Card, error) {
-		var req Req
-		if err := decode(r, &req); err != nil {
-			return card.Card{}, err
-		}
-		return change(r.Context(), actorOf(r), id, req)
-	})
+	return changing(cards, change)
 }
 
 func (s *server) setCardPIN(w http.ResponseWriter, r *http.Request) error {

@@ -37,6 +37,7 @@ var statusOf = map[apierr.Type]int{
 	apierr.InsufficientFunds:          http.StatusUnprocessableEntity,
 	apierr.EntityRejected:             http.StatusUnprocessableEntity,
 	apierr.APIKeyLimitReached:         http.StatusUnprocessableEntity,
+	apierr.ExpenseIncomplete:          http.StatusUnprocessableEntity,
 	apierr.UnprocessableEntity:        http.StatusUnprocessableEntity,
 	apierr.FileTypeMismatch:           http.StatusUnprocessableEntity,
 	apierr.FileNotStored:              http.StatusUnprocessableEntity,

@@ -14,6 +14,7 @@ import (
 	"github.com/strongroom/strongroom/internal/approving"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
+	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
@@ -80,6 +81,8 @@ type Deps struct {
 	// SandboxKYC is the sandbox identity-verification provider, whose page
 	// decides checks; nil in live: the page then does not exist.
 	SandboxKYC *onboarding.SandboxProvider
+	// Expenses runs expenses, their bindings and receipts.
+	Expenses *expense.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter

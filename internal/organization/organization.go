@@ -334,3 +334,20 @@ func Hide(err, notFound error) error {
 	}
 	return err
 }
+
+// Own is the policy of an object that belongs to one member of an
+// organization (a card's holder, an expense's creator): Check for need,
+// where someone who is not a member gets notFound; then a member who is not
+// the object's person gets notFound too, while owners and admins reach every
+// such object. It returns the actor's role and whether they are the person.
+func Own(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, person *uuid.UUID, need Need, notFound error) (Role, bool, error) {
+	role, err := Check(ctx, q, a, orgID, need)
+	if err != nil {
+		return "", false, Hide(err, notFound)
+	}
+	own := person != nil && *person == a.UserID
+	if !own && !role.AtLeast(Admin) {
+		return "", false, notFound
+	}
+	return role, own, nil
+}

@@ -42,6 +42,7 @@ const (
 	InsufficientFunds          Type = "insufficient_funds"
 	EntityRejected             Type = "entity_rejected"
 	APIKeyLimitReached         Type = "api_key_limit_reached"
+	ExpenseIncomplete          Type = "expense_incomplete"
 	UnprocessableEntity        Type = "unprocessable_entity"
 	FileTypeMismatch           Type = "file_type_mismatch"
 	FileNotStored              Type = "file_not_stored"

@@ -46,7 +46,7 @@ func settle(t *testing.T, d *db.DB) {
 	if d.Dialect() != db.Postgres {
 		return
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		var held bool
 		err := d.Reader().QueryRowContext(context.Background(), `SELECT EXISTS (SELECT 1 FROM domain_events
 			WHERE tx_id >= pg_snapshot_xmin(pg_current_snapshot()))`).Scan(&held)

@@ -2,9 +2,9 @@
 // CONTRACT §8c): what came in, what went out, what its cards spent, and the
 // net of the three, per currency, for each period of a date range.
 //
-// The sums are computed by the database, per UTC day (ledger.DailySums over
-// the feed's (organization, time) index); this package resolves the range,
-// cuts it into periods and folds the days into them.
+// The database keeps the sums per organization, UTC day and currency as
+// the feed grows (ledger.DailySums); this package resolves the range, cuts
+// it into periods and folds the days into them.
 package insight
 
 import (

@@ -55,7 +55,7 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, orgID uuid.UUID, q Que
 	if err != nil {
 		return Result{}, err
 	}
-	days, err := ledger.DailySums(ctx, s.DB.Reader(), s.DB.Dialect(), orgID, r.Start, r.End.AddDate(0, 0, 1))
+	days, err := ledger.DailySums(ctx, s.DB.Reader(), orgID, r.Start, r.End.AddDate(0, 0, 1))
 	if err != nil {
 		return Result{}, err
 	}

@@ -2,7 +2,11 @@ package ledger_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +17,38 @@ import (
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/migrations"
 )
+
+// TestDaySumsStayWithinInt64: a row that would take a day's sum beyond
+// int64 is refused, and nothing of it is kept.
+func TestDaySumsStayWithinInt64(t *testing.T) {
+	start := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, _ *clock.Manual) {
+		ctx := context.Background()
+		org := fixture.Organization(t, d, start, "Acme").ID
+		record := func(amount int64) error {
+			_, err := db.InTx(ctx, d, func(tx *db.Tx) (ledger.Transaction, error) {
+				return ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: "deposit", Direction: "in",
+					Amount: amount, Currency: "EUR", Description: "test"})
+			})
+			return err
+		}
+		if err := record(math.MaxInt64 - 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := record(2); !errors.Is(err, ledger.ErrDaySumLimit) {
+			t.Fatalf("beyond int64: %v, want ErrDaySumLimit", err)
+		}
+		if err := record(1); err != nil {
+			t.Fatalf("up to int64: %v", err)
+		}
+		got, err := ledger.DailySums(ctx, d.Reader(), org, start.Truncate(24*time.Hour), start.Truncate(24*time.Hour).Add(24*time.Hour))
+		if err != nil || len(got) != 1 || got[0].Incoming != math.MaxInt64 || got[0].Count != 2 {
+			t.Fatalf("day sums %+v, %v", got, err)
+		}
+	})
+}
 
 // TestDailySums: each row counts in its category with its direction, by UTC
 // day and currency; a payment's reversal comes off outgoing, a card refund
@@ -51,7 +86,7 @@ func TestDailySums(t *testing.T) {
 		clk.Advance(24 * time.Hour) // 2027-01-02: outside [from, to)
 		record(org, "deposit", "in", 1, "GBP", nil)
 
-		got, err := ledger.DailySums(ctx, d.Reader(), d.Dialect(), org, time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC))
+		got, err := ledger.DailySums(ctx, d.Reader(), org, time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,11 +106,12 @@ func TestDailySums(t *testing.T) {
 	})
 }
 
-// TestDailySumsWalkTheInsightsIndex reads the plan of the query on each
-// engine: it must range over transactions_insights_idx. (On PostgreSQL the
-// table of a test is tiny, so sequential scans are switched off for the
-// look: the question is whether the index can serve the query.)
-func TestDailySumsWalkTheInsightsIndex(t *testing.T) {
+// TestDailySumsReadByThePrimaryKey reads the plan of the query on each
+// engine: it must range over the primary key (organization_id, day,
+// currency) of transaction_day_sums. (On PostgreSQL the table of a test is
+// tiny, so sequential scans are switched off for the look: the question is
+// whether the index can serve the query.)
+func TestDailySumsReadByThePrimaryKey(t *testing.T) {
 	fixture.Each(t, time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC), func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		org := uuid.Must(uuid.NewV7())
@@ -88,7 +124,7 @@ func TestDailySumsWalkTheInsightsIndex(t *testing.T) {
 					return "", err
 				}
 			}
-			rows, err := tx.QueryContext(ctx, explain+ledger.DailySumsSQL(d.Dialect()), org, from, to)
+			rows, err := tx.QueryContext(ctx, explain+ledger.DailySumsSQL, org, from.Format(time.DateOnly), to.Format(time.DateOnly))
 			if err != nil {
 				return "", err
 			}
@@ -112,12 +148,65 @@ func TestDailySumsWalkTheInsightsIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("plan:\n%s", plan)
-		want := "USING COVERING INDEX transactions_insights_idx"
+		want := "SEARCH transaction_day_sums USING INDEX sqlite_autoindex_transaction_day_sums_1 (organization_id=? AND day>? AND day<?)"
 		if d.Dialect() == db.Postgres {
-			want = "Index Only Scan using transactions_insights_idx"
+			want = "Index Scan using transaction_day_sums_pkey"
 		}
 		if !strings.Contains(plan, want) {
-			t.Errorf("the plan does not walk transactions_insights_idx (%q):\n%s", want, plan)
+			t.Errorf("the plan does not read by the primary key (%q):\n%s", want, plan)
 		}
+	})
+}
+
+// TestBackfillGivesWhatRecordKeeps: the sums migration 00017 computes from
+// the rows recorded before it equal what Record keeps row by row.
+func TestBackfillGivesWhatRecordKeeps(t *testing.T) {
+	start := time.Date(2026, 12, 31, 23, 59, 0, 0, time.UTC)
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		ctx := context.Background()
+		org := fixture.Organization(t, d, start, "Acme").ID
+		payment := uuid.Must(uuid.NewV7())
+		for i, r := range []struct {
+			typ, direction string
+			payment        *uuid.UUID
+		}{{"deposit", "in", nil}, {"card_transaction", "out", nil}, {"fiat_outgoing", "out", &payment}, {"fee", "out", &payment},
+			{"reversal", "in", &payment}, {"crypto_incoming", "in", nil}, {"card_transaction", "in", nil}, {"internal_transfer", "out", nil}, {"reversal", "in", nil}} {
+			_, err := db.InTx(ctx, d, func(tx *db.Tx) (ledger.Transaction, error) {
+				return ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: r.typ, Direction: r.direction,
+					Amount: int64(100 * (i + 1)), Currency: []string{"EUR", "USD"}[i%2], Description: "test", PaymentID: r.payment})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clk.Advance(20 * time.Second) // across midnight
+		}
+		from, to := start.AddDate(0, 0, -1), start.AddDate(0, 0, 2)
+		kept, err := ledger.DailySums(ctx, d.Reader(), org, from, to)
+		if err != nil || len(kept) != 4 {
+			t.Fatalf("kept %+v, %v", kept, err)
+		}
+		files := migrations.SQLite()
+		if d.Dialect() == db.Postgres {
+			files = migrations.Postgres()
+		}
+		text, err := fs.ReadFile(files, "00017_insights.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, backfill, ok := strings.Cut(string(text), "-- The sums of the rows recorded before this migration.")
+		if !ok {
+			t.Fatal("no backfill in 00017_insights.sql")
+		}
+		if _, err := d.Reader().ExecContext(ctx, "DELETE FROM transaction_day_sums"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Reader().ExecContext(ctx, backfill); err != nil {
+			t.Fatal(err)
+		}
+		filled, err := ledger.DailySums(ctx, d.Reader(), org, from, to)
+		if err != nil || !reflect.DeepEqual(filled, kept) {
+			t.Errorf("backfill %+v, %v; Record kept %+v", filled, err, kept)
+		}
+		checkInvariants(t, d)
 	})
 }

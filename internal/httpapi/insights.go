@@ -106,11 +106,11 @@ func (s *server) insights(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	var res insight.Result
 	q, err := insightQuery(r)
-	if err != nil {
-		return err
+	if err == nil {
+		svc := insight.Service{DB: s.DB}
+		res, err = svc.Get(r.Context(), actorOf(r), org, q)
 	}
-	svc := insight.Service{DB: s.DB}
-	res, err := svc.Get(r.Context(), actorOf(r), org, q)
 	return render(w, http.StatusOK, newInsightsRecord, res, err)
 }

@@ -3,7 +3,6 @@ package insight_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
-	"github.com/strongroom/strongroom/migrations"
 )
 
 // benchRows is the size of the organization's feed in the benchmark.
@@ -50,7 +48,7 @@ func BenchmarkLast12MonthsByDay(b *testing.B) {
 		// The rows went in by the million, not through ledger.Record: the
 		// day sums are computed as migration 00017 computes them for the
 		// rows before it, and checked against the feed.
-		backfill(b, d)
+		fixture.BackfillDaySums(b, d)
 		if err := ledger.CheckInvariants(context.Background(), d.Reader()); err != nil {
 			b.Fatal(err)
 		}
@@ -166,26 +164,6 @@ func seed(b *testing.B, d *db.DB, orgID uuid.UUID, n int, seedValue uint64) {
 		return flush()
 	})
 	if err != nil {
-		b.Fatal(err)
-	}
-}
-
-// backfill runs the day-sums part of migration 00017 on d.
-func backfill(b *testing.B, d *db.DB) {
-	b.Helper()
-	files := migrations.SQLite()
-	if d.Dialect() == db.Postgres {
-		files = migrations.Postgres()
-	}
-	text, err := fs.ReadFile(files, "00017_insights.sql")
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, sql, ok := strings.Cut(string(text), "-- The sums of the rows recorded before this migration.")
-	if !ok {
-		b.Fatal("no backfill in 00017_insights.sql")
-	}
-	if _, err := d.Reader().ExecContext(context.Background(), sql); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -49,6 +49,7 @@ var owners = map[string]string{
 	"journal_entries":          "ledger",
 	"postings":                 "ledger",
 	"transactions":             "ledger",
+	"transaction_day_sums":     "ledger",
 	"payment_contacts":         "payment",
 	"quotes":                   "payment",
 	"approvals":                "payment",

@@ -51,6 +51,7 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/organizations/{organization_id}/balances", authSession, limitDefault, s.balances},
 		{"GET", "/api/v1/organizations/{organization_id}/transactions", authSession, limitDefault, s.listTransactions},
 		{"GET", "/api/v1/organizations/{organization_id}/transactions/{transaction_id}", authSession, limitDefault, s.getTransaction},
+		{"GET", "/api/v1/organizations/{organization_id}/insights", authSession, limitDefault, s.insights},
 		{"GET", "/api/v1/organizations/{organization_id}/payments/config", authSession, limitDefault, s.paymentsConfig},
 		{"POST", "/api/v1/organizations/{organization_id}/payment-contacts", authSession, limitDefault, s.createContact},
 		{"GET", "/api/v1/organizations/{organization_id}/payment-contacts", authSession, limitDefault, s.listContacts},

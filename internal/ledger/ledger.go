@@ -251,8 +251,9 @@ func AvailableBalance(ctx context.Context, q db.Querier, orgID uuid.UUID, curren
 }
 
 // CheckInvariants verifies the whole book: every entry balances per
-// currency, every balance equals the sum of its postings, and no customer
-// balance is negative. Tests run it after every test that moves money.
+// currency, every balance equals the sum of its postings, no customer
+// balance is negative, and the kept day sums of the feed (DaySums) add up
+// to the feed's rows per organization and currency. Tests run it after every test that moves money.
 func CheckInvariants(ctx context.Context, q db.Querier) error {
 	var problems []error
 	rows, err := q.QueryContext(ctx, `SELECT entry_id, currency, SUM(amount) FROM postings GROUP BY entry_id, currency HAVING SUM(amount) <> 0`)
@@ -289,5 +290,8 @@ func CheckInvariants(ctx context.Context, q db.Querier) error {
 		}
 	}
 	rows.Close()
+	if err := checkDaySums(ctx, q, &problems); err != nil {
+		return err
+	}
 	return errors.Join(problems...)
 }

@@ -1,0 +1,116 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/strongroom/strongroom/internal/insight"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/money"
+)
+
+type insightDateRangeRecord struct {
+	StartDate string  `json:"start_date"`
+	EndDate   string  `json:"end_date"`
+	Grouping  string  `json:"grouping"`
+	Preset    *string `json:"preset"`
+}
+
+type insightSumsRecord struct {
+	Incoming []money.Amount `json:"incoming"`
+	Outgoing []money.Amount `json:"outgoing"`
+	Payments []money.Amount `json:"payments"`
+	Net      []money.Amount `json:"net"`
+}
+
+type insightPeriodRecord struct {
+	Period string `json:"period"`
+	insightSumsRecord
+}
+
+type insightsRecord struct {
+	DateRange        insightDateRangeRecord `json:"date_range"`
+	Periods          []insightPeriodRecord  `json:"periods"`
+	Summary          insightSumsRecord      `json:"summary"`
+	TransactionCount int64                  `json:"transaction_count"`
+}
+
+func newInsightSums(s insight.Sums) insightSumsRecord {
+	return insightSumsRecord{Incoming: s.Incoming, Outgoing: s.Outgoing, Payments: s.Payments, Net: s.Net}
+}
+
+func newInsightsRecord(res insight.Result) insightsRecord {
+	r := res.Range
+	out := insightsRecord{
+		DateRange: insightDateRangeRecord{StartDate: r.Start.Format(time.DateOnly), EndDate: r.End.Format(time.DateOnly),
+			Grouping: r.Grouping, Preset: r.Preset},
+		Periods:          make([]insightPeriodRecord, len(res.Periods)),
+		Summary:          newInsightSums(res.Summary),
+		TransactionCount: res.TransactionCount,
+	}
+	for i, p := range res.Periods {
+		out.Periods[i] = insightPeriodRecord{Period: p.Label, insightSumsRecord: newInsightSums(p.Sums)}
+	}
+	return out
+}
+
+// insightParams are the query parameters insights accept.
+var insightParams = []string{"preset", "start_date", "end_date", "group_by"}
+
+// insightQuery reads the query strictly: only its own parameters, each at
+// most once, dates as YYYY-MM-DD. The rules between them are insight.Resolve's.
+func insightQuery(r *http.Request) (insight.Query, error) {
+	params := r.URL.Query()
+	var errs apierr.Fields
+	names := make([]string, 0, len(params))
+	for name := range params {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		switch {
+		case !slices.Contains(insightParams, name):
+			errs.Add(name, "is not a known query parameter; use preset, start_date, end_date and group_by.")
+		case len(params[name]) != 1:
+			errs.Add(name, "must be given only once.")
+		}
+	}
+	q := insight.Query{Preset: params.Get("preset"), GroupBy: params.Get("group_by")}
+	for _, date := range []struct {
+		name   string
+		target **time.Time
+	}{{"start_date", &q.Start}, {"end_date", &q.End}} {
+		name, target := date.name, date.target
+		if _, ok := params[name]; !ok {
+			continue
+		}
+		d, err := time.Parse(time.DateOnly, params.Get(name))
+		if err != nil {
+			errs.Add(name, "must be a calendar date YYYY-MM-DD.")
+			continue
+		}
+		*target = &d
+	}
+	for _, name := range []string{"preset", "group_by"} {
+		if vs, ok := params[name]; ok && vs[0] == "" {
+			errs.Add(name, "must not be empty.")
+		}
+	}
+	return q, errs.Err()
+}
+
+func (s *server) insights(w http.ResponseWriter, r *http.Request) error {
+	org, err := orgID(r)
+	if err != nil {
+		return err
+	}
+	var res insight.Result
+	q, err := insightQuery(r)
+	if err == nil {
+		svc := insight.Service{DB: s.DB}
+		res, err = svc.Get(r.Context(), actorOf(r), org, q)
+	}
+	return render(w, http.StatusOK, newInsightsRecord, res, err)
+}

@@ -60,14 +60,14 @@ func show(as []amount) string {
 }
 
 // line is a period (or the summary) as one line: in | out | payments | net.
-func line(s insightSums) string {
+func sumsLine(s insightSums) string {
 	return show(s.Incoming) + " | " + show(s.Outgoing) + " | " + show(s.Payments) + " | " + show(s.Net)
 }
 
 func (r insights) lines() []string {
 	var out []string
 	for _, p := range r.Periods {
-		out = append(out, p.Period+": "+line(p.insightSums))
+		out = append(out, p.Period+": "+sumsLine(p.insightSums))
 	}
 	return out
 }
@@ -172,7 +172,7 @@ func TestInsightsSumTheFeed(t *testing.T) {
 		day(dayA.AddDate(0, 0, 3))+": - | "+eur(-lateDebit)+" | - | "+eur(lateDebit),
 		day(dayE)+": - | - | - | -",
 	)
-	expectLines(t, "summary", []string{line(r.Summary)},
+	expectLines(t, "summary", []string{sumsLine(r.Summary)},
 		"1000.00 EUR, 210.00 USD | "+eur(minor(t, done.Debited))+" | 35.00 USD | "+eur(100000-minor(t, done.Debited))+", 175.00 USD")
 	// Day A: 2 deposits, 3 payments × (amount + fee), 1 reversal, 2 card rows;
 	// day B: 2; day C: 2; day D: 1 reversal.
@@ -183,31 +183,31 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	// The same range by year: one period (or two across a new year) with
 	// the same total as the summary.
 	byYear := getInsights(t, s, p.web, p.org, "group_by=year&start_date="+day(dayA)+"&end_date="+day(dayE))
-	if byYear.Summary.Net == nil || line(byYear.Summary) != line(r.Summary) || byYear.TransactionCount != 16 {
-		t.Errorf("by year: %s, %d rows", line(byYear.Summary), byYear.TransactionCount)
+	if byYear.Summary.Net == nil || sumsLine(byYear.Summary) != sumsLine(r.Summary) || byYear.TransactionCount != 16 {
+		t.Errorf("by year: %s, %d rows", sumsLine(byYear.Summary), byYear.TransactionCount)
 	}
 	// A range starting on day B cuts day A off its period: only B..E count.
 	cut := getInsights(t, s, p.web, p.org, "group_by=year&start_date="+day(dayA.AddDate(0, 0, 1))+"&end_date="+day(dayE))
 	if cut.Periods[0].Period != fmt.Sprint(dayA.AddDate(0, 0, 1).Year()) {
 		t.Errorf("first period %s", cut.Periods[0].Period)
 	}
-	expectLines(t, "cut summary", []string{line(cut.Summary)}, "10.00 USD | "+eur(-lateDebit)+" | 10.00 USD | "+eur(lateDebit))
+	expectLines(t, "cut summary", []string{sumsLine(cut.Summary)}, "10.00 USD | "+eur(-lateDebit)+" | 10.00 USD | "+eur(lateDebit))
 	if cut.TransactionCount != 5 {
 		t.Errorf("cut transaction_count = %d, want 5", cut.TransactionCount)
 	}
 	// A range before anything happened: every list empty.
 	quiet := getInsights(t, s, p.web, p.org, "group_by=month&start_date=2020-01-01&end_date=2020-03-31")
 	expectLines(t, "quiet months", quiet.lines(), "2020-01: - | - | - | -", "2020-02: - | - | - | -", "2020-03: - | - | - | -")
-	if quiet.TransactionCount != 0 || line(quiet.Summary) != "- | - | - | -" {
-		t.Errorf("quiet summary %s, %d rows", line(quiet.Summary), quiet.TransactionCount)
+	if quiet.TransactionCount != 0 || sumsLine(quiet.Summary) != "- | - | - | -" {
+		t.Errorf("quiet summary %s, %d rows", sumsLine(quiet.Summary), quiet.TransactionCount)
 	}
 
 	// Any member may read; another organization's person gets 404; an API
 	// key is refused.
 	_, memberSecret := addUser(t, s, p.org, "bob@acme.test", "member", true)
 	member := signInFully(t, s, "bob@acme.test", memberSecret)
-	if got := getInsights(t, s, member, p.org, "group_by=day&start_date="+day(dayA)+"&end_date="+day(dayE)); line(got.Summary) != line(r.Summary) {
-		t.Errorf("member sees %s", line(got.Summary))
+	if got := getInsights(t, s, member, p.org, "group_by=day&start_date="+day(dayA)+"&end_date="+day(dayE)); sumsLine(got.Summary) != sumsLine(r.Summary) {
+		t.Errorf("member sees %s", sumsLine(got.Summary))
 	}
 	stranger := createOrg(t, s, "eve@evil.test")
 	eve := signInFully(t, s, "eve@evil.test", *stranger.Owner.TOTPSecret)
@@ -215,8 +215,8 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	s.Get(t, insightsPath(p.org, "preset=ytd"), eve).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath("0190f5c2-8a6e-7d3a-9b1e-2f4c6a8e0b12", ""), p.web).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath(p.org, ""), "").ExpectError(t, http.StatusUnauthorized, "not_authenticated")
-	if got := getInsights(t, s, eve, stranger.Organization.ID, "preset=ytd"); got.TransactionCount != 0 || line(got.Summary) != "- | - | - | -" {
-		t.Errorf("eve's own organization: %s", line(got.Summary))
+	if got := getInsights(t, s, eve, stranger.Organization.ID, "preset=ytd"); got.TransactionCount != 0 || sumsLine(got.Summary) != "- | - | - | -" {
+		t.Errorf("eve's own organization: %s", sumsLine(got.Summary))
 	}
 }
 

@@ -71,29 +71,56 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 	if !IsSessionToken(token) {
 		return actor.Actor{}, errNotAuthenticated
 	}
+	hash := s.Keys.Hash(sessionPurpose, token)
+	now := s.DB.Now()
 	var a actor.Actor
-	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
-		ses := &a.Session
+	ses := &a.Session
+	err := s.DB.Reader().QueryRowContext(ctx, `
+		SELECT s.id, s.user_id, s.device_id, s.inserted_at, s.expires_at, s.idle_expires_at, d.platform
+		FROM sessions s JOIN devices d ON d.id = s.device_id
+		WHERE s.token_hash = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND s.idle_expires_at > $2`, hash, now).
+		Scan(&ses.ID, &ses.UserID, &ses.DeviceID, &ses.InsertedAt, &ses.ExpiresAt, &ses.IdleExpiresAt, &ses.Platform)
+	if errors.Is(err, sql.ErrNoRows) {
+		return actor.Actor{}, errNotAuthenticated
+	}
+	if err != nil {
+		return actor.Actor{}, err
+	}
+	ses.InsertedAt, ses.ExpiresAt, ses.IdleExpiresAt = ses.InsertedAt.UTC(), ses.ExpiresAt.UTC(), ses.IdleExpiresAt.UTC()
+	a.UserID = ses.UserID
+	// The idle window slides with each request; a request within a second
+	// of the last slide leaves it (and the device's last_seen_at) as they
+	// are, so a busy session does not take the writer on every request.
+	slid := now.Add(SessionIdle)
+	if ses.ExpiresAt.Before(slid) {
+		slid = ses.ExpiresAt
+	}
+	if slid.Sub(ses.IdleExpiresAt) < idleSlideStep {
+		return a, nil
+	}
+	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		err := tx.QueryRowContext(ctx, `
 			UPDATE sessions SET idle_expires_at = CASE WHEN expires_at < $3 THEN expires_at ELSE $3 END
 			WHERE token_hash = $1 AND ended_at IS NULL AND expires_at > $2 AND idle_expires_at > $2
-			RETURNING id, user_id, device_id, inserted_at, expires_at, idle_expires_at`,
-			s.Keys.Hash(sessionPurpose, token), now, now.Add(SessionIdle)).
-			Scan(&ses.ID, &ses.UserID, &ses.DeviceID, &ses.InsertedAt, &ses.ExpiresAt, &ses.IdleExpiresAt)
+			RETURNING idle_expires_at`, hash, tx.Now, tx.Now.Add(SessionIdle)).Scan(&ses.IdleExpiresAt)
 		if errors.Is(err, sql.ErrNoRows) {
-			return errNotAuthenticated
+			return errNotAuthenticated // ended or expired since it was read
 		}
 		if err != nil {
 			return err
 		}
-		ses.InsertedAt, ses.ExpiresAt, ses.IdleExpiresAt = ses.InsertedAt.UTC(), ses.ExpiresAt.UTC(), ses.IdleExpiresAt.UTC()
-		a.UserID = ses.UserID
-		return tx.QueryRowContext(ctx, `UPDATE devices SET last_seen_at = $2 WHERE id = $1 RETURNING platform`, ses.DeviceID, now).
-			Scan(&ses.Platform)
+		ses.IdleExpiresAt = ses.IdleExpiresAt.UTC()
+		_, err = tx.ExecContext(ctx, `UPDATE devices SET last_seen_at = $2 WHERE id = $1`, ses.DeviceID, tx.Now)
+		return err
 	})
-	return a, err
+	if err != nil {
+		return actor.Actor{}, err
+	}
+	return a, nil
 }
+
+// idleSlideStep is the least a request moves a session's idle expiry.
+const idleSlideStep = time.Second
 
 // SessionLive returns nil while session id could still authenticate a
 // request (not ended, not expired, not idle), else not_authenticated. It

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -106,16 +107,30 @@ type Challenge struct {
 	ApprovalID             *uuid.UUID
 }
 
-const challengeColumns = `id, action_summary, binding, expires_at, inserted_at, origin_rail, required_level, status,
-	signing_payload, kind, step_up_authentication_id, approval_id, match_failures`
+var challengeColumns = challengeColumnsOf("")
 
-func scanChallenge(row interface{ Scan(...any) error }) (Challenge, int, error) {
+// challengeColumnsOf lists the columns scanChallenge reads, each prefixed
+// with the table's alias and a dot when alias is given.
+func challengeColumnsOf(alias string) string {
+	cols := []string{"id", "action_summary", "binding", "expires_at", "inserted_at", "origin_rail", "required_level", "status",
+		"signing_payload", "kind", "step_up_authentication_id", "approval_id", "match_failures"}
+	if alias != "" {
+		for i, c := range cols {
+			cols[i] = alias + "." + c
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+// scanChallenge reads a row of challengeColumns, then extra columns into
+// extra; it returns the challenge and its count of wrong match codes.
+func scanChallenge(row interface{ Scan(...any) error }, extra ...any) (Challenge, int, error) {
 	var c Challenge
 	var stepUpID uuid.UUID
 	var expires time.Time
 	var failures int
-	err := row.Scan(&c.ID, &c.ActionSummary, &c.Binding, &expires, &c.InsertedAt, &c.OriginRail, &c.RequiredLevel, &c.Status,
-		&c.SigningPayload, &c.Kind, &stepUpID, &c.ApprovalID, &failures)
+	err := row.Scan(append([]any{&c.ID, &c.ActionSummary, &c.Binding, &expires, &c.InsertedAt, &c.OriginRail, &c.RequiredLevel, &c.Status,
+		&c.SigningPayload, &c.Kind, &stepUpID, &c.ApprovalID, &failures}, extra...)...)
 	if err != nil {
 		return c, 0, err
 	}
@@ -134,29 +149,27 @@ func getChallenge(ctx context.Context, tx *db.Tx, id uuid.UUID) (Challenge, erro
 }
 
 // Inbox lists the actor's pending challenges, newest first: the fallback
-// for pushes that did not arrive.
+// for pushes that did not arrive. It only reads: a challenge whose time is
+// up is left out here and marked expired by the next write that meets it
+// (expireStale), so polling the inbox never queues behind the writer.
 func (s *Service) Inbox(ctx context.Context, a actor.Actor, req page.Request) ([]Challenge, error) {
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) ([]Challenge, error) {
-		if err := expireStale(ctx, tx, a.UserID); err != nil {
-			return nil, err
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges
-			WHERE user_id = $1 AND status = 'pending' AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`,
-			a.UserID, req.AfterUUID(), req.Limit+1)
+	q := s.DB.Reader()
+	rows, err := q.QueryContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges
+		WHERE user_id = $1 AND status = 'pending' AND expires_at > $2 AND (id < $3 OR $3 IS NULL) ORDER BY id DESC LIMIT $4`,
+		a.UserID, s.DB.Now().UTC(), req.AfterUUID(), req.Limit+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Challenge
+	for rows.Next() {
+		c, _, err := scanChallenge(rows)
 		if err != nil {
 			return nil, err
 		}
-		defer rows.Close()
-		var out []Challenge
-		for rows.Next() {
-			c, _, err := scanChallenge(rows)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-		return out, rows.Err()
-	})
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // ChallengePageKey positions a page after c.
@@ -170,27 +183,28 @@ type pendingChallenge struct {
 	sudoID, stepUpID uuid.UUID
 }
 
-// loadPending reads one of the actor's challenges for update, after moving
-// stale states on: not_found for another person's challenge, conflict for
-// one that is no longer pending.
+// loadPending reads one of the actor's challenges for update, with the
+// step-up it answers: not_found for another person's challenge, conflict
+// for one that is no longer pending (expired ones are marked so first).
 func loadPending(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (pendingChallenge, error) {
-	if err := expireStale(ctx, tx, a.UserID); err != nil {
-		return pendingChallenge{}, err
-	}
 	var p pendingChallenge
-	err := tx.QueryRowContext(ctx, `SELECT step_up_authentication_id FROM assurance_challenges WHERE id = $1 AND user_id = $2`+tx.ForUpdate(),
-		id, a.UserID).Scan(&p.stepUpID)
+	var err error
+	p.Challenge, p.matchFailures, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumnsOf("c")+`, su.id, su.sudo_session_id
+		FROM assurance_challenges c JOIN step_up_authentications su ON su.id = c.step_up_authentication_id
+		WHERE c.id = $1 AND c.user_id = $2`+tx.ForUpdate(), id, a.UserID), &p.stepUpID, &p.sudoID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, apierr.NotFoundf("Challenge")
 	}
 	if err != nil {
 		return p, err
 	}
-	if p.Challenge, p.matchFailures, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id)); err != nil {
-		return p, err
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT sudo_session_id FROM step_up_authentications WHERE id = $1`, p.stepUpID).Scan(&p.sudoID); err != nil {
-		return p, err
+	if p.Status == StatusPending && !tx.Now.Before(*p.ExpiresAt) {
+		// Its time is up: it and its step-up expire as every stale state of
+		// the person does when next met.
+		if err := expireStale(ctx, tx, a.UserID); err != nil {
+			return p, err
+		}
+		p.Status = StatusExpired
 	}
 	if p.Status != StatusPending {
 		return p, errNotPending(p.Challenge)

@@ -388,9 +388,63 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 	})
 }
 
-// A transaction that got its id early but appends late draws a later
-// sequence number than a younger transaction still open: the dispatcher
-// delivers its event first and the younger one's after, never skipping it.
+// olderDrawsLaterSequence appends event "older" in a transaction that got
+// its id first and event "younger" in one that started after it, so that the
+// older draws the later sequence number and commits first. whileYoungerRuns
+// is called once the older one committed and the younger one is still open,
+// afterYoungerCommits once it committed too.
+func olderDrawsLaterSequence(t *testing.T, d *db.DB, org uuid.UUID, whileYoungerRuns, afterYoungerCommits func()) {
+	t.Helper()
+	ctx := context.Background()
+	older, younger := make(chan struct{}), make(chan struct{})
+	appendOlder, release := make(chan struct{}), make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	olderDone := make(chan error, 1)
+	var (
+		wg         sync.WaitGroup
+		youngerErr error
+	)
+	// Dropping the test schema would wait for the open transaction.
+	t.Cleanup(func() { releaseOnce(); wg.Wait() })
+	wg.Go(func() {
+		olderDone <- d.Tx(ctx, func(tx *db.Tx) error {
+			// Any write gives this transaction its id now.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO event_subscriptions (name, last_seq) VALUES ('older', 0)`); err != nil {
+				return err
+			}
+			close(older)
+			<-appendOlder
+			_, err := event.Append(ctx, tx, t0, org, "s", "older", "thing.updated", nil)
+			return err
+		})
+	})
+	<-older
+	wg.Go(func() {
+		youngerErr = d.Tx(ctx, func(tx *db.Tx) error {
+			if _, err := event.Append(ctx, tx, t0, org, "s", "younger", "thing.updated", nil); err != nil {
+				return err
+			}
+			close(younger)
+			<-release
+			return nil
+		})
+	})
+	<-younger
+	close(appendOlder)
+	if err := <-olderDone; err != nil {
+		t.Fatal(err)
+	}
+	whileYoungerRuns()
+	releaseOnce()
+	wg.Wait()
+	if youngerErr != nil {
+		t.Fatal(youngerErr)
+	}
+	afterYoungerCommits()
+}
+
+// The dispatcher delivers the older transaction's event first and the
+// younger one's after, never skipping it.
 func TestDispatcherLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		if d.Dialect() != db.Postgres {
@@ -403,62 +457,18 @@ func TestDispatcherLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t
 		if err := disp.DispatchPending(ctx); err != nil { // creates the position
 			t.Fatal(err)
 		}
-
-		older, younger := make(chan struct{}), make(chan struct{})
-		appendOlder, release := make(chan struct{}), make(chan struct{})
-		releaseOnce := sync.OnceFunc(func() { close(release) })
-		olderDone := make(chan error, 1)
-		var (
-			wg         sync.WaitGroup
-			youngerErr error
-		)
-		t.Cleanup(func() { releaseOnce(); wg.Wait() })
-		wg.Go(func() {
-			olderDone <- d.Tx(ctx, func(tx *db.Tx) error {
-				// Any write gives this transaction its id now.
-				if _, err := tx.ExecContext(ctx, `INSERT INTO event_subscriptions (name, last_seq) VALUES ('older', 0)`); err != nil {
-					return err
-				}
-				close(older)
-				<-appendOlder
-				_, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "older", "t", nil)
-				return err
-			})
-		})
-		<-older
-		wg.Go(func() {
-			youngerErr = d.Tx(ctx, func(tx *db.Tx) error {
-				if _, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "younger", "t", nil); err != nil {
-					return err
-				}
-				close(younger)
-				<-release
-				return nil
-			})
-		})
-		<-younger
-		close(appendOlder)
-		if err := <-olderDone; err != nil {
-			t.Fatal(err)
+		dispatch := func(want ...string) {
+			t.Helper()
+			if err := disp.DispatchPending(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.got(); !slices.Equal(got, want) {
+				t.Fatalf("delivered %v, want %v", got, want)
+			}
 		}
-		if err := disp.DispatchPending(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if got := r.got(); !slices.Equal(got, []string{"older"}) {
-			t.Fatalf("while the younger transaction runs, delivered %v", got)
-		}
-		releaseOnce()
-		wg.Wait()
-		if youngerErr != nil {
-			t.Fatal(youngerErr)
-		}
-		settle(t, d)
-		if err := disp.DispatchPending(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if got := r.got(); !slices.Equal(got, []string{"older", "younger"}) {
-			t.Fatalf("delivered %v", got)
-		}
+		olderDrawsLaterSequence(t, d, uuid.Nil,
+			func() { dispatch("older") },
+			func() { settle(t, d); dispatch("older", "younger") })
 	})
 }
 

@@ -102,58 +102,15 @@ func TestTailLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *test
 		if d.Dialect() != db.Postgres {
 			t.Skip("SQLite commits sequence numbers in order")
 		}
-		ctx := context.Background()
 		org := uuid.New()
 		tail := runTail(t, d, 20*time.Millisecond, 0)
 		sub := subscribe(t, tail, org)
 
-		older, younger := make(chan struct{}), make(chan struct{})
-		appendOlder, release := make(chan struct{}), make(chan struct{})
-		releaseOnce := sync.OnceFunc(func() { close(release) })
-		olderDone := make(chan error, 1)
-		var (
-			wg         sync.WaitGroup
-			youngerErr error
-		)
-		t.Cleanup(func() { releaseOnce(); wg.Wait() })
-		wg.Go(func() {
-			olderDone <- d.Tx(ctx, func(tx *db.Tx) error {
-				// Any write gives this transaction its id now.
-				if _, err := tx.ExecContext(ctx, `INSERT INTO event_subscriptions (name, last_seq) VALUES ('older', 0)`); err != nil {
-					return err
-				}
-				close(older)
-				<-appendOlder
-				_, err := event.Append(ctx, tx, t0, org, "s", "older", "thing.updated", nil)
-				return err
-			})
-		})
-		<-older
-		wg.Go(func() {
-			youngerErr = d.Tx(ctx, func(tx *db.Tx) error {
-				if _, err := event.Append(ctx, tx, t0, org, "s", "younger", "thing.updated", nil); err != nil {
-					return err
-				}
-				close(younger)
-				<-release
-				return nil
-			})
-		})
-		<-younger
-		// The older transaction draws the later number and commits first.
-		close(appendOlder)
-		if err := <-olderDone; err != nil {
-			t.Fatal(err)
-		}
-		// Its event is delivered while the younger one runs; the younger
-		// one's, with the lower number, once it commits.
-		expectNext(t, sub, "older")
-		releaseOnce()
-		expectNext(t, sub, "younger")
-		wg.Wait()
-		if youngerErr != nil {
-			t.Fatal(youngerErr)
-		}
+		// The older transaction's event is delivered while the younger one
+		// runs; the younger one's, with the lower number, once it commits.
+		olderDrawsLaterSequence(t, d, org,
+			func() { expectNext(t, sub, "older") },
+			func() { expectNext(t, sub, "younger") })
 	})
 }
 

@@ -363,25 +363,13 @@ func TestStepUpByTheSandboxApprovingApp(t *testing.T) {
 		}
 		// The person sees the match code and approves on their phone, a
 		// moment later: here the sandbox approving app does.
-		r, err := c.API().ListChallengesWithResponse(ctx, nil)
+		challengeID, err := challengeOf(ctx, c, ch)
 		if err != nil {
 			return client.StepUpAnswer{}, err
 		}
-		if err := client.ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return client.StepUpAnswer{}, err
-		}
-		challengeID := ""
-		for _, x := range r.JSON200.Data {
-			if x.StepUpAuthenticationId != nil && *x.StepUpAuthenticationId == ch.StepUpAuthenticationId {
-				challengeID = x.Id.String()
-			}
-		}
-		if challengeID == "" {
-			return client.StepUpAnswer{}, fmt.Errorf("no challenge for %s in %s", ch.StepUpAuthenticationId, r.Body)
-		}
 		go func() {
 			time.Sleep(100 * time.Millisecond)
-			approved <- sandboxApprove(s.URL, challengeID, *ch.MatchCode)
+			approved <- sandboxApprove(s.URL, challengeID.String(), *ch.MatchCode)
 		}()
 		return client.StepUpAnswer{Method: client.StepUpApp}, nil
 	}
@@ -407,6 +395,77 @@ func TestStepUpByTheSandboxApprovingApp(t *testing.T) {
 	gated := rec.calls("POST", "/api-keys")
 	if statusPolls < 2 || len(gated) != 2 || gated[1].status != 201 {
 		t.Fatalf("%d status polls, gated calls %+v", statusPolls, gated)
+	}
+}
+
+// challengeOf finds the assurance challenge of a step-up in the person's
+// inbox, as their app would.
+func challengeOf(ctx context.Context, c *client.Client, ch *client.StepUpChallenge) (uuid.UUID, error) {
+	r, err := c.API().ListChallengesWithResponse(ctx, nil)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if err := client.ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return uuid.Nil, err
+	}
+	for _, x := range r.JSON200.Data {
+		if x.StepUpAuthenticationId != nil && *x.StepUpAuthenticationId == ch.StepUpAuthenticationId {
+			return x.Id, nil
+		}
+	}
+	return uuid.Nil, fmt.Errorf("no challenge for %s in %s", ch.StepUpAuthenticationId, r.Body)
+}
+
+func TestStepUpDeclinedInTheAppOrAnsweredByEmail(t *testing.T) {
+	s := apitest.Start(t)
+	o := newOrg(t, s, "ada@acme.test")
+	s.Post(t, "/api/v1/sandbox/users/"+o.userID+"/approving-app", sbx, nil).ExpectStatus(t, 201)
+
+	// The person declines: the call fails with a StepUpError wrapping the
+	// step_up_required error, and is not retried.
+	var c *client.Client
+	c, rec := login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
+		id, err := challengeOf(ctx, c, ch)
+		if err != nil {
+			return client.StepUpAnswer{}, err
+		}
+		r, err := c.API().DeclineChallengeWithResponse(ctx, id, nil, client.EmptyObject{})
+		if err != nil {
+			return client.StepUpAnswer{}, err
+		}
+		return client.StepUpAnswer{Method: client.StepUpApp}, client.ErrorFromResponse(r.HTTPResponse, r.Body)
+	}))
+	_, err := c.CreateAPIKey(t.Context(), o.id, memberKey())
+	var se *client.StepUpError
+	if !errors.As(err, &se) || se.Status != "declined" || asError(t, err).Type != client.TypeStepUpRequired {
+		t.Fatalf("declined step-up: %v", err)
+	}
+	if n := len(rec.calls("POST", "/api-keys")); n != 1 {
+		t.Fatalf("%d gated calls after a decline, want 1", n)
+	}
+
+	// An emailed code.
+	var mail *client.Client
+	mail, rec = login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
+		if err := mail.RequestStepUpEmail(ctx, ch); err != nil {
+			return client.StepUpAnswer{}, err
+		}
+		var outbox struct {
+			Data []struct {
+				Code *string `json:"code"`
+			} `json:"data"`
+		}
+		s.Get(t, "/api/v1/sandbox/outbox?kind=step_up_email_code&user_id="+o.userID, sbx).ExpectStatus(t, 200).Decode(t, &outbox)
+		if len(outbox.Data) == 0 || outbox.Data[0].Code == nil {
+			return client.StepUpAnswer{}, errors.New("no emailed code")
+		}
+		return client.StepUpAnswer{Method: client.StepUpEmail, Code: *outbox.Data[0].Code}, nil
+	}))
+	if _, err := mail.CreateAPIKey(t.Context(), o.id, memberKey()); err != nil {
+		t.Fatal(err)
+	}
+	if gated := rec.calls("POST", "/api-keys"); len(gated) != 2 || gated[1].status != 201 {
+		t.Fatalf("gated calls %+v", gated)
 	}
 }
 

@@ -33,7 +33,8 @@ type StepUpAnswer struct {
 // (then it returns StepUpAnswer{Method: StepUpApp} at once, and the client
 // polls), or a prompt for an authenticator or emailed code (then it returns
 // that code). The client then retries the gated call once. An error
-// returned stops the call with that error.
+// returned stops the call with that error. Gated calls made at the same
+// time from several goroutines call it at the same time, once each.
 type StepUpFunc func(ctx context.Context, challenge *StepUpChallenge) (StepUpAnswer, error)
 
 // StepUpError is returned when a step-up ended without opening the sudo

@@ -1,6 +1,6 @@
 // Package client is the Go client of the Strongroom API.
 //
-// Two layers make it up. The generated one (client.gen.go, from
+// Two layers make it up. The generated one (openapi.gen.go, from
 // api/openapi.yaml by oapi-codegen) holds every schema as a Go type and one
 // low-level method per operation; reach it through [Client.API]. The
 // hand-written one, on top, does what every caller would otherwise write

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when client/client.gen.go is not what `go generate ./client` makes of
+# Fails when client/openapi.gen.go is not what `go generate ./client` makes of
 # api/openapi.yaml now: it runs the generator pinned in client/generate.go,
 # with client/oapi-codegen.yaml and client/overlay.yaml, into a temporary file
 # and compares. A few seconds once the generator is built (CI builds it
@@ -15,12 +15,12 @@ trap 'rm -rf "$scratch"' EXIT
 # The same command, writing into the scratch directory instead.
 args=()
 for ((i = 0; i < ${#words[@]}; i++)); do
-  if [ "${words[i]}" = "-o" ]; then args+=(-o "$scratch/client.gen.go"); i=$((i + 1)); else args+=("${words[i]}"); fi
+  if [ "${words[i]}" = "-o" ]; then args+=(-o "$scratch/openapi.gen.go"); i=$((i + 1)); else args+=("${words[i]}"); fi
 done
 GOWORK=off "${args[@]}"
-if ! diff -u client.gen.go "$scratch/client.gen.go" >"$scratch/diff"; then
+if ! diff -u openapi.gen.go "$scratch/openapi.gen.go" >"$scratch/diff"; then
   head -60 "$scratch/diff"
-  echo "client/client.gen.go is stale: run 'go generate ./client' and commit the result"
+  echo "client/openapi.gen.go is stale: run 'go generate ./client' and commit the result"
   exit 1
 fi
-echo "client/client.gen.go is up to date ($(wc -l <client.gen.go) lines)"
+echo "client/openapi.gen.go is up to date ($(wc -l <openapi.gen.go) lines)"

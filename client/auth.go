@@ -1,0 +1,216 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// Credentials is what [Client.Login] needs to sign a person in.
+type Credentials struct {
+	Email, Password string
+	// DeviceID, when set, signs in on that earlier device (the DeviceID of
+	// an earlier sign-in): no new device is recorded and the person gets
+	// no new-device notice.
+	DeviceID string
+	// DeviceName names a new device (at most 100 bytes).
+	DeviceName string
+	// Platform is the kind of client: "web" (the default when empty) or
+	// "cli". The device-trust options of the service's own apps are never
+	// sent.
+	Platform string
+	// Code returns the current code of the person's authenticator app. It
+	// is called when the account has one (status mfa_required) and after
+	// an authenticator was set up during sign-in.
+	Code func(ctx context.Context) (string, error)
+	// SetupAuthenticator is called when the account must set up an
+	// authenticator app first (status totp_setup_required or
+	// webauthn_required): show setup.Uri (for example as a QR code) or
+	// setup.SecretEncoded to the person, who adds it to their app; Code is
+	// then asked for the app's first code. Without it such a sign-in fails
+	// with a [*SignInError].
+	SetupAuthenticator func(ctx context.Context, setup *SignInTotpSetup) error
+}
+
+// SignInError is a sign-in that ended without a session: the status the
+// server answered (mfa_failed, challenge_expired, or a step the
+// credentials cannot take).
+type SignInError struct {
+	Status SignInStatus
+}
+
+func (e *SignInError) Error() string {
+	return fmt.Sprintf("strongroom: sign-in ended at %s", e.Status)
+}
+
+// Login signs a person in: the password, then an authenticator code, or the
+// setup of an authenticator app when the account must have one. On success
+// the client sends the new session token from then on, and DeviceID tells
+// the device to reuse next time. A wrong password is an [*Error] of type
+// invalid_credentials; a wrong code a [*SignInError] with status mfa_failed.
+func (c *Client) Login(ctx context.Context, cred Credentials) (*SignInResult, error) {
+	res, err := c.SignIn(ctx, cred)
+	if err != nil {
+		return nil, err
+	}
+	if res.Status != SignInStatusAuthenticated && res.ChallengeToken == nil {
+		return nil, &SignInError{Status: res.Status}
+	}
+	switch res.Status {
+	case SignInStatusAuthenticated:
+		return res, nil
+	case SignInStatusMfaRequired:
+		if cred.Code == nil {
+			return nil, &SignInError{Status: res.Status}
+		}
+		code, cerr := cred.Code(ctx)
+		if cerr != nil {
+			return nil, cerr
+		}
+		res, err = c.CompleteMFA(ctx, *res.ChallengeToken, code)
+	case SignInStatusTotpSetupRequired, SignInStatusWebauthnRequired:
+		if cred.SetupAuthenticator == nil || cred.Code == nil {
+			return nil, &SignInError{Status: res.Status}
+		}
+		challenge := *res.ChallengeToken
+		setup, serr := c.SetupSignInAuthenticator(ctx, challenge)
+		if serr != nil {
+			return nil, serr
+		}
+		if serr := cred.SetupAuthenticator(ctx, setup); serr != nil {
+			return nil, serr
+		}
+		code, cerr := cred.Code(ctx)
+		if cerr != nil {
+			return nil, cerr
+		}
+		res, err = c.ActivateSignInAuthenticator(ctx, challenge, code)
+	default:
+		return nil, &SignInError{Status: res.Status}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Status != SignInStatusAuthenticated {
+		return nil, &SignInError{Status: res.Status}
+	}
+	return res, nil
+}
+
+// SignIn is the password step alone (signIn). An authenticated answer sets
+// the client's token; otherwise continue with CompleteMFA or the
+// authenticator setup, with the answer's ChallengeToken.
+func (c *Client) SignIn(ctx context.Context, cred Credentials) (*SignInResult, error) {
+	body := SignInJSONRequestBody{Email: cred.Email, Password: &cred.Password}
+	if cred.DeviceID != "" {
+		id, err := parseUUID("device id", cred.DeviceID)
+		if err != nil {
+			return nil, err
+		}
+		body.DeviceId = &id
+	}
+	if cred.DeviceName != "" {
+		body.DeviceName = &cred.DeviceName
+	}
+	if cred.Platform != "" {
+		p := Platform(cred.Platform)
+		body.Platform = &p
+	}
+	r, err := c.api.SignInWithResponse(ctx, nil, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return c.signedIn(r.JSON200)
+}
+
+// CompleteMFA sends the authenticator code of a sign-in (completeMfa).
+func (c *Client) CompleteMFA(ctx context.Context, challengeToken, code string) (*SignInResult, error) {
+	r, err := c.api.CompleteMfaWithResponse(ctx, nil, CompleteMfaJSONRequestBody{ChallengeToken: challengeToken, Code: code})
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return c.signedIn(r.JSON200)
+}
+
+// SetupSignInAuthenticator offers a new authenticator seed during a
+// sign-in that needs one (setupSignInTotp).
+func (c *Client) SetupSignInAuthenticator(ctx context.Context, challengeToken string) (*SignInTotpSetup, error) {
+	r, err := c.api.SetupSignInTotpWithResponse(ctx, nil, SetupSignInTotpJSONRequestBody{ChallengeToken: challengeToken})
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return r.JSON200, nil
+}
+
+// ActivateSignInAuthenticator enables the seed of SetupSignInAuthenticator
+// with its first code and completes the sign-in (activateSignInTotp).
+func (c *Client) ActivateSignInAuthenticator(ctx context.Context, challengeToken, code string) (*SignInResult, error) {
+	r, err := c.api.ActivateSignInTotpWithResponse(ctx, nil, ActivateSignInTotpJSONRequestBody{ChallengeToken: challengeToken, Code: code})
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return c.signedIn(r.JSON200)
+}
+
+// signedIn keeps the device and, when the sign-in completed, the token.
+func (c *Client) signedIn(res *SignInResult) (*SignInResult, error) {
+	if res == nil {
+		return nil, errors.New("strongroom: sign-in answered no result")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if res.DeviceId != nil {
+		c.deviceID = res.DeviceId.String()
+	}
+	if res.Status == SignInStatusAuthenticated && res.Token != nil {
+		c.token = *res.Token
+	}
+	return res, nil
+}
+
+// SignOut ends the client's session and forgets its token.
+func (c *Client) SignOut(ctx context.Context) error {
+	r, err := c.api.SignOutWithResponse(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return err
+	}
+	c.SetToken("")
+	return nil
+}
+
+// Me is the signed-in person, their memberships and session (getMe).
+func (c *Client) Me(ctx context.Context) (*Me, error) {
+	r, err := c.api.GetMeWithResponse(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return r.JSON200, nil
+}
+
+func parseUUID(what, s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("strongroom: %s %q is not a UUID", what, s)
+	}
+	return id, nil
+}

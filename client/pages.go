@@ -1,0 +1,103 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// page is one page of a list: its items and the cursor of the next one
+// (nil on the last page).
+type page[T any] struct {
+	items   []T
+	hasMore bool
+	next    *string
+}
+
+// pages walks a list page by page as the API's pagination rules say: the
+// first page without a cursor, then each next_cursor as it came, with the
+// other parameters unchanged (fetch keeps them), while has_more is true and
+// next_cursor is not null. An error is yielded once, as the last value.
+// Stopping the range stops fetching.
+func pages[T any](ctx context.Context, fetch func(ctx context.Context, cursor *string) (page[T], error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var cursor *string
+		for {
+			p, err := fetch(ctx, cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, item := range p.items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if !p.hasMore || p.next == nil || *p.next == "" {
+				return
+			}
+			if cursor != nil && *cursor == *p.next {
+				var zero T
+				yield(zero, errors.New("strongroom: the server answered the same cursor again"))
+				return
+			}
+			next := *p.next
+			cursor = &next
+		}
+	}
+}
+
+// Transactions iterates over the organization's transactions feed, newest
+// first, every page of it:
+//
+//	for tx, err := range c.Transactions(ctx, org, &client.ListTransactionsParams{Limit: &limit}) {
+//		if err != nil { … }
+//		…
+//	}
+//
+// filters (may be nil) are sent unchanged with every page; its Cursor is
+// ignored (the iterator sets it).
+func (c *Client) Transactions(ctx context.Context, organizationID string, filters *ListTransactionsParams) iter.Seq2[Transaction, error] {
+	var params ListTransactionsParams
+	if filters != nil {
+		params = *filters
+	}
+	return pages(ctx, func(ctx context.Context, cursor *string) (page[Transaction], error) {
+		org, err := parseUUID("organization id", organizationID)
+		if err != nil {
+			return page[Transaction]{}, err
+		}
+		p := params
+		p.Cursor = cursor
+		r, err := c.api.ListTransactionsWithResponse(ctx, org, &p)
+		if err != nil {
+			return page[Transaction]{}, err
+		}
+		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+			return page[Transaction]{}, err
+		}
+		return page[Transaction]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+	})
+}
+
+// Devices iterates over the signed-in person's devices; the one with
+// ThisDevice true is the client's.
+func (c *Client) Devices(ctx context.Context, filters *ListDevicesParams) iter.Seq2[Device, error] {
+	var params ListDevicesParams
+	if filters != nil {
+		params = *filters
+	}
+	return pages(ctx, func(ctx context.Context, cursor *string) (page[Device], error) {
+		p := params
+		p.Cursor = cursor
+		r, err := c.api.ListDevicesWithResponse(ctx, &p)
+		if err != nil {
+			return page[Device]{}, err
+		}
+		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+			return page[Device]{}, err
+		}
+		return page[Device]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+	})
+}

@@ -1,0 +1,71 @@
+package client
+
+import (
+	"context"
+)
+
+// CurrencyAccounts lists the organization's currency accounts, one entry
+// per currency it may hold (listOrganizationMultiCurrencyAccounts). It is
+// the one operation an API key with scope balances:read may call.
+func (c *Client) CurrencyAccounts(ctx context.Context, organizationID string) ([]CurrencyAccount, error) {
+	org, err := parseUUID("organization id", organizationID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.api.ListOrganizationMultiCurrencyAccountsWithResponse(ctx, org, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return r.JSON200.Data, nil
+}
+
+// CreateAPIKey creates an API key (createApiKey). It needs a step-up: with
+// a [StepUpFunc] the client has the person answer it and calls again. The
+// secret in the answer is shown this once.
+func (c *Client) CreateAPIKey(ctx context.Context, organizationID string, key ApiKeyCreation) (*ApiKeyWithSecret, error) {
+	org, err := parseUUID("organization id", organizationID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.api.CreateApiKeyWithResponse(ctx, org, nil, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return r.JSON201, nil
+}
+
+// ExecuteOptions are the optional parts of [Client.ExecutePayment].
+type ExecuteOptions struct {
+	// IdempotencyKey names this payment so that a retry does not pay twice
+	// (your invoice or transfer reference, say). When empty the client
+	// makes one, which serves its own retries of this call.
+	IdempotencyKey string
+}
+
+// ExecutePayment creates a payment from a quote and submits it for
+// approval (executePayment). It always carries an Idempotency-Key, so the
+// client's retries (after 429, or after a connection lost before the
+// answer) replay the first answer instead of paying twice.
+func (c *Client) ExecutePayment(ctx context.Context, payment PaymentExecution, opts *ExecuteOptions) (*Payment, error) {
+	key := ""
+	if opts != nil {
+		key = opts.IdempotencyKey
+	}
+	if key == "" {
+		key = NewIdempotencyKey()
+	}
+	r, err := c.api.ExecutePaymentWithResponse(ctx, &ExecutePaymentParams{IdempotencyKey: &key}, payment)
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return r.JSON201, nil
+}

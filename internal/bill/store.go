@@ -69,30 +69,16 @@ func scanBill(row db.Scanner) (Bill, error) {
 	return b, nil
 }
 
-// values are b's fillable fields as statement arguments.
+// values are b's fillable fields as statement arguments, in fillable order.
 func (b Bill) values() []any {
 	var minor *int64
 	if b.Amount != nil {
 		minor = &b.Amount.Minor
 	}
-	vals := b.fields(&minor)
-	for i, v := range vals {
-		vals[i] = deref(v)
-	}
-	return vals
-}
-
-// deref turns a pointer to a field into the field's value.
-func deref(p any) any {
-	switch v := p.(type) {
-	case **int64:
-		return *v
-	case **string:
-		return *v
-	case **uuid.UUID:
-		return *v
-	}
-	panic("bill: unexpected field type")
+	k := b.Bank
+	return []any{minor, b.Currency, b.BillNumber, b.IssueDate, b.DueDate, b.SupplierName, b.SupplierTaxID, b.PaymentReference,
+		b.PaymentContactID, k.AccountHolderName, k.AccountNumber, k.IBAN, k.SwiftCode, k.ABACode, k.BankCode, k.BankName,
+		k.BankCountryAlpha2, k.BranchCode, k.BSBCode, k.CNAPS, k.IFSCCode, k.SortCode}
 }
 
 func insertBill(ctx context.Context, q db.Querier, b Bill) error {

@@ -242,6 +242,13 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	newWorkers(d, clk, logger, messages, accounts, payments, bills).start(workerCtx, &workers)
 	workers.Go(func() { realtime.Run(workerCtx) })
 
+	if cfg.DebugAddr != "" {
+		stopDebug, err := serveDebug(cfg.DebugAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer stopDebug()
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())

@@ -34,6 +34,9 @@ type Config struct {
 	// Files is where file bytes are kept (file.OpenBucket).
 	Files    string
 	LogLevel slog.Level
+	// DebugAddr, when set, serves net/http/pprof there: a separate listener
+	// so profiles are never reachable on the API's address.
+	DebugAddr string
 
 	RateLimitAddress    ratelimit.Rule
 	RateLimitCredential ratelimit.Rule
@@ -73,6 +76,7 @@ func settings(raw map[string]*string) []setting {
 		{"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD", "10/15m", "wrong passwords per email and client address, then 429 for that pair (known devices exempt): N/DURATION, or off", nil},
 		{"STRONGROOM_SLOW_SIGN_IN_AFTER", "20/1h", "wrong passwords per email from all addresses, past which its sign-ins wait STRONGROOM_SLOW_SIGN_IN_DELAY: N/DURATION, or off", nil},
 		{"STRONGROOM_SLOW_SIGN_IN_DELAY", "1s", "how long a slowed sign-in waits (a duration; 0 for none)", nil},
+		{"STRONGROOM_DEBUG_ADDR", "", "address of a separate listener serving /debug/pprof (off when empty; keep it on loopback)", nil},
 		{"STRONGROOM_REALTIME_PING", "25s", "how often the realtime channel sends a keep-alive and checks the session again (a duration from 1s to 5m)", nil},
 	}
 	for i := range s {
@@ -121,6 +125,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		PartnerSecret: *raw["STRONGROOM_PARTNER_SECRET"],
 		PublicURL:     get("STRONGROOM_PUBLIC_URL"),
 		Files:         get("STRONGROOM_FILES"),
+		DebugAddr:     get("STRONGROOM_DEBUG_ADDR"),
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		problems = append(problems, fmt.Errorf("STRONGROOM_PUBLIC_URL must be an http(s) URL such as https://bank.example.com"))

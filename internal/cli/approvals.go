@@ -57,13 +57,13 @@ func approvalsList(e *env, args []string) error {
 	names := map[string]string{}
 	var rows [][]string
 	for _, a := range all {
-		amount, to := "-", "-"
+		amount, debited, to := "-", "-", "-"
 		if a.Kind == client.ApprovalKindPayment {
 			p, err := e.c.Payment(e.ctx, a.TargetId.String())
 			if err != nil {
 				return err
 			}
-			amount = money(p.Debited.Amount, p.Debited.Currency)
+			amount, debited = money(p.Delivered.Amount, p.Delivered.Currency), money(p.Debited.Amount, p.Debited.Currency)
 			id := p.PaymentContactId.String()
 			if _, ok := names[id]; !ok {
 				pc, err := e.c.PaymentContact(e.ctx, id)
@@ -74,9 +74,9 @@ func approvalsList(e *env, args []string) error {
 			}
 			to = names[id]
 		}
-		rows = append(rows, []string{a.Id.String(), string(a.Kind), string(a.Status), amount, to, when(a.InsertedAt)})
+		rows = append(rows, []string{a.Id.String(), string(a.Kind), string(a.Status), amount, to, debited, when(a.InsertedAt)})
 	}
-	return e.table([]string{"ID", "KIND", "STATUS", "AMOUNT", "TO", "REQUESTED"}, rows)
+	return e.table([]string{"ID", "KIND", "STATUS", "AMOUNT", "TO", "DEBITED WITH FEE", "REQUESTED"}, rows)
 }
 
 func approvalsApprove(e *env, args []string) error {

@@ -182,7 +182,7 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
-// notSignedIn is a command that needs a session when there is none (exit 3).
+// errNotSignedIn is a command that needs a session when there is none (exit 3).
 var errNotSignedIn = errors.New(`not signed in: run "strongroom login" (or set STRONGROOM_TOKEN)`)
 
 // errNotConfirmed is a payment the person did not confirm (exit 1).
@@ -286,7 +286,12 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, usagef("%v", err)
 		}
-		args = fs.Args()
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			pos = append(pos, rest...) // everything after -- is an argument
+			break
+		}
+		args = rest
 		if len(args) == 0 {
 			break
 		}

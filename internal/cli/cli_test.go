@@ -211,3 +211,23 @@ func TestExitCodesByErrorType(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagsAndArgumentsInAnyOrder(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		pos  []string
+		out  string
+	}{
+		{[]string{"ID", "-o", "json"}, []string{"ID"}, "json"},
+		{[]string{"-o", "json", "A", "B"}, []string{"A", "B"}, "json"},
+		{[]string{"A", "--", "-o", "-x"}, []string{"A", "-o", "-x"}, "table"},
+	} {
+		e := &env{errw: io.Discard}
+		fs := e.flags("x", "x")
+		e.common(fs, true)
+		pos, err := e.parse(fs, tc.args)
+		if err != nil || strings.Join(pos, " ") != strings.Join(tc.pos, " ") || e.output != tc.out {
+			t.Errorf("parse %q = %q, -o %s, %v; want %q, -o %s", tc.args, pos, e.output, err, tc.pos, tc.out)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,34 @@ func TestKeysCreateWalksThroughStepUpOnThePhone(t *testing.T) {
 	}
 	// --step-up with a method the challenge does not offer.
 	h.fails(ExitUsage, "", "keys", "rotate", id, "--step-up", "carrier-pigeon")
+
+	// Declined on the phone: nothing rotated, exit 4.
+	h.advance(11 * time.Minute)
+	errw = &syncBuffer{}
+	running = h.start("", errw, "keys", "rotate", id)
+	h.answerOnPhone(errw, true)
+	if r := <-running; r.code != ExitForbidden || !strings.Contains(r.stderr, "the step-up was declined") || r.stdout != "" {
+		t.Fatalf("declined: %+v", r)
+	}
+	// A code sent by email.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	errw = &syncBuffer{}
+	running = h.startReading(pr, errw, "keys", "rotate", id, "--step-up", "email")
+	h.waitFor(errw, regexp.MustCompile(`Code from the email: `))
+	var outbox struct {
+		Data []struct {
+			Code *string `json:"code"`
+		} `json:"data"`
+	}
+	h.s.Get(t, "/api/v1/sandbox/outbox?kind=step_up_email_code&user_id="+o.userID, sbx).ExpectStatus(t, 200).Decode(t, &outbox)
+	if len(outbox.Data) == 0 || outbox.Data[0].Code == nil {
+		t.Fatal("no emailed code")
+	}
+	fmt.Fprintln(pw, *outbox.Data[0].Code)
+	if r := <-running; r.code != 0 || !strings.Contains(r.stdout, "sr_test_") {
+		t.Fatalf("rotate with an emailed code: %+v", r)
+	}
 
 	h.golden("keys-revoke", h.ok("", "keys", "revoke", id))
 	h.fails(ExitNotFound, "", "keys", "revoke", "01a211e6-8ff2-75b2-ba90-4ce5fd7bec84")

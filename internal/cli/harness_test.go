@@ -69,12 +69,18 @@ func (h *harness) run(stdin string, args ...string) result {
 // start runs a command in the background; its stderr goes to errw as it
 // comes (to read a match code while the command waits).
 func (h *harness) start(stdin string, errw *syncBuffer, args ...string) <-chan result {
+	return h.startReading(strings.NewReader(stdin), errw, args...)
+}
+
+// startReading is start with stdin read from r (a pipe the test writes
+// answers to as the prompts come).
+func (h *harness) startReading(r io.Reader, errw *syncBuffer, args ...string) <-chan result {
 	done := make(chan result, 1)
 	go func() {
 		var out bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		code := RunWith(ctx, args, h.getenv, strings.NewReader(stdin), &out, errw, Options{Poll: 20 * time.Millisecond})
+		code := RunWith(ctx, args, h.getenv, r, &out, errw, Options{Poll: 20 * time.Millisecond})
 		done <- result{out.String(), errw.String(), code}
 	}()
 	return done
@@ -185,20 +191,29 @@ func (h *harness) deposit(o org, currency, amount string) {
 
 var matchCode = regexp.MustCompile(`match code (\d{3})`)
 
-// approveOnPhone waits for the command writing to errw to show a match
-// code, then approves the pending challenge in the person's inbox with the
-// sandbox approving app, as the person would on their phone.
-func (h *harness) approveOnPhone(errw *syncBuffer) {
+// waitFor waits until the command writing to errw has written something
+// re matches, and returns the first submatch (or the match).
+func (h *harness) waitFor(errw *syncBuffer, re *regexp.Regexp) string {
 	h.t.Helper()
-	var code string
-	for deadline := time.Now().Add(20 * time.Second); code == ""; time.Sleep(10 * time.Millisecond) {
-		if m := matchCode.FindStringSubmatch(errw.String()); m != nil {
-			code = m[1]
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(errw.String()); m != nil {
+			return m[len(m)-1]
 		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("no match code shown; stderr:\n%s", errw.String())
+			h.t.Fatalf("%s not shown; stderr:\n%s", re, errw.String())
 		}
 	}
+}
+
+// approveOnPhone waits for the command writing to errw to show a match
+// code, then approves the pending challenge in the person's inbox with the
+// sandbox approving app, as the person would on their phone; with decline,
+// the person declines it instead.
+func (h *harness) approveOnPhone(errw *syncBuffer) { h.answerOnPhone(errw, false) }
+
+func (h *harness) answerOnPhone(errw *syncBuffer, decline bool) {
+	h.t.Helper()
+	code := h.waitFor(errw, matchCode)
 	c, err := client.New(h.s.URL, client.WithToken(h.token()))
 	if err != nil {
 		h.t.Fatal(err)
@@ -208,6 +223,13 @@ func (h *harness) approveOnPhone(errw *syncBuffer) {
 		h.t.Fatalf("inbox: %v %s", err, r.Body)
 	}
 	for _, ch := range r.JSON200.Data {
+		if ch.Status == "pending" && decline {
+			d, err := c.API().DeclineChallengeWithResponse(h.t.Context(), ch.Id, nil, client.EmptyObject{})
+			if err != nil || client.ErrorFromResponse(d.HTTPResponse, d.Body) != nil {
+				h.t.Fatalf("decline: %v %s", err, d.Body)
+			}
+			return
+		}
 		if ch.Status == "pending" {
 			body, _ := json.Marshal(map[string]any{"match_code": code})
 			req, _ := http.NewRequest("POST", h.s.URL+"/api/v1/sandbox/challenges/"+ch.Id.String()+"/approve", bytes.NewReader(body))

@@ -52,7 +52,8 @@ commands:
   migrate   apply pending migrations and exit
   version   print the version
 
-Run "strongroom server -h" for the configuration flags.`
+The client commands (login, balances, pay, approvals, …) are listed by
+"strongroom help". Run "strongroom server -h" for the configuration flags.`
 
 // Run runs the strongroom command in args (without the program name) until
 // it finishes or ctx is cancelled (SIGINT/SIGTERM).

@@ -1,0 +1,40 @@
+package client
+
+import (
+	"context"
+)
+
+// Balances lists the organization's balances, one per currency it holds,
+// available and pending (getBalances).
+func (c *Client) Balances(ctx context.Context, organizationID string) ([]Balance, error) {
+	org, err := parseUUID("organization id", organizationID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.api.GetBalancesWithResponse(ctx, org, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return r.JSON200.Data, nil
+}
+
+// PaymentsConfig is what a payment of the organization may carry: its
+// rails with their fees, the payout reasons and the longest statement
+// description (getPaymentsConfig).
+func (c *Client) PaymentsConfig(ctx context.Context, organizationID string) (*PaymentsConfig, error) {
+	org, err := parseUUID("organization id", organizationID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.api.GetPaymentsConfigWithResponse(ctx, org, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+		return nil, err
+	}
+	return r.JSON200, nil
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/strongroom/strongroom/client"
+)
+
+// subcommand splits "group sub args…", printing the group's usage when the
+// subcommand is missing or unknown.
+func subcommand(e *env, group string, args []string, subs map[string]func(*env, []string) error, synopsis string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintf(e.errw, "usage: strongroom %s %s\n", group, synopsis)
+		return usagef("%s needs a subcommand", group)
+	}
+	f, ok := subs[args[0]]
+	if !ok {
+		fmt.Fprintf(e.errw, "usage: strongroom %s %s\n", group, synopsis)
+		return usagef("unknown subcommand %q of %s", args[0], group)
+	}
+	return f(e, args[1:])
+}
+
+func cmdApprovals(e *env, args []string) error {
+	return subcommand(e, "approvals", args, map[string]func(*env, []string) error{
+		"list": approvalsList, "approve": approvalsApprove, "reject": approvalsReject,
+	}, "list [--status S] | approve ID | reject ID [--reason TEXT]")
+}
+
+func approvalsList(e *env, args []string) error {
+	fs := e.flags("approvals list", "approvals list [--status pending|approved|rejected|cancelled|all] [--org ORG] [-o json]")
+	status := fs.String("status", "pending", "only approvals of this `status`, or all")
+	e.common(fs, true)
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	var params client.ListApprovalsParams
+	if *status != "all" {
+		s := client.ApprovalStatus(*status)
+		params.Status = &s
+	}
+	org, err := e.orgID()
+	if err != nil {
+		return err
+	}
+	all := []client.Approval{}
+	for a, err := range e.c.Approvals(e.ctx, org, &params) {
+		if err != nil {
+			return err
+		}
+		all = append(all, a)
+	}
+	if e.jsonOut() {
+		return e.printJSON(all)
+	}
+	// What each payment pays, and to whom.
+	names := map[string]string{}
+	var rows [][]string
+	for _, a := range all {
+		amount, debited, to := "-", "-", "-"
+		if a.Kind == client.ApprovalKindPayment {
+			p, err := e.c.Payment(e.ctx, a.TargetId.String())
+			if err != nil {
+				return err
+			}
+			amount, debited = money(p.Delivered.Amount, p.Delivered.Currency), money(p.Debited.Amount, p.Debited.Currency)
+			id := p.PaymentContactId.String()
+			if _, ok := names[id]; !ok {
+				pc, err := e.c.PaymentContact(e.ctx, id)
+				if err != nil {
+					return err
+				}
+				names[id] = pc.Name
+			}
+			to = names[id]
+		}
+		rows = append(rows, []string{a.Id.String(), string(a.Kind), string(a.Status), amount, to, debited, when(a.InsertedAt)})
+	}
+	return e.table([]string{"ID", "KIND", "STATUS", "AMOUNT", "TO", "DEBITED WITH FEE", "REQUESTED"}, rows)
+}
+
+func approvalsApprove(e *env, args []string) error {
+	fs := e.flags("approvals approve", "approvals approve ID [-o json]")
+	e.common(fs, false)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("approvals approve takes one approval id")
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	a, err := c.ApprovePayment(e.ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if e.jsonOut() {
+		return e.printJSON(a)
+	}
+	_, err = fmt.Fprintf(e.out, "Approval %s: %s.\n", a.Id, a.Status)
+	return err
+}
+
+func approvalsReject(e *env, args []string) error {
+	fs := e.flags("approvals reject", "approvals reject ID [--reason TEXT] [-o json]")
+	reason := fs.String("reason", "", "why (at most 500 bytes)")
+	e.common(fs, false)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("approvals reject takes one approval id")
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	a, err := c.RejectPayment(e.ctx, pos[0], *reason)
+	if err != nil {
+		return err
+	}
+	if e.jsonOut() {
+		return e.printJSON(a)
+	}
+	_, err = fmt.Fprintf(e.out, "Approval %s: %s.\n", a.Id, a.Status)
+	return err
+}

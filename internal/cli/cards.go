@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"strconv"
+
+	"github.com/strongroom/strongroom/client"
+)
+
+func cmdCards(e *env, args []string) error {
+	return subcommand(e, "cards", args, map[string]func(*env, []string) error{
+		"list": cardsList, "freeze": cardsFreeze, "unfreeze": cardsUnfreeze,
+	}, "list | freeze ID | unfreeze ID")
+}
+
+var cardHeader = []string{"ID", "CARD", "HOLDER", "STATUS", "FROZEN", "SPENT THIS MONTH", "MONTHLY LIMIT"}
+
+func cardRow(c client.Card) []string {
+	holder := "-"
+	if c.User != nil {
+		holder = string(c.User.Email)
+	}
+	if c.CardHolderName != nil && *c.CardHolderName != "" {
+		holder = *c.CardHolderName
+	}
+	frozen := "no"
+	if c.Frozen {
+		frozen = "yes"
+	}
+	return []string{c.Id.String(), "•••• " + c.LastFour, holder, string(c.Status), frozen,
+		money(c.Limit.SpentThisMonth, string(c.Limit.Currency)), money(strconv.Itoa(c.Limit.MonthlyLimit), string(c.Limit.Currency))}
+}
+
+func cardsList(e *env, args []string) error {
+	fs := e.flags("cards list", "cards list [--org ORG] [-o json]")
+	e.common(fs, true)
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	org, err := e.orgID()
+	if err != nil {
+		return err
+	}
+	all := []client.Card{}
+	var rows [][]string
+	for c, err := range e.c.Cards(e.ctx, org, nil) {
+		if err != nil {
+			return err
+		}
+		all = append(all, c)
+		rows = append(rows, cardRow(c))
+	}
+	if e.jsonOut() {
+		return e.printJSON(all)
+	}
+	return e.table(cardHeader, rows)
+}
+
+func cardsFreeze(e *env, args []string) error   { return cardAction(e, "freeze", args) }
+func cardsUnfreeze(e *env, args []string) error { return cardAction(e, "unfreeze", args) }
+
+func cardAction(e *env, sub string, args []string) error {
+	fs := e.flags("cards "+sub, "cards "+sub+" ID [-o json]")
+	e.common(fs, false)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("cards %s takes one card id", sub)
+	}
+	c, err := e.client()
+	if err != nil {
+		return err
+	}
+	var card *client.Card
+	if sub == "freeze" {
+		card, err = c.FreezeCard(e.ctx, pos[0])
+	} else {
+		card, err = c.UnfreezeCard(e.ctx, pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	if e.jsonOut() {
+		return e.printJSON(card)
+	}
+	return e.table(cardHeader, [][]string{cardRow(*card)})
+}

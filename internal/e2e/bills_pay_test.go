@@ -40,7 +40,7 @@ func TestPayBillLifecycle(t *testing.T) {
 	r := s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectStatus(t, 201)
 	var pay paymentRecord
 	r.Decode(t, &pay)
-	if paymentBillID(t, r) != b.ID || pay.Status != "awaiting_approval" || pay.Delivered != (amount{"1234.56", "EUR"}) {
+	if paymentBillID(t, r) != b.ID || pay.Status != "awaiting_approval" || pay.Delivered != (moneyOf("1234.56", "EUR")) {
 		t.Fatalf("payment of the bill = %+v (%s)", pay, r.Body)
 	}
 	expectRequested(t, s, p.web, b.ID, pay)
@@ -96,7 +96,7 @@ func TestPayBillMismatch(t *testing.T) {
 	var sent quoteRecord
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": contact,
 		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &sent)
-	if sent.Destination != (amount{"100.00", "EUR"}) {
+	if sent.Destination != (moneyOf("100.00", "EUR")) {
 		t.Fatalf("send quote delivers %+v", sent.Destination)
 	}
 	// Another currency: the bill now says USD 100.00, its contact receives EUR.

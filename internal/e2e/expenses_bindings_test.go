@@ -36,7 +36,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 		t.Fatalf("filed expense's binding: %+v", e.Bindings)
 	}
 	// Bound: totals.bill is the transaction's, in USD, not the bill's.
-	if len(e.Totals.Bill) != 1 || e.Totals.Bill[0] != (amount{"21.67", "USD"}) {
+	if len(e.Totals.Bill) != 1 || e.Totals.Bill[0] != (moneyOf("21.67", "USD")) {
 		t.Fatalf("totals: %+v", e.Totals)
 	}
 	// The feed row the binding names is the purchase.
@@ -94,12 +94,12 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	b := bindable(t, s, p.org, "4.75")
 	var got expenseRecord
 	bind(t, s, tok, e.ID, a, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
-	if got.Status != "draft" || len(got.Bindings) != 1 || got.Totals.Bill[0] != (amount{"10.25", "USD"}) || len(got.Totals.Bill) != 1 ||
-		got.Totals.Local[0] != (amount{"5.00", "EUR"}) {
+	if got.Status != "draft" || len(got.Bindings) != 1 || got.Totals.Bill[0] != (moneyOf("10.25", "USD")) || len(got.Totals.Bill) != 1 ||
+		got.Totals.Local[0] != (moneyOf("5.00", "EUR")) {
 		t.Fatalf("one binding: %+v", got)
 	}
 	bind(t, s, tok, e.ID, b, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
-	if len(got.Bindings) != 2 || got.Totals.Bill[0] != (amount{"15.00", "USD"}) {
+	if len(got.Bindings) != 2 || got.Totals.Bill[0] != (moneyOf("15.00", "USD")) {
 		t.Fatalf("two bindings: %+v", got)
 	}
 
@@ -107,7 +107,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	c := issueCard(t, s, p.org, map[string]any{"monthly_limit": 1000})
 	refund := expectApproved(t, authorize(t, s, c.ID, "3.00", "USD", "online", "refund"), "in", "3.00")
 	bind(t, s, tok, e.ID, refund.ID, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
-	if got.Totals.Bill[0] != (amount{"12.00", "USD"}) {
+	if got.Totals.Bill[0] != (moneyOf("12.00", "USD")) {
 		t.Fatalf("with a refund: %+v", got.Totals)
 	}
 
@@ -117,7 +117,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	if len(got.Bindings) != 4 || got.Bindings[3].TargetID != pay.ID || got.Bindings[3].TransactionID != nil {
 		t.Fatalf("payment awaiting approval: %+v", got.Bindings)
 	}
-	if len(got.Totals.Bill) != 2 || got.Totals.Bill[0] != (amount{"100.00", "EUR"}) || got.Totals.Bill[1] != (amount{"12.00", "USD"}) {
+	if len(got.Totals.Bill) != 2 || got.Totals.Bill[0] != (moneyOf("100.00", "EUR")) || got.Totals.Bill[1] != (moneyOf("12.00", "USD")) {
 		t.Fatalf("totals sorted by currency: %+v", got.Totals.Bill)
 	}
 	p.approveInApp(t, s, *pay.ApprovalRequestID)
@@ -131,7 +131,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	p.approveInApp(t, s, *pay2.ApprovalRequestID)
 	row2 := *getPayment(t, s, tok, pay2.ID).TransactionID
 	bind(t, s, tok, e.ID, row2, "fiat_outgoing").ExpectStatus(t, 200).Decode(t, &got)
-	if got.Bindings[4].TargetID != pay2.ID || deref(got.Bindings[4].TransactionID) != row2 || got.Totals.Bill[0] != (amount{"101.00", "EUR"}) {
+	if got.Bindings[4].TargetID != pay2.ID || deref(got.Bindings[4].TransactionID) != row2 || got.Totals.Bill[0] != (moneyOf("101.00", "EUR")) {
 		t.Fatalf("bound by feed row: %+v totals %+v", got.Bindings[4], got.Totals)
 	}
 	bind(t, s, tok, e.ID, pay2.ID, "fiat_outgoing").ExpectError(t, 409, "conflict")
@@ -175,7 +175,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	bindingA := got.Bindings[0].ID
 	var after expenseRecord
 	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "bindings/"+bindingA), Bearer: tok}).ExpectStatus(t, 200).Decode(t, &after)
-	if len(after.Bindings) != 4 || after.Totals.Bill[1] != (amount{"1.75", "USD"}) {
+	if len(after.Bindings) != 4 || after.Totals.Bill[1] != (moneyOf("1.75", "USD")) {
 		t.Fatalf("after unbinding: %+v", after.Totals)
 	}
 	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "bindings/"+bindingA), Bearer: tok}).ExpectError(t, 404, "not_found")
@@ -187,7 +187,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	for _, bd := range left {
 		s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "bindings/"+bd.ID), Bearer: tok}).ExpectStatus(t, 200).Decode(t, &after)
 	}
-	if len(after.Bindings) != 0 || len(after.Totals.Bill) != 1 || after.Totals.Bill[0] != (amount{"99.00", "GBP"}) {
+	if len(after.Bindings) != 0 || len(after.Totals.Bill) != 1 || after.Totals.Bill[0] != (moneyOf("99.00", "GBP")) {
 		t.Fatalf("nothing bound: %+v", after)
 	}
 }
@@ -278,7 +278,7 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 		break
 	}
 	got := getExpense(t, s, p.web, e.ID)
-	if len(got.Bindings) != 102 || len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != (amount{"91800000000000000.00", "EUR"}) {
+	if len(got.Bindings) != 102 || len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != (moneyOf("91800000000000000.00", "EUR")) {
 		t.Fatalf("%d bindings, totals %+v", len(got.Bindings), got.Totals.Bill)
 	}
 }
@@ -304,7 +304,7 @@ func TestExpenseBindsCryptoPayments(t *testing.T) {
 	var got expenseRecord
 	bind(t, s, p.web, e.ID, pay.ID, "crypto_outgoing").ExpectStatus(t, 200).Decode(t, &got)
 	if len(got.Bindings) != 1 || got.Bindings[0].TargetType != "crypto_outgoing" || got.Bindings[0].TransactionID != nil ||
-		len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != (amount{"100.00", "USD"}) {
+		len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != (moneyOf("100.00", "USD")) {
 		t.Fatalf("crypto binding: %+v", got)
 	}
 }

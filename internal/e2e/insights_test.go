@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
 type insightSums struct {
-	Incoming []amount `json:"incoming"`
-	Outgoing []amount `json:"outgoing"`
-	Payments []amount `json:"payments"`
-	Net      []amount `json:"net"`
+	Incoming []client.Money `json:"incoming"`
+	Outgoing []client.Money `json:"outgoing"`
+	Payments []client.Money `json:"payments"`
+	Net      []client.Money `json:"net"`
 }
 
 type insights struct {
@@ -45,7 +46,7 @@ func getInsights(t *testing.T, s *apitest.Server, token, org, query string) insi
 }
 
 // show writes a list of amounts as "1000.00 EUR, 5.00 USD" ("-" when empty).
-func show(as []amount) string {
+func show(as []client.Money) string {
 	if as == nil {
 		return "null"
 	}
@@ -100,7 +101,7 @@ func advanceTo(t *testing.T, s *apitest.Server, at time.Time) time.Time {
 	return advance(t, s, at.Sub(n))
 }
 
-func minor(t *testing.T, a amount) int64 {
+func minor(t *testing.T, a client.Money) int64 {
 	t.Helper()
 	m, err := money.Parse(a.Amount, a.Currency)
 	if err != nil {

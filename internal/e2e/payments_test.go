@@ -8,25 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-type amount struct {
-	Amount   string `json:"amount"`
-	Currency string `json:"currency"`
-}
-
 type paymentRecord struct {
-	ID                string  `json:"id"`
-	OrganizationID    string  `json:"organization_id"`
-	Rail              string  `json:"rail"`
-	Status            string  `json:"status"`
-	QuoteID           *string `json:"quote_id"`
-	PaymentBatchID    *string `json:"payment_batch_id"`
-	ApprovalRequestID *string `json:"approval_request_id"`
-	TransactionID     *string `json:"transaction_id"`
-	Debited           amount  `json:"debited"`
-	Delivered         amount  `json:"delivered"`
+	ID                string       `json:"id"`
+	OrganizationID    string       `json:"organization_id"`
+	Rail              string       `json:"rail"`
+	Status            string       `json:"status"`
+	QuoteID           *string      `json:"quote_id"`
+	PaymentBatchID    *string      `json:"payment_batch_id"`
+	ApprovalRequestID *string      `json:"approval_request_id"`
+	TransactionID     *string      `json:"transaction_id"`
+	Debited           client.Money `json:"debited"`
+	Delivered         client.Money `json:"delivered"`
 	DomainEvent       struct {
 		EventID     string `json:"event_id"`
 		Stream      string `json:"stream"`
@@ -37,12 +33,12 @@ type paymentRecord struct {
 }
 
 type quoteRecord struct {
-	ID          string    `json:"id"`
-	ExpiresAt   time.Time `json:"expires_at"`
-	Source      amount    `json:"source"`
-	Destination amount    `json:"destination"`
-	Fee         amount    `json:"fee"`
-	Rate        string    `json:"rate"`
+	ID          string       `json:"id"`
+	ExpiresAt   time.Time    `json:"expires_at"`
+	Source      client.Money `json:"source"`
+	Destination client.Money `json:"destination"`
+	Fee         client.Money `json:"fee"`
+	Rate        string       `json:"rate"`
 }
 
 type approvalRecord struct {
@@ -140,7 +136,7 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "100.00")
-	if q.Source != (amount{"100.00", "EUR"}) || q.Destination != (amount{"100.00", "EUR"}) || q.Fee != (amount{"1.00", "EUR"}) || q.Rate != "1" {
+	if q.Source != (moneyOf("100.00", "EUR")) || q.Destination != (moneyOf("100.00", "EUR")) || q.Fee != (moneyOf("1.00", "EUR")) || q.Rate != "1" {
 		t.Fatalf("quote = %+v", q)
 	}
 	if !q.ExpiresAt.Equal(now(t, s).Add(15 * time.Minute)) {
@@ -148,7 +144,7 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 	}
 	var pay paymentRecord
 	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.ID)).ExpectStatus(t, 201).Decode(t, &pay)
-	if pay.Status != "awaiting_approval" || pay.Debited != (amount{"101.00", "EUR"}) || pay.Delivered != (amount{"100.00", "EUR"}) ||
+	if pay.Status != "awaiting_approval" || pay.Debited != (moneyOf("101.00", "EUR")) || pay.Delivered != (moneyOf("100.00", "EUR")) ||
 		pay.ApprovalRequestID == nil || pay.TransactionID != nil || pay.DomainEvent.Type != "payment.created" ||
 		pay.DomainEvent.Stream != "payment-"+pay.ID || pay.DomainEvent.AggregateID != pay.ID || pay.DomainEvent.EventID == "" {
 		t.Fatalf("payment = %+v", pay)
@@ -549,7 +545,7 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 	var q quoteRecord
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": crypto.ID,
 		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
-	if q.Fee != (amount{"1.00", "USD"}) || q.Destination != (amount{"100.00", "USD"}) {
+	if q.Fee != (moneyOf("1.00", "USD")) || q.Destination != (moneyOf("100.00", "USD")) {
 		t.Fatalf("crypto quote = %+v", q)
 	}
 	var pay paymentRecord
@@ -570,13 +566,13 @@ func TestQuotesConvertCurrencies(t *testing.T) {
 	var q quoteRecord
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
 		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
-	if q.Destination.Currency != "JPY" || strings.Contains(q.Destination.Amount, ".") || q.Source != (amount{"100.00", "EUR"}) {
+	if q.Destination.Currency != "JPY" || strings.Contains(q.Destination.Amount, ".") || q.Source != (moneyOf("100.00", "EUR")) {
 		t.Fatalf("quote = %+v", q)
 	}
 	var r quoteRecord
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
 		"source_currency": "EUR", "amount": "10000", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &r)
-	if r.Destination != (amount{"10000", "JPY"}) || r.Source.Currency != "EUR" {
+	if r.Destination != (moneyOf("10000", "JPY")) || r.Source.Currency != "EUR" {
 		t.Fatalf("receive quote = %+v", r)
 	}
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
@@ -653,4 +649,9 @@ func TestTransactionFeedPagination(t *testing.T) {
 	eve := newPayer(t, s, "eve@evil.test", "")
 	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].ID, eve.web).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", eve.web).ExpectError(t, 404, "not_found")
+}
+
+// moneyOf is an amount in a currency, as the API writes it.
+func moneyOf(amount, currency string) client.Money {
+	return client.Money{Amount: amount, Currency: currency}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -598,7 +599,7 @@ func TestCardOperationsRefuseAPIKeys(t *testing.T) {
 	keyBody := map[string]any{"name": "Card sync", "role": "admin", "scopes": []string{"balances:read", "transactions:read"}}
 	keys := "/api/v1/organizations/" + o.id + "/api-keys"
 	stepUpByCode(t, s, o.owner.token, o.owner.secret, s.Post(t, keys, o.owner.token, keyBody))
-	var k keyWithSecret
+	var k client.ApiKeyWithSecret
 	s.Post(t, keys, o.owner.token, keyBody).ExpectStatus(t, http.StatusCreated).Decode(t, &k)
 
 	for _, req := range []apitest.Request{

@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -481,7 +482,7 @@ func TestFileOperationsRefuseAPIKeys(t *testing.T) {
 	keyBody := map[string]any{"name": "Files sync", "role": "admin", "scopes": []string{"balances:read"}}
 	keys := "/api/v1/organizations/" + o.id + "/api-keys"
 	stepUpByCode(t, s, o.owner.token, o.owner.secret, s.Post(t, keys, o.owner.token, keyBody))
-	var k keyWithSecret
+	var k client.ApiKeyWithSecret
 	s.Post(t, keys, o.owner.token, keyBody).ExpectStatus(t, http.StatusCreated).Decode(t, &k)
 
 	body := pdfOf("x", 300)

@@ -85,11 +85,11 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 			return s.Post(t, orgPath+"/api-keys", p.web, map[string]any{"name": "Another", "role": "member", "scopes": []string{"balances:read"}})
 		},
 		"update api key": func() *apitest.Response {
-			return s.Do(t, apitest.Request{Method: "PATCH", Path: keyPath(org, key.APIKey.ID, ""), Bearer: p.web, Body: map[string]any{"name": "Renamed"}})
+			return s.Do(t, apitest.Request{Method: "PATCH", Path: keyPath(org, key.ApiKey.Id.String(), ""), Bearer: p.web, Body: map[string]any{"name": "Renamed"}})
 		},
-		"rotate api key": func() *apitest.Response { return s.Post(t, keyPath(org, key.APIKey.ID, "rotate"), p.web, nil) },
+		"rotate api key": func() *apitest.Response { return s.Post(t, keyPath(org, key.ApiKey.Id.String(), "rotate"), p.web, nil) },
 	}
-	revoke := func() *apitest.Response { return s.Post(t, keyPath(org, key.APIKey.ID, "revoke"), p.web, nil) }
+	revoke := func() *apitest.Response { return s.Post(t, keyPath(org, key.ApiKey.Id.String(), "revoke"), p.web, nil) }
 	personal := func() {
 		t.Helper()
 		s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -306,9 +307,9 @@ func payableBill(t *testing.T, s *apitest.Server, p *payer, amt string) billReco
 }
 
 // billQuote quotes a payment to contact that delivers amt (amount_side receive).
-func billQuote(t *testing.T, s *apitest.Server, p *payer, contact, amt string) quoteRecord {
+func billQuote(t *testing.T, s *apitest.Server, p *payer, contact, amt string) client.Quote {
 	t.Helper()
-	var q quoteRecord
+	var q client.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": contact,
 		"source_currency": "EUR", "amount": amt, "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
 	return q
@@ -321,20 +322,20 @@ func billExecuteBody(quoteID, billID string) map[string]any {
 }
 
 // payBill executes a payment of the bill's amount to its contact.
-func payBill(t *testing.T, s *apitest.Server, p *payer, b billRecord) paymentRecord {
+func payBill(t *testing.T, s *apitest.Server, p *payer, b billRecord) client.Payment {
 	t.Helper()
-	var pay paymentRecord
+	var pay client.Payment
 	q := billQuote(t, s, p, *b.PaymentContactID, *b.Amount)
-	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectStatus(t, 201).Decode(t, &pay)
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.ID)).ExpectStatus(t, 201).Decode(t, &pay)
 	return pay
 }
 
 // expectRequested checks that bill id waits for payment pay.
-func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay paymentRecord) billRecord {
+func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay client.Payment) billRecord {
 	t.Helper()
 	b := getBill(t, s, token, id)
-	if b.Status != "payment_requested" || b.FiatOutgoingID == nil || *b.FiatOutgoingID != pay.ID ||
-		b.ApprovalRequestID == nil || pay.ApprovalRequestID == nil || *b.ApprovalRequestID != *pay.ApprovalRequestID {
+	if b.Status != "payment_requested" || b.FiatOutgoingID == nil || *b.FiatOutgoingID != pay.Id.String() ||
+		b.ApprovalRequestID == nil || pay.ApprovalRequestId == nil || *b.ApprovalRequestID != pay.ApprovalRequestId.String() {
 		t.Fatalf("bill = %+v, want payment_requested for payment %+v", b, pay)
 	}
 	return b

@@ -150,7 +150,7 @@ func TestCancelBill(t *testing.T) {
 	patchBill(t, s, p.web, b.ID, map[string]any{"bill_number": "X-1"}).ExpectError(t, 409, "conflict")
 	s.Post(t, billPath(b.ID, "payment-contact"), p.web, nil).ExpectError(t, 409, "conflict")
 	q := billQuote(t, s, p, *b.PaymentContactID, "50.00")
-	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectError(t, 422, "bill_mismatch")
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.ID)).ExpectError(t, 422, "bill_mismatch")
 	if got := getBill(t, s, p.web, b.ID); got.Status != "cancelled" {
 		t.Fatalf("bill = %+v", got)
 	}

@@ -174,7 +174,7 @@ func TestBillExtractionKeepsWhatPeopleSet(t *testing.T) {
 		t.Fatalf("bill whose file cannot be read = %+v, want extracting", got)
 	}
 	// A bill still extracting cannot be paid.
-	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(p.quote(t, s, "10.00").ID, b.ID)).ExpectError(t, 422, "bill_mismatch")
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(p.quote(t, s, "10.00").Id.String(), b.ID)).ExpectError(t, 422, "bill_mismatch")
 	if err := os.Rename(hidden, filepath.Join(files, "files")); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -37,38 +38,38 @@ func TestPayBillLifecycle(t *testing.T) {
 
 	// Rejected.
 	q := billQuote(t, s, p, *b.PaymentContactID, "1234.56")
-	r := s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectStatus(t, 201)
-	var pay paymentRecord
+	r := s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.ID)).ExpectStatus(t, 201)
+	var pay client.Payment
 	r.Decode(t, &pay)
-	if paymentBillID(t, r) != b.ID || pay.Status != "awaiting_approval" || pay.Delivered != (moneyOf("1234.56", "EUR")) {
+	if paymentBillID(t, r) != b.ID || pay.Status != "awaiting_approval" || pay.Delivered != moneyOf("1234.56", "EUR") {
 		t.Fatalf("payment of the bill = %+v (%s)", pay, r.Body)
 	}
 	expectRequested(t, s, p.web, b.ID, pay)
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/reject", p.web, map[string]any{"reason": "Wrong amount"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/reject", p.web, map[string]any{"reason": "Wrong amount"}).ExpectStatus(t, 200)
 	expectReleased(t, s, p.web, b.ID)
 
 	// Cancelled by its initiator.
 	pay = payBill(t, s, p, b)
 	expectRequested(t, s, p.web, b.ID, pay)
-	s.Post(t, "/api/v1/payments/"+pay.ID+"/cancel", p.web, nil).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/payments/"+pay.Id.String()+"/cancel", p.web, nil).ExpectStatus(t, 200)
 	expectReleased(t, s, p.web, b.ID)
 
 	// Approved, then failed by the rail.
 	pay = payBill(t, s, p, b)
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	expectRequested(t, s, p.web, b.ID, pay)
-	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 	expectReleased(t, s, p.web, b.ID)
 
 	// Approved and completed: the bill stays payment_requested.
 	pay = payBill(t, s, p, b)
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
-	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
 	expectRequested(t, s, p.web, b.ID, pay)
 	// Paid once: no second payment for it.
 	q = billQuote(t, s, p, *b.PaymentContactID, "1234.56")
-	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectError(t, 422, "bill_mismatch")
-	debited := mustAtoi(t, strings.ReplaceAll(getPayment(t, s, p.web, pay.ID).Debited.Amount, ".", ""))
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.ID)).ExpectError(t, 422, "bill_mismatch")
+	debited := mustAtoi(t, strings.ReplaceAll(getPayment(t, s, p.web, pay.Id.String()).Debited.Amount, ".", ""))
 	if av, _ := balance(t, s, p.web, p.org, "EUR"); av != fmtMinor(1_000_000-debited) {
 		t.Fatalf("available %s, want %s (10000.00 less the one completed payment with its fee)", av, fmtMinor(1_000_000-debited))
 	}
@@ -80,8 +81,8 @@ func TestPayBillLifecycle(t *testing.T) {
 func TestPayBillMismatch(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
-	exec := func(q quoteRecord, billID string) *apitest.Response {
-		return s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, billID))
+	exec := func(q client.Quote, billID string) *apitest.Response {
+		return s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), billID))
 	}
 	b := payableBill(t, s, p, "100.00")
 	contact := *b.PaymentContactID
@@ -93,10 +94,10 @@ func TestPayBillMismatch(t *testing.T) {
 	exec(billQuote(t, s, p, contact, "99.99"), b.ID).ExpectError(t, 422, "bill_mismatch")
 	exec(billQuote(t, s, p, contact, "100.01"), b.ID).ExpectError(t, 422, "bill_mismatch")
 	// What counts is the amount delivered, whichever side was quoted.
-	var sent quoteRecord
+	var sent client.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": contact,
 		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &sent)
-	if sent.Destination != (moneyOf("100.00", "EUR")) {
+	if sent.Destination != moneyOf("100.00", "EUR") {
 		t.Fatalf("send quote delivers %+v", sent.Destination)
 	}
 	// Another currency: the bill now says USD 100.00, its contact receives EUR.
@@ -118,7 +119,7 @@ func TestPayBillMismatch(t *testing.T) {
 
 	// Nothing was created by the refusals: no approval, and the quotes are unused.
 	var approvals struct {
-		Data []approvalRecord `json:"data"`
+		Data []client.Approval `json:"data"`
 	}
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 0 {
@@ -127,18 +128,18 @@ func TestPayBillMismatch(t *testing.T) {
 	if got := getBill(t, s, p.web, b.ID); got.Status != "extracted" || got.FiatOutgoingID != nil {
 		t.Fatalf("bill after refusals = %+v", got)
 	}
-	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(other.ID)).ExpectStatus(t, 201)
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(other.Id.String())).ExpectStatus(t, 201)
 	// The matching quote pays it.
-	var pay paymentRecord
+	var pay client.Payment
 	exec(sent, b.ID).ExpectStatus(t, 201).Decode(t, &pay)
 	expectRequested(t, s, p.web, b.ID, pay)
 	// A payment is already requested for it.
 	exec(billQuote(t, s, p, contact, "100.00"), b.ID).ExpectError(t, 422, "bill_mismatch")
 	// Unknown bills are not found; batches do not take bills.
 	exec(billQuote(t, s, p, contact, "100.00"), "0190f5d0-0000-7000-8000-000000000000").ExpectError(t, 404, "not_found")
-	expectInvalidField(t, s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(billQuote(t, s, p, contact, "1.00").ID, "nope")), "bill_id")
+	expectInvalidField(t, s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(billQuote(t, s, p, contact, "1.00").Id.String(), "nope")), "bill_id")
 	expectInvalidField(t, s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org,
-		"payments": []any{billExecuteBody(billQuote(t, s, p, contact, "100.00").ID, b.ID)}}), "payments[0].bill_id")
+		"payments": []any{billExecuteBody(billQuote(t, s, p, contact, "100.00").Id.String(), b.ID)}}), "payments[0].bill_id")
 }
 
 // TestPayBillIdempotency: the Idempotency-Key is scoped to the bill.
@@ -148,31 +149,31 @@ func TestPayBillIdempotency(t *testing.T) {
 	b1, b2 := payableBill(t, s, p, "10.00"), payableBill(t, s, p, "10.00")
 	q1, q2 := billQuote(t, s, p, *b1.PaymentContactID, "10.00"), billQuote(t, s, p, *b2.PaymentContactID, "10.00")
 	// The same key on two bills makes two payments.
-	first := execute(t, s, p.web, billExecuteBody(q1.ID, b1.ID), "invoice-42").ExpectStatus(t, 201)
-	second := execute(t, s, p.web, billExecuteBody(q2.ID, b2.ID), "invoice-42").ExpectStatus(t, 201)
-	var pay1, pay2 paymentRecord
+	first := execute(t, s, p.web, billExecuteBody(q1.Id.String(), b1.ID), "invoice-42").ExpectStatus(t, 201)
+	second := execute(t, s, p.web, billExecuteBody(q2.Id.String(), b2.ID), "invoice-42").ExpectStatus(t, 201)
+	var pay1, pay2 client.Payment
 	first.Decode(t, &pay1)
 	second.Decode(t, &pay2)
-	if pay1.ID == pay2.ID || second.Header.Get("Idempotent-Replayed") != "" {
-		t.Fatalf("same key on two bills: %s and %s (replayed %q)", pay1.ID, pay2.ID, second.Header.Get("Idempotent-Replayed"))
+	if pay1.Id == pay2.Id || second.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("same key on two bills: %s and %s (replayed %q)", pay1.Id.String(), pay2.Id.String(), second.Header.Get("Idempotent-Replayed"))
 	}
 	expectRequested(t, s, p.web, b1.ID, pay1)
 	expectRequested(t, s, p.web, b2.ID, pay2)
 	// The same key and body on one bill replays the first answer.
-	again := execute(t, s, p.web, billExecuteBody(q1.ID, b1.ID), "invoice-42").ExpectStatus(t, 201)
+	again := execute(t, s, p.web, billExecuteBody(q1.Id.String(), b1.ID), "invoice-42").ExpectStatus(t, 201)
 	if string(again.Body) != string(first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replay differs:\n%s\n%s", first.Body, again.Body)
 	}
 	// The same key with another body on that bill is refused.
-	other := billExecuteBody(q1.ID, b1.ID)
+	other := billExecuteBody(q1.Id.String(), b1.ID)
 	other["statement_description"] = "Another text"
 	execute(t, s, p.web, other, "invoice-42").ExpectError(t, 422, "idempotency_key_reused")
 	// An unknown bill is not found, even with a key already used.
-	execute(t, s, p.web, billExecuteBody(q1.ID, "0190f5d0-0000-7000-8000-000000000000"), "invoice-42").ExpectError(t, 404, "not_found")
+	execute(t, s, p.web, billExecuteBody(q1.Id.String(), "0190f5d0-0000-7000-8000-000000000000"), "invoice-42").ExpectError(t, 404, "not_found")
 	// The key on the organization's scope (no bill) is another key.
-	execute(t, s, p.web, executeBody(billQuote(t, s, p, p.contact, "5.00").ID), "invoice-42").ExpectStatus(t, 201)
+	execute(t, s, p.web, executeBody(billQuote(t, s, p, p.contact, "5.00").Id.String()), "invoice-42").ExpectStatus(t, 201)
 	var approvals struct {
-		Data []approvalRecord `json:"data"`
+		Data []client.Approval `json:"data"`
 	}
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 3 {
@@ -187,21 +188,21 @@ func TestPayBillConcurrently(t *testing.T) {
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	for round := range 3 {
 		b := payableBill(t, s, p, "25.00")
-		quotes := []quoteRecord{billQuote(t, s, p, *b.PaymentContactID, "25.00"), billQuote(t, s, p, *b.PaymentContactID, "25.00")}
+		quotes := []client.Quote{billQuote(t, s, p, *b.PaymentContactID, "25.00"), billQuote(t, s, p, *b.PaymentContactID, "25.00")}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		var created []paymentRecord
+		var created []client.Payment
 		mismatches := 0
 		for _, q := range quotes {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := s.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/payments/execute", Bearer: p.web, Body: billExecuteBody(q.ID, b.ID), Header: oneShot})
+				r := s.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/payments/execute", Bearer: p.web, Body: billExecuteBody(q.Id.String(), b.ID), Header: oneShot})
 				mu.Lock()
 				defer mu.Unlock()
 				switch r.Status {
 				case 201:
-					var pay paymentRecord
+					var pay client.Payment
 					r.Decode(t, &pay)
 					created = append(created, pay)
 				case 422:
@@ -219,7 +220,7 @@ func TestPayBillConcurrently(t *testing.T) {
 		expectRequested(t, s, p.web, b.ID, created[0])
 	}
 	var approvals struct {
-		Data []approvalRecord `json:"data"`
+		Data []client.Approval `json:"data"`
 	}
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 3 {
@@ -246,7 +247,7 @@ func TestBillsOfAnotherOrganization(t *testing.T) {
 	s.Post(t, billsPath(p.org), eve.web, map[string]any{"file_id": mine}).ExpectError(t, 404, "not_found")
 	uploadBill(t, s, eve.web, p.org, "file", "a.pdf", "application/pdf", pdf).ExpectError(t, 404, "not_found")
 	// Eve's quote with Ada's bill: the bill is not found in Eve's organization.
-	s.Post(t, "/api/v1/payments/execute", eve.web, billExecuteBody(billQuote(t, s, eve, eve.contact, "10.00").ID, b.ID)).ExpectError(t, 404, "not_found")
+	s.Post(t, "/api/v1/payments/execute", eve.web, billExecuteBody(billQuote(t, s, eve, eve.contact, "10.00").Id.String(), b.ID)).ExpectError(t, 404, "not_found")
 	// Eve's list does not show it.
 	var list billPage
 	s.Get(t, billsPath(eve.org), eve.web).ExpectStatus(t, 200).Decode(t, &list)
@@ -267,13 +268,13 @@ func TestBillsOfAnotherOrganization(t *testing.T) {
 	expectUnavailable(t, patchBill(t, s, p.web, b.ID, map[string]any{"bill_number": "X"}))
 	expectUnavailable(t, s.Post(t, billPath(b.ID, "cancel"), p.web, nil))
 	expectUnavailable(t, s.Post(t, billPath(b.ID, "payment-contact"), p.web, nil))
-	expectUnavailable(t, s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)))
+	expectUnavailable(t, s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.ID)))
 	setOrgStatus(t, s, p.org, "active")
 	if got := getBill(t, s, p.web, b.ID); got.Status != "extracted" || str(got.BillNumber) != "RE-2026-0117" {
 		t.Fatalf("bill after the pause = %+v", got)
 	}
-	var pay paymentRecord
-	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectStatus(t, 201).Decode(t, &pay)
+	var pay client.Payment
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.ID)).ExpectStatus(t, 201).Decode(t, &pay)
 	expectRequested(t, s, p.web, b.ID, pay)
 	createBill(t, s, p.web, p.org, mine)
 	// Banned: even reads are refused.

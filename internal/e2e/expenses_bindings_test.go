@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -36,7 +37,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 		t.Fatalf("filed expense's binding: %+v", e.Bindings)
 	}
 	// Bound: totals.bill is the transaction's, in USD, not the bill's.
-	if len(e.Totals.Bill) != 1 || e.Totals.Bill[0] != (moneyOf("21.67", "USD")) {
+	if len(e.Totals.Bill) != 1 || e.Totals.Bill[0] != moneyOf("21.67", "USD") {
 		t.Fatalf("totals: %+v", e.Totals)
 	}
 	// The feed row the binding names is the purchase.
@@ -94,12 +95,12 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	b := bindable(t, s, p.org, "4.75")
 	var got expenseRecord
 	bind(t, s, tok, e.ID, a, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
-	if got.Status != "draft" || len(got.Bindings) != 1 || got.Totals.Bill[0] != (moneyOf("10.25", "USD")) || len(got.Totals.Bill) != 1 ||
-		got.Totals.Local[0] != (moneyOf("5.00", "EUR")) {
+	if got.Status != "draft" || len(got.Bindings) != 1 || got.Totals.Bill[0] != moneyOf("10.25", "USD") || len(got.Totals.Bill) != 1 ||
+		got.Totals.Local[0] != moneyOf("5.00", "EUR") {
 		t.Fatalf("one binding: %+v", got)
 	}
 	bind(t, s, tok, e.ID, b, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
-	if len(got.Bindings) != 2 || got.Totals.Bill[0] != (moneyOf("15.00", "USD")) {
+	if len(got.Bindings) != 2 || got.Totals.Bill[0] != moneyOf("15.00", "USD") {
 		t.Fatalf("two bindings: %+v", got)
 	}
 
@@ -107,42 +108,42 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	c := issueCard(t, s, p.org, map[string]any{"monthly_limit": 1000})
 	refund := expectApproved(t, authorize(t, s, c.ID, "3.00", "USD", "online", "refund"), "in", "3.00")
 	bind(t, s, tok, e.ID, refund.ID, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
-	if got.Totals.Bill[0] != (moneyOf("12.00", "USD")) {
+	if got.Totals.Bill[0] != moneyOf("12.00", "USD") {
 		t.Fatalf("with a refund: %+v", got.Totals)
 	}
 
 	// A payment, by its id or its feed row's; its sent amount counts, in its currency.
 	pay := p.pay(t, s, "100.00")
-	bind(t, s, tok, e.ID, pay.ID, "fiat_outgoing").ExpectStatus(t, 200).Decode(t, &got)
-	if len(got.Bindings) != 4 || got.Bindings[3].TargetID != pay.ID || got.Bindings[3].TransactionID != nil {
+	bind(t, s, tok, e.ID, pay.Id.String(), "fiat_outgoing").ExpectStatus(t, 200).Decode(t, &got)
+	if len(got.Bindings) != 4 || got.Bindings[3].TargetID != pay.Id.String() || got.Bindings[3].TransactionID != nil {
 		t.Fatalf("payment awaiting approval: %+v", got.Bindings)
 	}
-	if len(got.Totals.Bill) != 2 || got.Totals.Bill[0] != (moneyOf("100.00", "EUR")) || got.Totals.Bill[1] != (moneyOf("12.00", "USD")) {
+	if len(got.Totals.Bill) != 2 || got.Totals.Bill[0] != moneyOf("100.00", "EUR") || got.Totals.Bill[1] != moneyOf("12.00", "USD") {
 		t.Fatalf("totals sorted by currency: %+v", got.Totals.Bill)
 	}
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
-	approved := getPayment(t, s, tok, pay.ID)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
+	approved := getPayment(t, s, tok, pay.Id.String())
 	got = getExpense(t, s, tok, e.ID)
-	if approved.TransactionID == nil || deref(got.Bindings[3].TransactionID) != *approved.TransactionID {
-		t.Fatalf("approved payment's feed row %v, binding %+v", approved.TransactionID, got.Bindings[3])
+	if approved.TransactionId == nil || deref(got.Bindings[3].TransactionID) != approved.TransactionId.String() {
+		t.Fatalf("approved payment's feed row %v, binding %+v", approved.TransactionId, got.Bindings[3])
 	}
-	bind(t, s, tok, e.ID, *approved.TransactionID, "fiat_outgoing").ExpectError(t, 409, "conflict") // the same payment
+	bind(t, s, tok, e.ID, approved.TransactionId.String(), "fiat_outgoing").ExpectError(t, 409, "conflict") // the same payment
 	pay2 := p.pay(t, s, "1.00")
-	p.approveInApp(t, s, *pay2.ApprovalRequestID)
-	row2 := *getPayment(t, s, tok, pay2.ID).TransactionID
+	p.approveInApp(t, s, pay2.ApprovalRequestId.String())
+	row2 := getPayment(t, s, tok, pay2.Id.String()).TransactionId.String()
 	bind(t, s, tok, e.ID, row2, "fiat_outgoing").ExpectStatus(t, 200).Decode(t, &got)
-	if got.Bindings[4].TargetID != pay2.ID || deref(got.Bindings[4].TransactionID) != row2 || got.Totals.Bill[0] != (moneyOf("101.00", "EUR")) {
+	if got.Bindings[4].TargetID != pay2.Id.String() || deref(got.Bindings[4].TransactionID) != row2 || got.Totals.Bill[0] != moneyOf("101.00", "EUR") {
 		t.Fatalf("bound by feed row: %+v totals %+v", got.Bindings[4], got.Totals)
 	}
-	bind(t, s, tok, e.ID, pay2.ID, "fiat_outgoing").ExpectError(t, 409, "conflict")
+	bind(t, s, tok, e.ID, pay2.Id.String(), "fiat_outgoing").ExpectError(t, 409, "conflict")
 
 	// Not found: another type, another organization's, unknown ids, feed
 	// rows of other kinds, and every internal transfer (none exist yet).
 	foreignRow := bindable(t, s, other.id, "1.00")
 	pay3 := p.pay(t, s, "2.00")
 	for _, tc := range []struct{ id, kind string }{
-		{pay3.ID, "card_transaction"},
-		{pay3.ID, "crypto_outgoing"},
+		{pay3.Id.String(), "card_transaction"},
+		{pay3.Id.String(), "crypto_outgoing"},
 		{bindable(t, s, p.org, "1.00"), "fiat_outgoing"},
 		{foreignRow, "card_transaction"},
 		{uuid.NewString(), "card_transaction"},
@@ -175,7 +176,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	bindingA := got.Bindings[0].ID
 	var after expenseRecord
 	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "bindings/"+bindingA), Bearer: tok}).ExpectStatus(t, 200).Decode(t, &after)
-	if len(after.Bindings) != 4 || after.Totals.Bill[1] != (moneyOf("1.75", "USD")) {
+	if len(after.Bindings) != 4 || after.Totals.Bill[1] != moneyOf("1.75", "USD") {
 		t.Fatalf("after unbinding: %+v", after.Totals)
 	}
 	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "bindings/"+bindingA), Bearer: tok}).ExpectError(t, 404, "not_found")
@@ -187,7 +188,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	for _, bd := range left {
 		s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "bindings/"+bd.ID), Bearer: tok}).ExpectStatus(t, 200).Decode(t, &after)
 	}
-	if len(after.Bindings) != 0 || len(after.Totals.Bill) != 1 || after.Totals.Bill[0] != (moneyOf("99.00", "GBP")) {
+	if len(after.Bindings) != 0 || len(after.Totals.Bill) != 1 || after.Totals.Bill[0] != moneyOf("99.00", "GBP") {
 		t.Fatalf("nothing bound: %+v", after)
 	}
 }
@@ -269,7 +270,7 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 	e := createExpense(t, s, p.web, p.org, nil)
 	const big = "900000000000000.00"
 	for i := 1; ; i++ {
-		r := bind(t, s, p.web, e.ID, p.pay(t, s, big).ID, "fiat_outgoing")
+		r := bind(t, s, p.web, e.ID, p.pay(t, s, big).Id.String(), "fiat_outgoing")
 		if i < 103 {
 			r.ExpectStatus(t, 200)
 			continue
@@ -278,7 +279,7 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 		break
 	}
 	got := getExpense(t, s, p.web, e.ID)
-	if len(got.Bindings) != 102 || len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != (moneyOf("91800000000000000.00", "EUR")) {
+	if len(got.Bindings) != 102 || len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != moneyOf("91800000000000000.00", "EUR") {
 		t.Fatalf("%d bindings, totals %+v", len(got.Bindings), got.Totals.Bill)
 	}
 }
@@ -293,18 +294,18 @@ func TestExpenseBindsCryptoPayments(t *testing.T) {
 	}
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Vendor DAO", "currency": "USD",
 		"rail": "crypto", "network": "ethereum", "crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &contact)
-	var q quoteRecord
+	var q client.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": contact.ID,
 		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
-	var pay paymentRecord
-	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.ID}).ExpectStatus(t, 201).Decode(t, &pay)
+	var pay client.Payment
+	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.Id.String()}).ExpectStatus(t, 201).Decode(t, &pay)
 
 	e := createExpense(t, s, p.web, p.org, nil)
-	bind(t, s, p.web, e.ID, pay.ID, "fiat_outgoing").ExpectError(t, 404, "not_found")
+	bind(t, s, p.web, e.ID, pay.Id.String(), "fiat_outgoing").ExpectError(t, 404, "not_found")
 	var got expenseRecord
-	bind(t, s, p.web, e.ID, pay.ID, "crypto_outgoing").ExpectStatus(t, 200).Decode(t, &got)
+	bind(t, s, p.web, e.ID, pay.Id.String(), "crypto_outgoing").ExpectStatus(t, 200).Decode(t, &got)
 	if len(got.Bindings) != 1 || got.Bindings[0].TargetType != "crypto_outgoing" || got.Bindings[0].TransactionID != nil ||
-		len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != (moneyOf("100.00", "USD")) {
+		len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != moneyOf("100.00", "USD") {
 		t.Fatalf("crypto binding: %+v", got)
 	}
 }

@@ -159,8 +159,8 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 		t.Fatalf("full draft: %+v", full)
 	}
 	// Nothing bound: totals.bill is the bill amount; totals.local the local one.
-	if len(full.Totals.Bill) != 1 || full.Totals.Bill[0] != (moneyOf("250.50", "EUR")) ||
-		len(full.Totals.Local) != 1 || full.Totals.Local[0] != (moneyOf("30000", "JPY")) {
+	if len(full.Totals.Bill) != 1 || full.Totals.Bill[0] != moneyOf("250.50", "EUR") ||
+		len(full.Totals.Local) != 1 || full.Totals.Local[0] != moneyOf("30000", "JPY") {
 		t.Fatalf("totals: %+v", full.Totals)
 	}
 	if got := getExpense(t, s, o.alice.token, full.ID); got.ID != full.ID || deref(got.BusinessName) != "Hotel Sacher" {
@@ -179,7 +179,7 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 	// The owner and an admin may change a member's expense too.
 	patchExpense(t, s, o.admin.token, full.ID, map[string]any{"receipt_number": "R-1"}).ExpectStatus(t, 200)
 	patchExpense(t, s, o.owner.token, full.ID, map[string]any{"bill_amount": "1", "bill_currency": "JPY"}).ExpectStatus(t, 200).Decode(t, &changed)
-	if deref(changed.BillAmount) != "1" || deref(changed.ReceiptNumber) != "R-1" || changed.Totals.Bill[0] != (moneyOf("1", "JPY")) {
+	if deref(changed.BillAmount) != "1" || deref(changed.ReceiptNumber) != "R-1" || changed.Totals.Bill[0] != moneyOf("1", "JPY") {
 		t.Fatalf("changed by managers: %+v", changed)
 	}
 

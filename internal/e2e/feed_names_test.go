@@ -52,11 +52,11 @@ func TestFeedNamesTheCounterparty(t *testing.T) {
 
 	// One payment completes; another fails at the rail and is reversed.
 	done := p.pay(t, s, "100.00")
-	p.approveInApp(t, s, *done.ApprovalRequestID)
-	s.Post(t, "/api/v1/sandbox/payments/"+done.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	p.approveInApp(t, s, done.ApprovalRequestId.String())
+	s.Post(t, "/api/v1/sandbox/payments/"+done.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
 	failed := p.pay(t, s, "50.00")
-	p.approveInApp(t, s, *failed.ApprovalRequestID)
-	s.Post(t, "/api/v1/sandbox/payments/"+failed.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+	p.approveInApp(t, s, failed.ApprovalRequestId.String())
+	s.Post(t, "/api/v1/sandbox/payments/"+failed.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 
 	// A batch pays two contacts; each row names its own.
 	dupont := p.newContact(t, s, "Dupont SARL", "FR1420041010050500013M02606")
@@ -69,13 +69,13 @@ func TestFeedNamesTheCounterparty(t *testing.T) {
 			ID string `json:"id"`
 		} `json:"payments"`
 	}
-	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.ID), executeBody(q2.ID)}}).
+	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.Id.String()), executeBody(q2.Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
 	p.approveInApp(t, s, batch.ApprovalRequestID)
 
 	want := map[string]map[string]string{ // payment id → feed type → description
-		done.ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
-		failed.ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH",
+		done.Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
+		failed.Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH",
 			"reversal": "Reversal of payment to Müller GmbH"},
 		batch.Payments[0].ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
 		batch.Payments[1].ID: {"fiat_outgoing": "Payment to Dupont SARL", "fee": "Fee for payment to Dupont SARL"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -107,24 +108,24 @@ func TestBadTextNeverReachesTheDatabase(t *testing.T) {
 		}},
 		{"label", "/api/v1/me/approval-credential", phoneToken, func() any { return map[string]any{"public_key": pub, "label": textMarker} }},
 		{"statement_description", "/api/v1/payments/execute", p.web, func() any {
-			return map[string]any{"quote_id": p.quote(t, s, "5.00").ID, "payout_reason": "PYR002", "statement_description": textMarker}
+			return map[string]any{"quote_id": p.quote(t, s, "5.00").Id.String(), "payout_reason": "PYR002", "statement_description": textMarker}
 		}},
 		{"internal_notes", "/api/v1/payments/execute", p.web, func() any {
-			b := executeBody(p.quote(t, s, "5.00").ID)
+			b := executeBody(p.quote(t, s, "5.00").Id.String())
 			b["internal_notes"] = textMarker
 			return b
 		}},
 		{"tag", "/api/v1/payments/execute", p.web, func() any {
-			b := executeBody(p.quote(t, s, "5.00").ID)
+			b := executeBody(p.quote(t, s, "5.00").Id.String())
 			b["tag"] = textMarker
 			return b
 		}},
 		{"payments[0].internal_notes", "/api/v1/payment-batches", p.web, func() any {
-			b := executeBody(p.quote(t, s, "5.00").ID)
+			b := executeBody(p.quote(t, s, "5.00").Id.String())
 			b["internal_notes"] = textMarker
 			return map[string]any{"organization_id": p.org, "payments": []any{b}}
 		}},
-		{"reason", "/api/v1/approvals/" + *pending.ApprovalRequestID + "/reject", p.web, func() any { return map[string]any{"reason": textMarker} }},
+		{"reason", "/api/v1/approvals/" + pending.ApprovalRequestId.String() + "/reject", p.web, func() any { return map[string]any{"reason": textMarker} }},
 		{"name", "/api/v1/sandbox/organizations", sbx, func() any {
 			return map[string]any{"name": textMarker, "owner": map[string]any{"email": email("grace"), "password": password}}
 		}},
@@ -152,7 +153,7 @@ func TestBadTextNeverReachesTheDatabase(t *testing.T) {
 		}
 	}
 	// The pending payment is untouched: its approval was never rejected.
-	if got := getPayment(t, s, p.web, pending.ID); got.Status != "awaiting_approval" {
+	if got := getPayment(t, s, p.web, pending.Id.String()); got.Status != "awaiting_approval" {
 		t.Fatalf("payment %+v", got)
 	}
 }
@@ -228,10 +229,10 @@ func TestBatchTotalsFitTheLedger(t *testing.T) {
 	}).ExpectStatus(t, 201).Decode(t, &kwd)
 	var payments []any
 	for range 10 {
-		var q quoteRecord
+		var q client.Quote
 		s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": kwd.ID,
 			"source_currency": "KWD", "amount": "999999999999999.999", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
-		payments = append(payments, executeBody(q.ID))
+		payments = append(payments, executeBody(q.Id.String()))
 	}
 	expectInvalidField(t, s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": payments}), "payments")
 	// Nine fit: created, and approving them finds the empty KWD balance short.

@@ -128,16 +128,16 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	// Day A: one payment completes, one fails the same day, a third is
 	// approved now and fails on day D.
 	done := p.pay(t, s, "100.00")
-	p.approveInApp(t, s, *done.ApprovalRequestID)
+	p.approveInApp(t, s, done.ApprovalRequestId.String())
 	failed := p.pay(t, s, "50.00")
-	p.approveInApp(t, s, *failed.ApprovalRequestID)
+	p.approveInApp(t, s, failed.ApprovalRequestId.String())
 	late := p.pay(t, s, "20.00")
-	p.approveInApp(t, s, *late.ApprovalRequestID)
-	for _, pay := range []paymentRecord{done, failed, late} {
-		eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.ID).Status == "processing" })
+	p.approveInApp(t, s, late.ApprovalRequestId.String())
+	for _, pay := range []client.Payment{done, failed, late} {
+		eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.Id.String()).Status == "processing" })
 	}
-	s.Post(t, "/api/v1/sandbox/payments/"+done.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
-	s.Post(t, "/api/v1/sandbox/payments/"+failed.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+done.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+failed.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 	// Card spend: 30.00 bought, 5.00 refunded.
 	card := cardFor(t, s, p.org, p.userID, 1000)
 	expectApproved(t, purchase(t, s, card.ID, "30.00"), "out", "30.00")
@@ -154,7 +154,7 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	expectApproved(t, authorize(t, s, card.ID, "7.00", "USD", "online", "refund"), "in", "7.00")
 	// Day D: the third payment fails; its amount and fee come back.
 	toNextDay(t, s)
-	s.Post(t, "/api/v1/sandbox/payments/"+late.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+late.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 	// Day E stays quiet; the range ends then.
 	// Sessions end after 30 idle minutes: sign in again.
 	dayE := toNextDay(t, s)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -38,7 +39,7 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	var batch struct {
 		ID string `json:"id"`
 	}
-	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(p.quote(t, s, "3.00").ID)}}).
+	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(p.quote(t, s, "3.00").Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
 	var feed struct {
 		Data []struct {
@@ -58,20 +59,24 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 		"payments config":        func() *apitest.Response { return s.Get(t, orgPath+"/payments/config", p.web) },
 		"list contacts":          func() *apitest.Response { return s.Get(t, orgPath+"/payment-contacts", p.web) },
 		"get contact":            func() *apitest.Response { return s.Get(t, "/api/v1/payment-contacts/"+p.contact, p.web) },
-		"get payment":            func() *apitest.Response { return s.Get(t, "/api/v1/payments/"+waiting.ID, p.web) },
+		"get payment":            func() *apitest.Response { return s.Get(t, "/api/v1/payments/"+waiting.Id.String(), p.web) },
 		"get batch":              func() *apitest.Response { return s.Get(t, "/api/v1/payment-batches/"+batch.ID, p.web) },
 		"list approvals":         func() *apitest.Response { return s.Get(t, orgPath+"/approvals", p.web) },
 		"list pending approvals": func() *apitest.Response { return s.Get(t, orgPath+"/approvals?status=pending", p.web) },
 	}
 	writes := map[string]func() *apitest.Response{
-		"execute": func() *apitest.Response { return s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.ID)) },
+		"execute": func() *apitest.Response {
+			return s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.Id.String()))
+		},
 		"approve": func() *apitest.Response {
-			return s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/approve", p.web, nil)
+			return s.Post(t, "/api/v1/approvals/"+waiting.ApprovalRequestId.String()+"/approve", p.web, nil)
 		},
 		"reject": func() *apitest.Response {
-			return s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/reject", p.web, map[string]any{})
+			return s.Post(t, "/api/v1/approvals/"+waiting.ApprovalRequestId.String()+"/reject", p.web, map[string]any{})
 		},
-		"cancel": func() *apitest.Response { return s.Post(t, "/api/v1/payments/"+waiting.ID+"/cancel", p.web, nil) },
+		"cancel": func() *apitest.Response {
+			return s.Post(t, "/api/v1/payments/"+waiting.Id.String()+"/cancel", p.web, nil)
+		},
 		"preflight": func() *apitest.Response {
 			return s.Post(t, "/api/v1/payments/preflight", p.web, preflightBody(p, "1.00"))
 		},
@@ -79,7 +84,7 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 			return s.Post(t, orgPath+"/payment-contacts", p.web, map[string]any{"name": "Other GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013000"})
 		},
 		"create batch": func() *apitest.Response {
-			return s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(q.ID)}})
+			return s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(q.Id.String())}})
 		},
 		"create api key": func() *apitest.Response {
 			return s.Post(t, orgPath+"/api-keys", p.web, map[string]any{"name": "Another", "role": "member", "scopes": []string{"balances:read"}})
@@ -118,7 +123,7 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	if av, pe := balance(t, s, p.web, org, "EUR"); av != "1000.00" || pe != "0.00" {
 		t.Fatalf("paused: available %s pending %s", av, pe)
 	}
-	if got := getPayment(t, s, p.web, waiting.ID); got.Status != "awaiting_approval" {
+	if got := getPayment(t, s, p.web, waiting.Id.String()); got.Status != "awaiting_approval" {
 		t.Fatalf("payment %+v", got)
 	}
 
@@ -140,15 +145,15 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	for name, call := range reads {
 		t.Run("active read "+name, func(t *testing.T) { call().ExpectStatus(t, 200) })
 	}
-	var pay paymentRecord
-	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.ID)).ExpectStatus(t, 201).Decode(t, &pay)
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	var pay client.Payment
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.Id.String())).ExpectStatus(t, 201).Decode(t, &pay)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	if av, pe := balance(t, s, p.web, org, "EUR"); av != "994.00" || pe != "5.00" {
 		t.Fatalf("active again: available %s pending %s, want 994.00 and 5.00", av, pe)
 	}
 	s.Post(t, orgPath+"/payment-contacts", p.web, map[string]any{"name": "Other GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013000"}).
 		ExpectStatus(t, 201)
-	s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/approvals/"+waiting.ApprovalRequestId.String()+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
 }
 
 func preflightBody(p *payer, amount string) map[string]any {
@@ -164,12 +169,12 @@ func TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	approved := p.pay(t, s, "100.00")
-	p.approveInApp(t, s, *approved.ApprovalRequestID)
+	p.approveInApp(t, s, approved.ApprovalRequestId.String())
 	waiting := p.pay(t, s, "10.00")
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*waiting.ApprovalRequestID+"/approve", p.web, nil))
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+waiting.ApprovalRequestId.String()+"/approve", p.web, nil))
 	var c challenge
 	for _, x := range inbox(t, s, p.app) {
-		if x.ApprovalID != nil && *x.ApprovalID == *waiting.ApprovalRequestID && x.Status == "pending" {
+		if x.ApprovalID != nil && *x.ApprovalID == waiting.ApprovalRequestId.String() && x.Status == "pending" {
 			c = x
 		}
 	}
@@ -179,14 +184,14 @@ func TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned(t *testing.T) {
 
 	setOrgStatus(t, s, p.org, "banned")
 	expectUnavailable(t, approve(t, s, p.person, c, *up.MatchCode))
-	s.Post(t, "/api/v1/sandbox/payments/"+approved.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+approved.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
 
 	setOrgStatus(t, s, p.org, "paused")
 	expectUnavailable(t, approve(t, s, p.person, c, *up.MatchCode))
-	if got := getPayment(t, s, p.web, waiting.ID); got.Status != "awaiting_approval" || got.TransactionID != nil {
+	if got := getPayment(t, s, p.web, waiting.Id.String()); got.Status != "awaiting_approval" || got.TransactionId != nil {
 		t.Fatalf("payment after a refused approval: %+v", got)
 	}
-	if got := getPayment(t, s, p.web, approved.ID); got.Status != "completed" {
+	if got := getPayment(t, s, p.web, approved.Id.String()); got.Status != "completed" {
 		t.Fatalf("settled payment: %+v", got)
 	}
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "899.00" || pe != "0.00" {

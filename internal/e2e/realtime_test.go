@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -77,14 +78,14 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	ws := s.WebSocket(t, realtimePath(p.org), p.web)
 
 	pay := p.pay(t, s, "100.00")
-	approvalID := *pay.ApprovalRequestID
-	var approval approvalRecord
+	approvalID := pay.ApprovalRequestId.String()
+	var approval client.Approval
 	expectChange(t, ws, p.org, "approval.updated", approvalID, "pending").Decode(t, &approval)
-	if approval.TargetID != pay.ID {
-		t.Fatalf("approval for %s, want payment %s", approval.TargetID, pay.ID)
+	if approval.TargetId.String() != pay.Id.String() {
+		t.Fatalf("approval for %s, want payment %s", approval.TargetId.String(), pay.Id.String())
 	}
-	var created paymentRecord
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "awaiting_approval").Decode(t, &created)
+	var created client.Payment
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "awaiting_approval").Decode(t, &created)
 	if created.DomainEvent.Type != "payment.created" {
 		t.Fatalf("payment's domain_event %+v, want its payment.created", created.DomainEvent)
 	}
@@ -93,32 +94,32 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	// delivery, so possibly already processing), the approval decided, and
 	// the rail takes the payment right after.
 	p.approveInApp(t, s, approvalID)
-	var moved paymentRecord
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "approved", "processing").Decode(t, &moved)
-	if moved.TransactionID == nil {
+	var moved client.Payment
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "approved", "processing").Decode(t, &moved)
+	if moved.TransactionId == nil {
 		t.Fatalf("approved payment without its transaction: %+v", moved)
 	}
 	expectChange(t, ws, p.org, "approval.updated", approvalID, "approved").Decode(t, &approval)
-	if approval.DecidedBy == nil || *approval.DecidedBy != p.userID {
-		t.Fatalf("approval decided by %v, want %s", approval.DecidedBy, p.userID)
+	if approval.DecidedById == nil || approval.DecidedById.String() != p.userID {
+		t.Fatalf("approval decided by %v, want %s", approval.DecidedById, p.userID)
 	}
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "processing")
-	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "completed")
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "processing")
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "completed")
 
 	// A rejection and a cancellation say so for the payment and its approval.
 	rejected := p.pay(t, s, "10.00")
-	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "pending")
-	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "awaiting_approval")
-	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/reject", p.web, map[string]any{"reason": "not ours"}).ExpectStatus(t, 200)
-	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "rejected")
-	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "rejected")
+	expectChange(t, ws, p.org, "approval.updated", rejected.ApprovalRequestId.String(), "pending")
+	expectChange(t, ws, p.org, "payment.updated", rejected.Id.String(), "awaiting_approval")
+	s.Post(t, "/api/v1/approvals/"+rejected.ApprovalRequestId.String()+"/reject", p.web, map[string]any{"reason": "not ours"}).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "payment.updated", rejected.Id.String(), "rejected")
+	expectChange(t, ws, p.org, "approval.updated", rejected.ApprovalRequestId.String(), "rejected")
 	cancelled := p.pay(t, s, "10.00")
-	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "pending")
-	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "awaiting_approval")
-	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectStatus(t, 200)
-	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "cancelled")
-	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "cancelled")
+	expectChange(t, ws, p.org, "approval.updated", cancelled.ApprovalRequestId.String(), "pending")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.Id.String(), "awaiting_approval")
+	s.Post(t, "/api/v1/payments/"+cancelled.Id.String()+"/cancel", p.web, nil).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "approval.updated", cancelled.ApprovalRequestId.String(), "cancelled")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.Id.String(), "cancelled")
 }
 
 func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {

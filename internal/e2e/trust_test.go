@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -202,7 +203,7 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	pub, _ := newAppKey()
 	expectLocked(s.Post(t, "/api/v1/me/approval-credential", p.app, map[string]any{"public_key": pub, "label": "x"}))
 	before := len(inbox(t, s, p.app))
-	expectLocked(s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	expectLocked(s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 	if after := len(inbox(t, s, p.app)); after != before {
 		t.Fatalf("a locked approve minted a challenge (%d → %d)", before, after)
 	}
@@ -221,7 +222,7 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	up := expectStepUp(t, gated(t, s, p.web))
 	completeStepUp(t, s, p.web, up.ID, "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
 	gated(t, s, p.web).ExpectStatus(t, 200)
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	if lockAlerts(t, s, p.userID) != 1 {
 		t.Fatal("another lockout alert")
 	}
@@ -260,39 +261,39 @@ func TestApproveWithoutAnApprovalCredentialMintsNoChallenge(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
 	if c := inbox(t, s, p.web); len(c) != 0 {
 		t.Fatalf("challenges = %+v, want none", c)
 	}
 	// An app session without a credential yet changes nothing.
 	p.app = appSignIn(t, s, p.email, p.secret, "iPhone")
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
 	if c := inbox(t, s, p.app); len(c) != 0 {
 		t.Fatalf("challenges = %+v, want none", c)
 	}
-	if got := getPayment(t, s, p.web, pay.ID).Status; got != "awaiting_approval" {
+	if got := getPayment(t, s, p.web, pay.Id.String()).Status; got != "awaiting_approval" {
 		t.Fatalf("payment is %s", got)
 	}
 	// Once the app is registered, approve asks for it.
 	pub, key := newAppKey()
 	p.key = key
 	registerAppKey(t, s, p.app, p.secret, pub)
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 }
 
 func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	a, b := p.pay(t, s, "60.00"), p.pay(t, s, "50.00") // 61.00 and 51.00 with fees: not both
-	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil))
-	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/approve", p.web, nil))
+	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil))
+	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil))
 	byApproval := map[string]challenge{}
 	for _, c := range inbox(t, s, p.app) {
 		byApproval[*c.ApprovalID] = c
 	}
 	var done challenge
-	approve(t, s, p.person, byApproval[*a.ApprovalRequestID], *upA.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
-	if done.Status != "consumed" || done.ApprovalID == nil || *done.ApprovalID != *a.ApprovalRequestID {
+	approve(t, s, p.person, byApproval[a.ApprovalRequestId.String()], *upA.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
+	if done.Status != "consumed" || done.ApprovalID == nil || *done.ApprovalID != a.ApprovalRequestId.String() {
 		t.Fatalf("approved payment challenge = %+v, want consumed", done)
 	}
 	if pollStepUp(t, s, p.web, upA.ID).Status != "active" {
@@ -300,8 +301,8 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	}
 
 	// b no longer fits: refused, nothing recorded, the challenge declined.
-	approve(t, s, p.person, byApproval[*b.ApprovalRequestID], *upB.MatchCode).ExpectError(t, 422, "insufficient_funds")
-	if st := getPayment(t, s, p.web, b.ID).Status; st != "awaiting_approval" {
+	approve(t, s, p.person, byApproval[b.ApprovalRequestId.String()], *upB.MatchCode).ExpectError(t, 422, "insufficient_funds")
+	if st := getPayment(t, s, p.web, b.Id.String()).Status; st != "awaiting_approval" {
 		t.Fatalf("payment b is %s", st)
 	}
 	if st := pollStepUp(t, s, p.web, upB.ID); st.Status != "declined" || st.Active {
@@ -310,7 +311,7 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	if len(inbox(t, s, p.app)) != 0 {
 		t.Fatal("the declined challenge stays in the inbox")
 	}
-	approve(t, s, p.person, byApproval[*b.ApprovalRequestID], *upB.MatchCode).ExpectError(t, 409, "conflict")
+	approve(t, s, p.person, byApproval[b.ApprovalRequestId.String()], *upB.MatchCode).ExpectError(t, 409, "conflict")
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "39.00" || pe != "60.00" {
 		t.Fatalf("available %s pending %s, want 39.00 and 60.00", av, pe)
 	}
@@ -323,9 +324,9 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 
 	// Funded, a later approve starts again and goes through.
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "20.00"}).ExpectStatus(t, 201)
-	p.approveInApp(t, s, *b.ApprovalRequestID)
-	var x approvalRecord
-	s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
+	p.approveInApp(t, s, b.ApprovalRequestId.String())
+	var x client.Approval
+	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "approved" {
 		t.Fatalf("approval b = %+v", x)
 	}
@@ -335,7 +336,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
 
 	// Only the sandbox bearer reaches the helpers.
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", p.web, nil).ExpectError(t, 404, "not_found")
@@ -367,7 +368,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 		t.Fatalf("security alerts = %+v", alerts)
 	}
 
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 	if len(up.Methods) != 1 || up.Methods[0] != "app" {
 		t.Fatalf("methods = %v", up.Methods)
 	}
@@ -387,8 +388,8 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	}
 	s.Post(t, path, sbx, map[string]any{"match_code": *up.MatchCode}).ExpectError(t, 409, "conflict")
 	s.Post(t, "/api/v1/sandbox/challenges/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approve", sbx, nil).ExpectError(t, 404, "not_found")
-	var x approvalRecord
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
+	var x client.Approval
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "approved" {
 		t.Fatalf("approval = %+v", x)
 	}
@@ -405,8 +406,8 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	}
 	gated(t, s, p.web).ExpectStatus(t, 200)
 	big, small := p.pay(t, s, "800.00"), p.pay(t, s, "98.00")
-	upBig := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*big.ApprovalRequestID+"/approve", p.web, nil))
-	p.approveWithSandbox(t, s, *small.ApprovalRequestID)
+	upBig := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+big.ApprovalRequestId.String()+"/approve", p.web, nil))
+	p.approveWithSandbox(t, s, small.ApprovalRequestId.String())
 	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].ID+"/approve", sbx, map[string]any{"match_code": *upBig.MatchCode}).
 		ExpectError(t, 422, "insufficient_funds")
 	if st := pollStepUp(t, s, p.web, upBig.ID); st.Status != "declined" {
@@ -422,7 +423,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	if again.DeviceID != app.DeviceID || again.CredentialID == app.CredentialID {
 		t.Fatalf("replacement = %+v, first = %+v", again, app)
 	}
-	p.approveWithSandbox(t, s, *p.pay(t, s, "1.00").ApprovalRequestID)
+	p.approveWithSandbox(t, s, p.pay(t, s, "1.00").ApprovalRequestId.String())
 
 	// A person whose only app is a phone has no sandbox app to answer with.
 	other := newPerson(t, s, "grace@other.test")
@@ -466,7 +467,7 @@ func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	pay := p.pay(t, s, "60.00")
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 	pending := inbox(t, s, p.app)
 	if len(pending) != 1 {
 		t.Fatalf("challenges = %+v, want one", pending)
@@ -485,7 +486,7 @@ func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
 	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "declined" || st.Active {
 		t.Fatalf("step-up = %+v, want declined", st)
 	}
-	if st := getPayment(t, s, p.web, pay.ID).Status; st != "awaiting_approval" {
+	if st := getPayment(t, s, p.web, pay.Id.String()).Status; st != "awaiting_approval" {
 		t.Fatalf("payment is %s", st)
 	}
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "100.00" || pe != "0.00" {

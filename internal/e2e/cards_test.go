@@ -85,8 +85,8 @@ func newCardOrg(t *testing.T, s *apitest.Server, domain string) *cardOrg {
 func newCardOwner(t *testing.T, s *apitest.Server, domain string) *cardOrg {
 	t.Helper()
 	org := createOrg(t, s, "owner@"+domain)
-	o := &cardOrg{id: org.Organization.ID}
-	o.owner = cardUser{id: org.Owner.UserID, email: "owner@" + domain, secret: *org.Owner.TOTPSecret}
+	o := &cardOrg{id: org.Organization.Id.String()}
+	o.owner = cardUser{id: org.Owner.UserId.String(), email: "owner@" + domain, secret: *org.Owner.TotpSecret}
 	o.owner.token = signInFully(t, s, o.owner.email, o.owner.secret)
 	return o
 }

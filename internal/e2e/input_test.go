@@ -250,7 +250,7 @@ func TestBatchTotalsFitTheLedger(t *testing.T) {
 func TestLedgerBalancesCannotOverflow(t *testing.T) {
 	s := apitest.Start(t)
 	created := createOrg(t, s, "ada@acme.test")
-	org := created.Organization.ID
+	org := created.Organization.Id.String()
 	deposit := func(amount string) *apitest.Response {
 		return s.Post(t, "/api/v1/sandbox/organizations/"+org+"/deposits", sbx, map[string]any{"currency": "KWD", "amount": amount})
 	}
@@ -261,7 +261,7 @@ func TestLedgerBalancesCannotOverflow(t *testing.T) {
 	deposit("999999999999999.999").ExpectError(t, 422, "unprocessable_entity")
 	// Smaller deposits still fit and are counted exactly.
 	deposit("1.000").ExpectStatus(t, 201)
-	web := signInFully(t, s, "ada@acme.test", *created.Owner.TOTPSecret)
+	web := signInFully(t, s, "ada@acme.test", *created.Owner.TotpSecret)
 	if av, _ := balance(t, s, web, org, "KWD"); av != "9000000000000000.991" {
 		t.Fatalf("KWD balance %s", av)
 	}

@@ -211,12 +211,12 @@ func TestInsightsSumTheFeed(t *testing.T) {
 		t.Errorf("member sees %s", sumsLine(got.Summary))
 	}
 	stranger := createOrg(t, s, "eve@evil.test")
-	eve := signInFully(t, s, "eve@evil.test", *stranger.Owner.TOTPSecret)
+	eve := signInFully(t, s, "eve@evil.test", *stranger.Owner.TotpSecret)
 	s.Get(t, insightsPath(p.org, ""), eve).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath(p.org, "preset=ytd"), eve).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath("0190f5c2-8a6e-7d3a-9b1e-2f4c6a8e0b12", ""), p.web).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath(p.org, ""), "").ExpectError(t, http.StatusUnauthorized, "not_authenticated")
-	if got := getInsights(t, s, eve, stranger.Organization.ID, "preset=ytd"); got.TransactionCount != 0 || sumsLine(got.Summary) != "- | - | - | -" {
+	if got := getInsights(t, s, eve, stranger.Organization.Id.String(), "preset=ytd"); got.TransactionCount != 0 || sumsLine(got.Summary) != "- | - | - | -" {
 		t.Errorf("eve's own organization: %s", sumsLine(got.Summary))
 	}
 }
@@ -233,16 +233,16 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 		eve = eve.AddDate(1, 0, 0)
 	}
 	advanceTo(t, s, eve)
-	deposit(t, s, org.Organization.ID, "EUR", "1.00")
+	deposit(t, s, org.Organization.Id.String(), "EUR", "1.00")
 	advance(t, s, 24*time.Hour) // 1 January
-	deposit(t, s, org.Organization.ID, "EUR", "2.00")
+	deposit(t, s, org.Organization.Id.String(), "EUR", "2.00")
 	advance(t, s, 3*24*time.Hour) // 4 January
-	deposit(t, s, org.Organization.ID, "EUR", "4.00")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	deposit(t, s, org.Organization.Id.String(), "EUR", "4.00")
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 
 	y := eve.Year()
 	from, to := fmt.Sprintf("%d-12-24", y), fmt.Sprintf("%d-01-10", y+1)
-	r := getInsights(t, s, token, org.Organization.ID, "group_by=week&start_date="+from+"&end_date="+to)
+	r := getInsights(t, s, token, org.Organization.Id.String(), "group_by=week&start_date="+from+"&end_date="+to)
 	// The real calendar, week by week.
 	var want []string
 	sums := map[string]int64{}
@@ -277,13 +277,13 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 			"2027-W01: 4.00 EUR | - | - | 4.00 EUR")
 	}
 	// Years, months and quarters are calendar ones, cut to the range.
-	expectLines(t, "years", getInsights(t, s, token, org.Organization.ID, "group_by=year&start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "years", getInsights(t, s, token, org.Organization.Id.String(), "group_by=year&start_date="+from+"&end_date="+to).lines(),
 		fmt.Sprintf("%d: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	expectLines(t, "quarters", getInsights(t, s, token, org.Organization.ID, "group_by=quarter&start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "quarters", getInsights(t, s, token, org.Organization.Id.String(), "group_by=quarter&start_date="+from+"&end_date="+to).lines(),
 		fmt.Sprintf("%d-Q4: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-Q1: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	expectLines(t, "months", getInsights(t, s, token, org.Organization.ID, "start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "months", getInsights(t, s, token, org.Organization.Id.String(), "start_date="+from+"&end_date="+to).lines(),
 		fmt.Sprintf("%d-12: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-01: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	days := getInsights(t, s, token, org.Organization.ID, fmt.Sprintf("group_by=day&start_date=%d-12-31&end_date=%d-01-02", y, y+1))
+	days := getInsights(t, s, token, org.Organization.Id.String(), fmt.Sprintf("group_by=day&start_date=%d-12-31&end_date=%d-01-02", y, y+1))
 	expectLines(t, "days", days.lines(),
 		fmt.Sprintf("%d-12-31: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-01-01: 2.00 EUR | - | - | 2.00 EUR", y+1),
 		fmt.Sprintf("%d-01-02: - | - | - | -", y+1))
@@ -302,12 +302,12 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 		"last_12_months":   fmt.Sprintf("%d-01-01 %d-12-31", y, y),
 	}
 	for preset, want := range presets {
-		got := getInsights(t, s, token, org.Organization.ID, "preset="+preset)
+		got := getInsights(t, s, token, org.Organization.Id.String(), "preset="+preset)
 		if got.DateRange.StartDate+" "+got.DateRange.EndDate != want || got.DateRange.Preset == nil || *got.DateRange.Preset != preset {
 			t.Errorf("%s on %d-01-04: %+v, want %s", preset, y+1, got.DateRange, want)
 		}
 	}
-	if got := getInsights(t, s, token, org.Organization.ID, "preset=ytd&group_by=week"); strings.Join(got.lines(), "\n") !=
+	if got := getInsights(t, s, token, org.Organization.Id.String(), "preset=ytd&group_by=week"); strings.Join(got.lines(), "\n") !=
 		fmt.Sprintf("%s: 2.00 EUR | - | - | 2.00 EUR\n%d-W01: 4.00 EUR | - | - | 4.00 EUR", weekOf(time.Date(y+1, 1, 1, 0, 0, 0, 0, time.UTC)), y+1) {
 		t.Errorf("ytd by week: %v", got.lines())
 	}
@@ -326,7 +326,7 @@ func TestInsightsPresetsFollowTheClock(t *testing.T) {
 	org := createOrg(t, s, "ada@acme.test")
 	for _, step := range []time.Duration{0, 17 * 24 * time.Hour, 45 * 24 * time.Hour} {
 		advance(t, s, step)
-		token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+		token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 		today := now(t, s).UTC()
 		y, m, d := today.Date()
 		date := func(y int, m time.Month, d int) string {
@@ -347,7 +347,7 @@ func TestInsightsPresetsFollowTheClock(t *testing.T) {
 		}
 		for preset, dates := range want {
 			for _, group := range []string{"day", "week", "month", "quarter", "year"} {
-				got := getInsights(t, s, token, org.Organization.ID, "preset="+preset+"&group_by="+group)
+				got := getInsights(t, s, token, org.Organization.Id.String(), "preset="+preset+"&group_by="+group)
 				if got.DateRange.StartDate+" "+got.DateRange.EndDate != dates || *got.DateRange.Preset != preset || got.DateRange.Grouping != group {
 					t.Errorf("%s by %s on %s: %+v, want %s", preset, group, day(today), got.DateRange, dates)
 				}
@@ -357,7 +357,7 @@ func TestInsightsPresetsFollowTheClock(t *testing.T) {
 				}
 			}
 		}
-		def := getInsights(t, s, token, org.Organization.ID, "")
+		def := getInsights(t, s, token, org.Organization.Id.String(), "")
 		if def.DateRange.StartDate+" "+def.DateRange.EndDate != want["last_12_months"] || def.DateRange.Grouping != "month" ||
 			def.DateRange.Preset == nil || *def.DateRange.Preset != "last_12_months" || len(def.Periods) != 12 {
 			t.Errorf("default on %s: %+v, %d periods", day(today), def.DateRange, len(def.Periods))
@@ -386,7 +386,7 @@ func label(grouping, date string) string {
 func TestInsightsRefuseBadQueries(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	for query, field := range map[string]string{
 		"preset=last_week":      "preset",
 		"preset=":               "preset",
@@ -407,7 +407,7 @@ func TestInsightsRefuseBadQueries(t *testing.T) {
 		"date_start=2026-01-01":                                    "date_start",
 		"limit=10":                                                 "limit",
 	} {
-		r := s.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/organizations/" + org.Organization.ID + "/insights?" + query, Bearer: token})
+		r := s.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/organizations/" + org.Organization.Id.String() + "/insights?" + query, Bearer: token})
 		e := r.ExpectError(t, http.StatusBadRequest, "invalid_request")
 		found := false
 		for _, d := range e.Error.Details {
@@ -418,7 +418,7 @@ func TestInsightsRefuseBadQueries(t *testing.T) {
 		}
 	}
 	// Exactly 1,000 days is allowed.
-	if got := getInsights(t, s, token, org.Organization.ID, "start_date=2024-01-01&end_date=2026-09-26&group_by=day"); len(got.Periods) != 1000 {
+	if got := getInsights(t, s, token, org.Organization.Id.String(), "start_date=2024-01-01&end_date=2026-09-26&group_by=day"); len(got.Periods) != 1000 {
 		t.Errorf("1,000 days: %d periods", len(got.Periods))
 	}
 }

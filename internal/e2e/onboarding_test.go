@@ -16,6 +16,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
@@ -46,9 +47,9 @@ func newOnboardingOrg(t *testing.T, s *apitest.Server, domain string, body map[s
 	}
 	body["name"] = "Acme Ltd"
 	body["owner"] = map[string]any{"email": "owner@" + domain, "password": password, "totp": false}
-	var created createdOrg
+	var created client.SandboxCreatedOrganization
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, body).ExpectStatus(t, http.StatusCreated).Decode(t, &created)
-	o := onboardingOrg{id: created.Organization.ID, ownerID: created.Owner.UserID}
+	o := onboardingOrg{id: created.Organization.Id.String(), ownerID: created.Owner.UserId.String()}
 	o.owner = passwordSignIn(t, s, "owner@"+domain)
 	o.adminID, _ = addUser(t, s, o.id, "admin@"+domain, "admin", false)
 	o.admin = passwordSignIn(t, s, "admin@"+domain)

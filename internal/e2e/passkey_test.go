@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -30,7 +31,7 @@ func registerPasskey(t *testing.T, s *apitest.Server, token string, key *apitest
 func TestPasskeysRegisterListAndRemove(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 
 	var created passkeyRecord
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Laptop").ExpectStatus(t, 201).Decode(t, &created)
@@ -50,7 +51,7 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 
 	// Another person cannot see or remove them.
 	other := createOrg(t, s, "eve@evil.test")
-	eve := signInFully(t, s, "eve@evil.test", *other.Owner.TOTPSecret)
+	eve := signInFully(t, s, "eve@evil.test", *other.Owner.TotpSecret)
 	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.ID, Bearer: eve}).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/auth/passkeys", eve).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
@@ -68,7 +69,7 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 func TestPasskeyRegistrationRefusesBadCeremonies(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	key := apitest.NewSoftPasskey()
 
 	var opts struct {
@@ -95,7 +96,7 @@ func TestPasskeyRegistrationRefusesBadCeremonies(t *testing.T) {
 func TestSignInWithOnlyAPasskeyAsksForAnAuthenticator(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
-	addUser(t, s, org.Organization.ID, "pk@acme.test", "member", false)
+	addUser(t, s, org.Organization.Id.String(), "pk@acme.test", "member", false)
 	token := *signIn(t, s, map[string]any{"email": "pk@acme.test", "password": password}).Token
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Laptop").ExpectStatus(t, 201)
 
@@ -108,7 +109,7 @@ func TestSignInWithOnlyAPasskeyAsksForAnAuthenticator(t *testing.T) {
 		SecretEncoded string `json:"secret_encoded"`
 	}
 	s.Post(t, "/api/v1/auth/sign-in/totp/setup", "", map[string]any{"challenge_token": *res.ChallengeToken}).ExpectStatus(t, 200).Decode(t, &setup)
-	var done signInResult
+	var done client.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": code(t, s, setup.SecretEncoded)}).
 		ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "authenticated" {

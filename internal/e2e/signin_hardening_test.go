@@ -101,7 +101,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 
 	// A messaging-app code: authenticator setup of a signed-in person.
 	org := createOrg(t, s, "owner@acme.test")
-	plainID, _ := addUser(t, s, org.Organization.ID, "plain@acme.test", "member", false)
+	plainID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	plain := *signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password}).Token
 	var setup struct {
 		SecretEncoded string `json:"secret_encoded"`
@@ -158,7 +158,7 @@ func TestLiveStoresNoCodes(t *testing.T) {
 	// database and root secret; live has no sandbox.
 	seed := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	org := createOrg(t, seed, "owner@acme.test")
-	addUser(t, seed, org.Organization.ID, "plain@acme.test", "member", false)
+	addUser(t, seed, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	if err := seed.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -239,13 +239,13 @@ func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=3/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL=3/1h",
 		"STRONGROOM_SLOW_SIGN_IN_AFTER=5/1h", "STRONGROOM_SLOW_SIGN_IN_DELAY=1ms", "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
 	org := createOrg(t, s, "ada@acme.test")
-	secret := *org.Owner.TOTPSecret
+	secret := *org.Owner.TotpSecret
 
 	// The person signs in once from 127.0.0.1: that device is now known.
 	first := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
 	mfa(t, s, *first.ChallengeToken, code(t, s, secret))
 	advance(t, s, 30*time.Second)
-	device := *first.DeviceID
+	device := first.DeviceId.String()
 
 	// A stranger at 127.0.0.2 hammers the person's email with wrong passwords:
 	// only the stranger's own (email, address) bucket runs out.
@@ -282,7 +282,7 @@ func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
 	s.Post(t, "/api/v1/auth/sign-in", "", map[string]any{"email": "ada@acme.test", "password": "wrong", "device_id": device}).
 		ExpectError(t, 401, "invalid_credentials") // a known device id does not make a wrong password right
 	known := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "device_id": device})
-	if known.DeviceID == nil || *known.DeviceID != device {
+	if known.DeviceId == nil || known.DeviceId.String() != device {
 		t.Fatalf("known device sign-in = %+v, want the same device", known)
 	}
 	if done := mfa(t, s, *known.ChallengeToken, code(t, s, secret)); done.Status != "authenticated" {
@@ -351,7 +351,7 @@ func TestManyWrongPasswordsForAnEmailSlowItsSignInsButNeverRefuse(t *testing.T) 
 	if took := time.Since(start); took < delay {
 		t.Fatalf("sign-in past the per-email budget took %v, want at least %v", took, delay)
 	}
-	if done := mfa(t, s, *res.ChallengeToken, code(t, s, *org.Owner.TOTPSecret)); done.Status != "authenticated" {
+	if done := mfa(t, s, *res.ChallengeToken, code(t, s, *org.Owner.TotpSecret)); done.Status != "authenticated" {
 		t.Fatalf("slowed sign-in = %+v, want authenticated", done)
 	}
 	// Wrong answers are slowed the same way, so the wait tells nothing.
@@ -381,7 +381,7 @@ func TestEvery401CarriesWWWAuthenticate(t *testing.T) {
 		{"no bearer", apitest.Request{Method: "GET", Path: "/api/v1/me"}, "not_authenticated", plain},
 		{"unknown session token", apitest.Request{Method: "GET", Path: "/api/v1/me", Bearer: "srs_forged"}, "not_authenticated", invalid},
 		{"not a session token", apitest.Request{Method: "GET", Path: "/api/v1/me", Bearer: "something"}, "not_authenticated", invalid},
-		{"unknown API key", apitest.Request{Method: "GET", Path: accountsPath(org.Organization.ID), Bearer: forgedKey}, "invalid_api_key", invalid},
+		{"unknown API key", apitest.Request{Method: "GET", Path: accountsPath(org.Organization.Id.String()), Bearer: forgedKey}, "invalid_api_key", invalid},
 		{"API key at sign-in", apitest.Request{Method: "POST", Path: "/api/v1/auth/sign-in", Bearer: forgedKey,
 			Body: map[string]any{"email": "ada@acme.test", "password": password}}, "invalid_api_key", invalid},
 		{"wrong password", apitest.Request{Method: "POST", Path: "/api/v1/auth/sign-in",
@@ -389,7 +389,7 @@ func TestEvery401CarriesWWWAuthenticate(t *testing.T) {
 		{"dead challenge token", apitest.Request{Method: "POST", Path: "/api/v1/auth/sign-in/totp/setup",
 			Body: map[string]any{"challenge_token": "src_unknown"}}, "not_authenticated", plain},
 		{"partner webhook signature", apitest.Request{Method: "POST", Path: "/api/v1/partner/webhooks",
-			Body:   map[string]any{"organization_id": org.Organization.ID, "currency": "EUR", "event": "account.activated"},
+			Body:   map[string]any{"organization_id": org.Organization.Id.String(), "currency": "EUR", "event": "account.activated"},
 			Header: map[string]string{"X-Partner-Signature": "sha256=00"}}, "not_authenticated", plain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -71,10 +71,10 @@ type stepUpStatus struct {
 func newPerson(t *testing.T, s *apitest.Server, email string) *person {
 	t.Helper()
 	org := createOrg(t, s, email)
-	p := &person{email: email, secret: *org.Owner.TOTPSecret, userID: org.Owner.UserID}
+	p := &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}
 	p.web = signInFully(t, s, email, p.secret)
 	step1 := signIn(t, s, map[string]any{"email": email, "password": password, "platform": "ios", "device_name": "iPhone"})
-	p.app, p.appDevice = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token, *step1.DeviceID
+	p.app, p.appDevice = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token, step1.DeviceId.String()
 	advance(t, s, 30*time.Second)
 	pub, key := newAppKey()
 	p.key = key
@@ -504,7 +504,7 @@ func TestStepUpOffersPasskeyOptionsWhenThePersonHasPasskeys(t *testing.T) {
 func TestStepUpMethodsFollowWhatThePersonHas(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	web := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	web := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	// An authenticator but no approving app yet: no app method.
 	if up := expectStepUp(t, gated(t, s, web)); len(up.Methods) != 2 || up.Methods[0] != "totp" || up.Methods[1] != "email" || up.Delivery != "totp" {
 		t.Fatalf("methods = %v (delivery %q), want [totp email]", up.Methods, up.Delivery)

@@ -64,7 +64,7 @@ func appSignIn(t *testing.T, s *apitest.Server, email, secret, deviceName string
 func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	secret, userID := *org.Owner.TOTPSecret, org.Owner.UserID
+	secret, userID := *org.Owner.TotpSecret, org.Owner.UserId.String()
 	web := signInFully(t, s, "ada@acme.test", secret)
 	app := appSignIn(t, s, "ada@acme.test", secret, "Ada's iPhone")
 	pub, _ := newAppKey()
@@ -244,7 +244,7 @@ func lockAlerts(t *testing.T, s *apitest.Server, userID string) int {
 func newPayerWithoutApp(t *testing.T, s *apitest.Server, email, deposit string) *payer {
 	t.Helper()
 	org := createOrg(t, s, email)
-	p := &payer{person: &person{email: email, secret: *org.Owner.TOTPSecret, userID: org.Owner.UserID}, org: org.Organization.ID}
+	p := &payer{person: &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}, org: org.Organization.Id.String()}
 	p.web = signInFully(t, s, email, p.secret)
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": deposit}).ExpectStatus(t, 201)
 	var c struct {

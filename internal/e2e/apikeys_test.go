@@ -33,7 +33,7 @@ func orgOf(t *testing.T, s *apitest.Server, p *person) string {
 func stepUp(t *testing.T, s *apitest.Server, p *person, r *apitest.Response) {
 	t.Helper()
 	up := expectStepUp(t, r)
-	approveStepUpInApp(t, s, p, up.StepUpAuthenticationID, *up.MatchCode)
+	approveStepUpInApp(t, s, p, up.StepUpAuthenticationId.String(), *up.MatchCode)
 }
 
 // approveStepUpInApp approves, in p's app, the challenge of the step-up
@@ -41,7 +41,7 @@ func stepUp(t *testing.T, s *apitest.Server, p *person, r *apitest.Response) {
 func approveStepUpInApp(t *testing.T, s *apitest.Server, p *person, id, matchCode string) {
 	t.Helper()
 	for _, c := range inbox(t, s, p.app) {
-		if c.StepUpAuthenticationID != nil && *c.StepUpAuthenticationID == id {
+		if c.StepUpAuthenticationId != nil && c.StepUpAuthenticationId.String() == id {
 			approve(t, s, p, c, matchCode).ExpectStatus(t, 200)
 			return
 		}

@@ -300,8 +300,8 @@ func TestSettingACardPIN(t *testing.T) {
 
 	// The cardholder steps up with the authenticator, then sets it.
 	up := expectStepUp(t, pin(o.alice.token, c.ID, "4821"))
-	completeStepUp(t, s, o.alice.token, up.ID, "totp", wrongDigits(code(t, s, o.alice.secret))).ExpectError(t, 422, "invalid_code")
-	completeStepUp(t, s, o.alice.token, up.ID, "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
+	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", wrongDigits(code(t, s, o.alice.secret))).ExpectError(t, 422, "invalid_code")
+	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
 	r := pin(o.alice.token, c.ID, "4821").ExpectStatus(t, http.StatusNoContent)
 	if len(r.Body) != 0 {
 		t.Fatalf("204 with a body: %s", r.Body)

@@ -193,7 +193,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 
 	// Then a step-up with the authenticator.
 	up := expectStepUp(t, provision(o.alice.token, visa.ID, ids))
-	completeStepUp(t, s, o.alice.token, up.ID, "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
+	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
 	var w walletProvision
 	provision(o.alice.token, visa.ID, ids).ExpectStatus(t, 200).Decode(t, &w)
 	if w.Network != "visa" || w.TokenServiceProvider != "VTS" || deref(w.LastFour) != visa.LastFour || deref(w.DisplayName) != "Alice Liddell" {

@@ -35,13 +35,13 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 		up := expectStepUp(t, first.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 		pending = append(pending, approval{pay.Id.String(), pay.ApprovalRequestId.String(), *up.MatchCode})
 	}
-	challenges := map[string]challenge{}
+	challenges := map[string]client.Challenge{}
 	var page struct {
-		Data []challenge `json:"data"`
+		Data []client.Challenge `json:"data"`
 	}
 	first.Get(t, "/api/v1/me/challenges?limit=100", p.app).ExpectStatus(t, 200).Decode(t, &page)
 	for _, c := range page.Data {
-		challenges[*c.ApprovalID] = c
+		challenges[c.ApprovalId.String()] = c
 	}
 
 	// Approve everything at once from the app, and kill the server mid-stream.
@@ -53,7 +53,7 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 			defer wg.Done()
 			c := challenges[a.approvalID]
 			body, _ := json.Marshal(map[string]any{"match_code": a.matchCode, "signature": p.sign(t, c)})
-			req, _ := http.NewRequest("POST", first.URL+"/api/v1/me/challenges/"+c.ID+"/approve", bytes.NewReader(body))
+			req, _ := http.NewRequest("POST", first.URL+"/api/v1/me/challenges/"+c.Id.String()+"/approve", bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+p.app)
 			req.Header.Set("Content-Type", "application/json")
 			if resp, err := hc.Do(req); err == nil {

@@ -61,7 +61,7 @@ func stepUpByCode(t *testing.T, s *apitest.Server, token, secret string, r *apit
 		return
 	}
 	up := expectStepUp(t, r)
-	s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": up.ID, "method": "totp", "code": code(t, s, secret)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": code(t, s, secret)}).
 		ExpectStatus(t, http.StatusOK)
 	advance(t, s, 30*time.Second) // the code's time step is spent
 }

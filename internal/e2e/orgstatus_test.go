@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
@@ -172,13 +173,13 @@ func TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned(t *testing.T) {
 	p.approveInApp(t, s, approved.ApprovalRequestId.String())
 	waiting := p.pay(t, s, "10.00")
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+waiting.ApprovalRequestId.String()+"/approve", p.web, nil))
-	var c challenge
+	var c client.Challenge
 	for _, x := range inbox(t, s, p.app) {
-		if x.ApprovalID != nil && *x.ApprovalID == waiting.ApprovalRequestId.String() && x.Status == "pending" {
+		if x.ApprovalId != nil && *x.ApprovalId == *waiting.ApprovalRequestId && x.Status == "pending" {
 			c = x
 		}
 	}
-	if c.ID == "" {
+	if c.Id == uuid.Nil {
 		t.Fatal("no payment-approval challenge in the app inbox")
 	}
 

@@ -64,17 +64,17 @@ func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) client.Payment 
 
 // approveInApp asks to approve and answers the bound challenge in the app;
 // it returns the challenge the app satisfied.
-func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) challenge {
+func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) client.Challenge {
 	t.Helper()
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
 	for _, c := range inbox(t, s, p.app) {
-		if c.ApprovalID != nil && *c.ApprovalID == approvalID && c.Status == "pending" {
+		if c.ApprovalId != nil && c.ApprovalId.String() == approvalID && c.Status == "pending" {
 			approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
 			return c
 		}
 	}
 	t.Fatal("no payment-approval challenge in the app inbox")
-	return challenge{}
+	return client.Challenge{}
 }
 
 // balance is the available and pending balance of org in currency.
@@ -119,18 +119,18 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 	if len(up.Methods) != 1 || up.Methods[0] != "app" {
 		t.Fatalf("methods = %v, want app only", up.Methods)
 	}
-	var c challenge
+	var c client.Challenge
 	for _, x := range inbox(t, s, p.app) {
-		if x.ApprovalID != nil && *x.ApprovalID == pay.ApprovalRequestId.String() {
+		if x.ApprovalId != nil && *x.ApprovalId == *pay.ApprovalRequestId {
 			c = x
 		}
 	}
-	if c.Binding != "tx_signed" || c.Kind != "payment_approval" || c.StepUpAuthenticationID != nil || c.ActionSummary == nil ||
+	if c.Binding != "tx_signed" || c.Kind != "payment_approval" || c.StepUpAuthenticationId != nil || c.ActionSummary == nil ||
 		!strings.Contains(*c.ActionSummary, "100.00 EUR") || !strings.Contains(*c.ActionSummary, "Müller Maschinenbau GmbH") {
 		t.Fatalf("challenge = %+v", c)
 	}
 	// The authenticator code cannot stand in for the app.
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "totp", "code": code(t, s, p.secret)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": code(t, s, p.secret)}).
 		ExpectError(t, 400, "invalid_request")
 	approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
 
@@ -290,9 +290,9 @@ func TestInsufficientFunds(t *testing.T) {
 	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil))
 	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil))
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "0.01"}).ExpectStatus(t, 201)
-	byApproval := map[string]challenge{}
+	byApproval := map[string]client.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
-		byApproval[*c.ApprovalID] = c
+		byApproval[c.ApprovalId.String()] = c
 	}
 	// b (31.00) first leaves 69.01: enough for a (61.00).
 	approve(t, s, p.person, byApproval[b.ApprovalRequestId.String()], *upB.MatchCode).ExpectStatus(t, 200)
@@ -303,7 +303,7 @@ func TestInsufficientFunds(t *testing.T) {
 	if st := getPayment(t, s, p.web, a.Id.String()).Status; st != "awaiting_approval" {
 		t.Fatalf("payment a is %s; the approval should not be recorded", st)
 	}
-	if st := pollStepUp(t, s, p.web, upA.ID); st.Status != "declined" {
+	if st := pollStepUp(t, s, p.web, upA.Id.String()); st.Status != "declined" {
 		t.Fatalf("step-up of the refused approval is %+v, want declined", st)
 	}
 	s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
@@ -415,7 +415,7 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	type pending struct {
 		pay client.Payment
-		up  stepUpChallenge
+		up  client.StepUpChallenge
 	}
 	var ps []pending
 	for range 10 {
@@ -423,9 +423,9 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 		up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 		ps = append(ps, pending{pay, up})
 	}
-	byApproval := map[string]challenge{}
+	byApproval := map[string]client.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
-		byApproval[*c.ApprovalID] = c
+		byApproval[c.ApprovalId.String()] = c
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -437,9 +437,9 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 			r := approve(t, s, p.person, byApproval[x.pay.ApprovalRequestId.String()], *x.up.MatchCode)
 			key := ""
 			if r.Status == 200 {
-				var c challenge
+				var c client.Challenge
 				r.Decode(t, &c)
-				key = c.Status
+				key = string(c.Status)
 			} else {
 				var e apitest.ErrorBody
 				r.Decode(t, &e)

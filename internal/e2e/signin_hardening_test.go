@@ -111,7 +111,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 	// An emailed code: the step-up fallback.
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
-	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationID, "method": "email"}).
+	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200)
 
 	// The sandbox outbox still shows both codes, in the code and in the body.
@@ -140,7 +140,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 	if !active.Enabled {
 		t.Fatal("the messaging-app code did not activate the authenticator")
 	}
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "email", "code": codes[1]}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": codes[1]}).
 		ExpectStatus(t, 200)
 
 	// The delivery job handed the messages to the sender; the log names them, never their codes.

@@ -24,9 +24,9 @@ func registerAppKey(t *testing.T, s *apitest.Server, app, secret, pub string) {
 	if slices.Contains(up.Methods, "app") {
 		t.Fatalf("registering an approval credential offers methods %v; the app must not confirm its own key", up.Methods)
 	}
-	completeStepUp(t, s, app, up.ID, "totp", code(t, s, secret)).ExpectStatus(t, 200)
+	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
 	s.Post(t, "/api/v1/me/approval-credential", app, body).ExpectStatus(t, http.StatusCreated)
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.ID}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200)
 	// The code's time step is spent.
 	advance(t, s, 30*time.Second)
 }
@@ -84,7 +84,7 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 		t.Fatalf("%d security alerts before anything was registered", n)
 	}
 	expectStepUp(t, s.Post(t, "/api/v1/me/approval-credential", app, body)) // still pending: asks again
-	completeStepUp(t, s, app, up.ID, "totp", code(t, s, secret)).ExpectStatus(t, 200)
+	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
 	var cred struct {
 		ID    string `json:"id"`
 		Label string `json:"label"`
@@ -97,7 +97,7 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	if len(alerts) != 1 || !strings.Contains(alerts[0].Body, "Ada's iPhone (ios)") {
 		t.Fatalf("security alerts = %+v, want one naming Ada's iPhone (ios)", alerts)
 	}
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.ID}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200)
 	advance(t, s, 30*time.Second)
 
 	// The app now answers ordinary step-ups, but a window the app opened
@@ -121,10 +121,10 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	if slices.Contains(replace.Methods, "app") || len(inbox(t, s, app)) != 1 {
 		t.Fatalf("replacing offers %v; want no app method and no new inbox challenge", replace.Methods)
 	}
-	s.Post(t, "/api/v1/auth/step-up/fallback", app, map[string]any{"step_up_authentication_id": replace.StepUpAuthenticationID, "method": "email"}).
+	s.Post(t, "/api/v1/auth/step-up/fallback", app, map[string]any{"step_up_authentication_id": replace.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200)
 	emailed := outboxOf(t, s, userID, "step_up_email_code")
-	completeStepUp(t, s, app, replace.ID, "email", *emailed[0].Code).ExpectStatus(t, 200)
+	completeStepUp(t, s, app, replace.Id.String(), "email", *emailed[0].Code).ExpectStatus(t, 200)
 	s.Post(t, "/api/v1/me/approval-credential", app, map[string]any{"public_key": pub2, "label": "New key"}).ExpectStatus(t, 201)
 	if n := len(outboxOf(t, s, userID, "security_alert")); n != 2 {
 		t.Fatalf("%d security alerts, want one per registration", n)
@@ -133,8 +133,8 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	for _, c := range inbox(t, s, app) {
 		approve(t, s, p, c, "").ExpectStatus(t, 200)
 	}
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": replace.ID}).ExpectStatus(t, 200)
-	if st := pollStepUp(t, s, app, appUp.ID); st.Status != "active" {
+	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": replace.Id.String()}).ExpectStatus(t, 200)
+	if st := pollStepUp(t, s, app, appUp.Id.String()); st.Status != "active" {
 		t.Fatalf("app-approved step-up = %+v", st)
 	}
 	gated(t, s, app).ExpectStatus(t, 200) // the window serves ordinary gated calls
@@ -148,31 +148,31 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "10.00")
-	wrong := func(up stepUpChallenge, method string, n int) {
+	wrong := func(up client.StepUpChallenge, method string, n int) {
 		t.Helper()
 		good := code(t, s, p.secret)
 		if method == "email" {
-			s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationID, "method": "email"}).
+			s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationId, "method": "email"}).
 				ExpectStatus(t, 200)
 			good = *outboxOf(t, s, p.userID, "step_up_email_code")[0].Code
 		}
 		for range n {
-			completeStepUp(t, s, p.web, up.ID, method, wrongDigits(good)).ExpectError(t, 422, "invalid_code")
+			completeStepUp(t, s, p.web, up.Id.String(), method, wrongDigits(good)).ExpectError(t, 422, "invalid_code")
 		}
 	}
 	// Four wrong codes, then the right one: the window opens, the count stays.
 	first := expectStepUp(t, gated(t, s, p.web))
 	wrong(first, "totp", 4)
-	completeStepUp(t, s, p.web, first.ID, "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
-	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": first.ID}).ExpectStatus(t, 200)
+	completeStepUp(t, s, p.web, first.Id.String(), "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": first.Id.String()}).ExpectStatus(t, 200)
 	advance(t, s, 30*time.Second)
 	// Four emailed codes wrong on a second step-up, from the app session too.
 	second := expectStepUp(t, gated(t, s, p.app))
-	s.Post(t, "/api/v1/auth/step-up/fallback", p.app, map[string]any{"step_up_authentication_id": second.StepUpAuthenticationID, "method": "email"}).
+	s.Post(t, "/api/v1/auth/step-up/fallback", p.app, map[string]any{"step_up_authentication_id": second.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200)
 	emailed := *outboxOf(t, s, p.userID, "step_up_email_code")[0].Code
 	for range 4 {
-		completeStepUp(t, s, p.app, second.ID, "email", wrongDigits(emailed)).ExpectError(t, 422, "invalid_code")
+		completeStepUp(t, s, p.app, second.Id.String(), "email", wrongDigits(emailed)).ExpectError(t, 422, "invalid_code")
 	}
 	// Two more on a third: ten in all.
 	third := expectStepUp(t, gated(t, s, p.web))
@@ -190,11 +190,11 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 		}
 	}
 	// Completion is locked, even with the right code.
-	expectLocked(completeStepUp(t, s, p.web, third.ID, "totp", code(t, s, p.secret)))
-	expectLocked(completeStepUp(t, s, p.app, second.ID, "email", emailed))
+	expectLocked(completeStepUp(t, s, p.web, third.Id.String(), "totp", code(t, s, p.secret)))
+	expectLocked(completeStepUp(t, s, p.app, second.Id.String(), "email", emailed))
 	// No emailed code is sent that could not be entered.
 	sent := len(outboxOf(t, s, p.userID, "step_up_email_code"))
-	expectLocked(s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": third.StepUpAuthenticationID, "method": "email"}))
+	expectLocked(s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": third.StepUpAuthenticationId, "method": "email"}))
 	if now := len(outboxOf(t, s, p.userID, "step_up_email_code")); now != sent {
 		t.Fatalf("a locked fallback sent a code (%d → %d messages)", sent, now)
 	}
@@ -220,7 +220,7 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	// After 15 minutes it works again.
 	advance(t, s, 5*time.Minute)
 	up := expectStepUp(t, gated(t, s, p.web))
-	completeStepUp(t, s, p.web, up.ID, "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
+	completeStepUp(t, s, p.web, up.Id.String(), "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
 	gated(t, s, p.web).ExpectStatus(t, 200)
 	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	if lockAlerts(t, s, p.userID) != 1 {
@@ -287,16 +287,16 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	a, b := p.pay(t, s, "60.00"), p.pay(t, s, "50.00") // 61.00 and 51.00 with fees: not both
 	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil))
 	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil))
-	byApproval := map[string]challenge{}
+	byApproval := map[string]client.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
-		byApproval[*c.ApprovalID] = c
+		byApproval[c.ApprovalId.String()] = c
 	}
-	var done challenge
+	var done client.Challenge
 	approve(t, s, p.person, byApproval[a.ApprovalRequestId.String()], *upA.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
-	if done.Status != "consumed" || done.ApprovalID == nil || *done.ApprovalID != a.ApprovalRequestId.String() {
+	if done.Status != "consumed" || done.ApprovalId == nil || *done.ApprovalId != *a.ApprovalRequestId {
 		t.Fatalf("approved payment challenge = %+v, want consumed", done)
 	}
-	if pollStepUp(t, s, p.web, upA.ID).Status != "active" {
+	if pollStepUp(t, s, p.web, upA.Id.String()).Status != "active" {
 		t.Fatal("the consumed approval's step-up is not active")
 	}
 
@@ -305,7 +305,7 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	if st := getPayment(t, s, p.web, b.Id.String()).Status; st != "awaiting_approval" {
 		t.Fatalf("payment b is %s", st)
 	}
-	if st := pollStepUp(t, s, p.web, upB.ID); st.Status != "declined" || st.Active {
+	if st := pollStepUp(t, s, p.web, upB.Id.String()); st.Status != "declined" || st.Active {
 		t.Fatalf("step-up of b = %+v, want declined", st)
 	}
 	if len(inbox(t, s, p.app)) != 0 {
@@ -376,12 +376,12 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	if len(cs) != 1 || cs[0].Kind != "payment_approval" {
 		t.Fatalf("inbox = %+v", cs)
 	}
-	path := "/api/v1/sandbox/challenges/" + cs[0].ID + "/approve"
+	path := "/api/v1/sandbox/challenges/" + cs[0].Id.String() + "/approve"
 	s.Post(t, path, p.web, map[string]any{"match_code": *up.MatchCode}).ExpectError(t, 404, "not_found")
 	s.Post(t, path, sbx, nil).ExpectError(t, 400, "invalid_request") // the match code is needed from the web
 	s.Post(t, path, sbx, map[string]any{"match_code": wrongDigits(*up.MatchCode)}).ExpectError(t, 422, "match_code_mismatch")
 	s.Post(t, path, sbx, map[string]any{"match_code": "12"}).ExpectError(t, 400, "invalid_request")
-	var done challenge
+	var done client.Challenge
 	s.Post(t, path, sbx, map[string]any{"match_code": *up.MatchCode}).ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "consumed" {
 		t.Fatalf("challenge = %+v, want consumed", done)
@@ -399,7 +399,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 
 	// It answers ordinary step-ups too, and a payment it cannot cover is refused.
 	gatedUp := expectStepUp(t, gated(t, s, p.web))
-	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].ID+"/approve", sbx, map[string]any{"match_code": *gatedUp.MatchCode}).
+	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].Id.String()+"/approve", sbx, map[string]any{"match_code": *gatedUp.MatchCode}).
 		ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "satisfied" {
 		t.Fatalf("step-up challenge = %+v", done)
@@ -408,9 +408,9 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	big, small := p.pay(t, s, "800.00"), p.pay(t, s, "98.00")
 	upBig := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+big.ApprovalRequestId.String()+"/approve", p.web, nil))
 	p.approveWithSandbox(t, s, small.ApprovalRequestId.String())
-	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].ID+"/approve", sbx, map[string]any{"match_code": *upBig.MatchCode}).
+	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].Id.String()+"/approve", sbx, map[string]any{"match_code": *upBig.MatchCode}).
 		ExpectError(t, 422, "insufficient_funds")
-	if st := pollStepUp(t, s, p.web, upBig.ID); st.Status != "declined" {
+	if st := pollStepUp(t, s, p.web, upBig.Id.String()); st.Status != "declined" {
 		t.Fatalf("step-up = %+v", st)
 	}
 
@@ -428,7 +428,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	// A person whose only app is a phone has no sandbox app to answer with.
 	other := newPerson(t, s, "grace@other.test")
 	otherUp := expectStepUp(t, gated(t, s, other.web))
-	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, other.app)[0].ID+"/approve", sbx, map[string]any{"match_code": *otherUp.MatchCode}).
+	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, other.app)[0].Id.String()+"/approve", sbx, map[string]any{"match_code": *otherUp.MatchCode}).
 		ExpectError(t, 422, "approval_credential_required")
 }
 
@@ -438,9 +438,9 @@ func (p *payer) approveWithSandbox(t *testing.T, s *apitest.Server, approvalID s
 	t.Helper()
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
 	for _, c := range inbox(t, s, p.web) {
-		if c.ApprovalID != nil && *c.ApprovalID == approvalID {
-			var done challenge
-			s.Post(t, "/api/v1/sandbox/challenges/"+c.ID+"/approve", sbx, map[string]any{"match_code": *up.MatchCode}).
+		if c.ApprovalId != nil && c.ApprovalId.String() == approvalID {
+			var done client.Challenge
+			s.Post(t, "/api/v1/sandbox/challenges/"+c.Id.String()+"/approve", sbx, map[string]any{"match_code": *up.MatchCode}).
 				ExpectStatus(t, 200).Decode(t, &done)
 			if done.Status != "consumed" {
 				t.Fatalf("challenge = %+v, want consumed", done)
@@ -483,7 +483,7 @@ func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
 	}
 
 	approve(t, s, p.person, pending[0], *up.MatchCode).ExpectError(t, 403, "forbidden")
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "declined" || st.Active {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "declined" || st.Active {
 		t.Fatalf("step-up = %+v, want declined", st)
 	}
 	if st := getPayment(t, s, p.web, pay.Id.String()).Status; st != "awaiting_approval" {

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"testing"
@@ -54,3 +55,17 @@ func sandboxClient(t testing.TB, s *apitest.Server) *client.Client {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// decodeMessage decodes the whole realtime message m (its envelope and
+// data) into v, one of the client's messages such as
+// client.BillEventAppendedMessage.
+func decodeMessage(t testing.TB, m apitest.Message, v any) {
+	t.Helper()
+	raw, err := json.Marshal(m)
+	if err == nil {
+		err = json.Unmarshal(raw, v)
+	}
+	if err != nil {
+		t.Fatalf("decode %s message: %v\n%s", m.Type, err, m.Data)
+	}
+}

@@ -110,7 +110,7 @@ func TestSignInWithAuthenticatorCode(t *testing.T) {
 		t.Fatalf("step 1 = %+v, want mfa_required with a challenge token and a device id", step1)
 	}
 	step2 := mfa(t, s, *step1.ChallengeToken, code(t, s, *org.Owner.TotpSecret))
-	if step2.Status != "authenticated" || step2.Token == nil || step2.User == nil || step2.User.Id.String() != org.Owner.UserId.String() || !step2.User.TotpEnabled {
+	if step2.Status != "authenticated" || step2.Token == nil || step2.User == nil || step2.User.Id != org.Owner.UserId || !step2.User.TotpEnabled {
 		t.Fatalf("step 2 = %+v", step2)
 	}
 	var me struct {

@@ -81,7 +81,7 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	approvalID := pay.ApprovalRequestId.String()
 	var approval client.Approval
 	expectChange(t, ws, p.org, "approval.updated", approvalID, "pending").Decode(t, &approval)
-	if approval.TargetId.String() != pay.Id.String() {
+	if approval.TargetId != pay.Id {
 		t.Fatalf("approval for %s, want payment %s", approval.TargetId.String(), pay.Id.String())
 	}
 	var created client.Payment

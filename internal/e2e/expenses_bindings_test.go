@@ -21,7 +21,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 	deposit(t, s, o.id, "USD", "1000.00")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
 
-	row := expectApproved(t, authorize(t, s, c.ID, "20.00", "EUR", "online", "purchase"), "out", "21.67")
+	row := expectApproved(t, authorize(t, s, c.Id.String(), "20.00", "EUR", "online", "purchase"), "out", "21.67")
 	today := now(t, s).UTC().Format("2006-01-02")
 	filed := listExpenses(t, s, o.alice.token, o.id, "").Data
 	if len(filed) != 1 {
@@ -32,8 +32,8 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 		deref(e.BillAmount) != "20.00" || deref(e.BillCurrency) != "EUR" || e.Category != nil {
 		t.Fatalf("filed expense: %+v", e)
 	}
-	if len(e.Bindings) != 1 || e.Bindings[0].TargetType != "card_transaction" || e.Bindings[0].TargetID != row.ID ||
-		deref(e.Bindings[0].TransactionID) != row.ID {
+	if len(e.Bindings) != 1 || e.Bindings[0].TargetType != "card_transaction" || e.Bindings[0].TargetID != row.Id.String() ||
+		deref(e.Bindings[0].TransactionID) != row.Id.String() {
 		t.Fatalf("filed expense's binding: %+v", e.Bindings)
 	}
 	// Bound: totals.bill is the transaction's, in USD, not the bill's.
@@ -41,14 +41,14 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 		t.Fatalf("totals: %+v", e.Totals)
 	}
 	// The feed row the binding names is the purchase.
-	var tx cardTx
-	s.Get(t, "/api/v1/organizations/"+o.id+"/transactions/"+row.ID, o.alice.token).ExpectStatus(t, 200).Decode(t, &tx)
+	var tx client.Transaction
+	s.Get(t, "/api/v1/organizations/"+o.id+"/transactions/"+row.Id.String(), o.alice.token).ExpectStatus(t, 200).Decode(t, &tx)
 	if tx.Type != "card_transaction" {
 		t.Fatalf("bound row: %+v", tx)
 	}
 	// Its transaction is taken: binding it elsewhere is a conflict.
 	other := completeDraft(t, s, o.alice.token, o.id)
-	bind(t, s, o.alice.token, other.ID, row.ID, "card_transaction").ExpectError(t, 409, "conflict")
+	bind(t, s, o.alice.token, other.ID, row.Id.String(), "card_transaction").ExpectError(t, 409, "conflict")
 
 	// The first edit makes it working; it can then be submitted.
 	if got := expectExpenseStatus(t, patchExpense(t, s, o.alice.token, e.ID, map[string]any{"category": "meals"}), "working"); deref(got.Category) != "meals" {
@@ -58,7 +58,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 
 	// A pending expense can be submitted as filed once complete, and an
 	// edit by an owner makes it working too.
-	purchase(t, s, c.ID, "5.00")
+	purchase(t, s, c.Id.String(), "5.00")
 	p := listExpenses(t, s, o.owner.token, o.id, "status=pending").Data
 	if len(p) != 1 {
 		t.Fatalf("%d pending, want 1", len(p))
@@ -68,10 +68,10 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 
 	// Refunds, declines and organization cards file nothing.
 	before := len(listExpenses(t, s, o.owner.token, o.id, "").Data)
-	authorize(t, s, c.ID, "5.00", "USD", "online", "refund")
-	expectDecline(t, purchase(t, s, c.ID, "5000.00"), "limit_exceeded")
+	authorize(t, s, c.Id.String(), "5.00", "USD", "online", "refund")
+	expectDecline(t, purchase(t, s, c.Id.String(), "5000.00"), "limit_exceeded")
 	orgCard := issueCard(t, s, o.id, map[string]any{"monthly_limit": 100})
-	purchase(t, s, orgCard.ID, "1.00")
+	purchase(t, s, orgCard.Id.String(), "1.00")
 	if after := len(listExpenses(t, s, o.owner.token, o.id, "").Data); after != before {
 		t.Fatalf("%d expenses, want still %d", after, before)
 	}
@@ -106,8 +106,8 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 
 	// A card refund counts negative.
 	c := issueCard(t, s, p.org, map[string]any{"monthly_limit": 1000})
-	refund := expectApproved(t, authorize(t, s, c.ID, "3.00", "USD", "online", "refund"), "in", "3.00")
-	bind(t, s, tok, e.ID, refund.ID, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
+	refund := expectApproved(t, authorize(t, s, c.Id.String(), "3.00", "USD", "online", "refund"), "in", "3.00")
+	bind(t, s, tok, e.ID, refund.Id.String(), "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
 	if got.Totals.Bill[0] != moneyOf("12.00", "USD") {
 		t.Fatalf("with a refund: %+v", got.Totals)
 	}
@@ -197,13 +197,13 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 func newestFeedRow(t *testing.T, s *apitest.Server, token, org, kind string) string {
 	t.Helper()
 	var page struct {
-		Data []cardTx `json:"data"`
+		Data []client.Transaction `json:"data"`
 	}
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions?type="+kind, token).ExpectStatus(t, 200).Decode(t, &page)
 	if len(page.Data) == 0 {
 		t.Fatalf("no %s row in the feed", kind)
 	}
-	return page.Data[0].ID
+	return page.Data[0].Id.String()
 }
 
 // TestConcurrentBindsOfOneTransaction: ten expenses bind one transaction at

@@ -106,7 +106,7 @@ func TestExpenseReceipts(t *testing.T) {
 	deleteExpense(t, s, o.bob.token, draft.ID).ExpectStatus(t, 200)
 	addReceipt(t, s, o.bob.token, createExpense(t, s, o.bob.token, o.id, nil).ID, bobs).ExpectStatus(t, 200)
 	deposit(t, s, o.id, "USD", "10.00")
-	purchase(t, s, cardFor(t, s, o.id, o.bob.id, 100).ID, "2.00")
+	purchase(t, s, cardFor(t, s, o.id, o.bob.id, 100).Id.String(), "2.00")
 	filed := listExpenses(t, s, o.bob.token, o.id, "status=pending").Data
 	if len(filed) != 1 {
 		t.Fatalf("%d pending", len(filed))

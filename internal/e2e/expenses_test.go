@@ -123,7 +123,7 @@ func completeDraft(t *testing.T, s *apitest.Server, token, org string) expenseRe
 func bindable(t *testing.T, s *apitest.Server, org, amt string) string {
 	t.Helper()
 	c := issueCard(t, s, org, map[string]any{"monthly_limit": 1000000, "card_holder_name": "Acme Operations"})
-	return expectApproved(t, purchase(t, s, c.ID, amt), "out", amt).ID
+	return expectApproved(t, purchase(t, s, c.Id.String(), amt), "out", amt).Id.String()
 }
 
 func bind(t *testing.T, s *apitest.Server, token, expenseID, targetID, targetType string) *apitest.Response {
@@ -327,7 +327,7 @@ func TestDeletingADraftExpense(t *testing.T) {
 	d2 := createExpense(t, s, o.bob.token, o.id, nil)
 	deleteExpense(t, s, o.owner.token, d2.ID).ExpectStatus(t, 200)
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
-	purchase(t, s, c.ID, "4.00")
+	purchase(t, s, c.Id.String(), "4.00")
 	pending := listExpenses(t, s, o.alice.token, o.id, "status=pending").Data
 	if len(pending) != 1 {
 		t.Fatalf("%d pending expenses, want the card purchase's", len(pending))

@@ -140,18 +140,18 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	s.Post(t, "/api/v1/sandbox/payments/"+failed.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 	// Card spend: 30.00 bought, 5.00 refunded.
 	card := cardFor(t, s, p.org, p.userID, 1000)
-	expectApproved(t, purchase(t, s, card.ID, "30.00"), "out", "30.00")
-	expectApproved(t, authorize(t, s, card.ID, "5.00", "USD", "online", "refund"), "in", "5.00")
+	expectApproved(t, purchase(t, s, card.Id.String(), "30.00"), "out", "30.00")
+	expectApproved(t, authorize(t, s, card.Id.String(), "5.00", "USD", "online", "refund"), "in", "5.00")
 
 	// Day B: 10.00 USD arrives and the card spends exactly that: USD nets to
 	// zero and is left out of net.
 	toNextDay(t, s)
 	deposit(t, s, p.org, "USD", "10.00")
-	expectApproved(t, purchase(t, s, card.ID, "10.00"), "out", "10.00")
+	expectApproved(t, purchase(t, s, card.Id.String(), "10.00"), "out", "10.00")
 	// Day C: a purchase and its refund: payments sum to zero, left out.
 	toNextDay(t, s)
-	expectApproved(t, purchase(t, s, card.ID, "7.00"), "out", "7.00")
-	expectApproved(t, authorize(t, s, card.ID, "7.00", "USD", "online", "refund"), "in", "7.00")
+	expectApproved(t, purchase(t, s, card.Id.String(), "7.00"), "out", "7.00")
+	expectApproved(t, authorize(t, s, card.Id.String(), "7.00", "USD", "online", "refund"), "in", "7.00")
 	// Day D: the third payment fails; its amount and fee come back.
 	toNextDay(t, s)
 	s.Post(t, "/api/v1/sandbox/payments/"+late.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)

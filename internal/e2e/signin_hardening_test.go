@@ -202,11 +202,11 @@ func TestLiveStoresNoCodes(t *testing.T) {
 	}
 }
 
-func deref(s *string) string {
+func deref[T ~string](s *T) string {
 	if s == nil {
 		return "<nil>"
 	}
-	return *s
+	return string(*s)
 }
 
 // clientFrom returns an HTTP client whose connections leave from ip (any

@@ -202,12 +202,7 @@ func TestLiveStoresNoCodes(t *testing.T) {
 	}
 }
 
-func deref[T ~string](s *T) string {
-	if s == nil {
-		return "<nil>"
-	}
-	return string(*s)
-}
+func deref[T any](s *T) string { return str(s) }
 
 // clientFrom returns an HTTP client whose connections leave from ip (any
 // 127.0.0.0/8 address is the loopback on Linux), so the server sees

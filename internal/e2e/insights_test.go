@@ -12,35 +12,13 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
-type insightSums struct {
-	Incoming []client.Money `json:"incoming"`
-	Outgoing []client.Money `json:"outgoing"`
-	Payments []client.Money `json:"payments"`
-	Net      []client.Money `json:"net"`
-}
-
-type insights struct {
-	DateRange struct {
-		StartDate string  `json:"start_date"`
-		EndDate   string  `json:"end_date"`
-		Grouping  string  `json:"grouping"`
-		Preset    *string `json:"preset"`
-	} `json:"date_range"`
-	Periods []struct {
-		Period string `json:"period"`
-		insightSums
-	} `json:"periods"`
-	Summary          insightSums `json:"summary"`
-	TransactionCount int         `json:"transaction_count"`
-}
-
 func insightsPath(org, query string) string {
 	return "/api/v1/organizations/" + org + "/insights?" + query
 }
 
-func getInsights(t *testing.T, s *apitest.Server, token, org, query string) insights {
+func getInsights(t *testing.T, s *apitest.Server, token, org, query string) client.Insights {
 	t.Helper()
-	var out insights
+	var out client.Insights
 	s.Get(t, insightsPath(org, query), token).ExpectStatus(t, http.StatusOK).Decode(t, &out)
 	return out
 }
@@ -61,14 +39,14 @@ func show(as []client.Money) string {
 }
 
 // line is a period (or the summary) as one line: in | out | payments | net.
-func sumsLine(s insightSums) string {
+func sumsLine(s client.InsightSums) string {
 	return show(s.Incoming) + " | " + show(s.Outgoing) + " | " + show(s.Payments) + " | " + show(s.Net)
 }
 
-func (r insights) lines() []string {
+func lines(r client.Insights) []string {
 	var out []string
 	for _, p := range r.Periods {
-		out = append(out, p.Period+": "+sumsLine(p.insightSums))
+		out = append(out, p.Period+": "+sumsLine(client.InsightSums{Incoming: p.Incoming, Outgoing: p.Outgoing, Payments: p.Payments, Net: p.Net}))
 	}
 	return out
 }
@@ -163,10 +141,10 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	lateDebit := minor(t, late.Debited) // amount and fee
 	outA := minor(t, done.Debited) + lateDebit
 	r := getInsights(t, s, p.web, p.org, "group_by=day&start_date="+day(dayA)+"&end_date="+day(dayE))
-	if r.DateRange.StartDate != day(dayA) || r.DateRange.EndDate != day(dayE) || r.DateRange.Grouping != "day" || r.DateRange.Preset != nil {
+	if r.DateRange.StartDate.String() != day(dayA) || r.DateRange.EndDate.String() != day(dayE) || r.DateRange.Grouping != "day" || r.DateRange.Preset != nil {
 		t.Errorf("date_range = %+v", r.DateRange)
 	}
-	expectLines(t, "days", r.lines(),
+	expectLines(t, "days", lines(r),
 		day(dayA)+": 1000.00 EUR, 200.00 USD | "+eur(outA)+" | 25.00 USD | "+eur(100000-outA)+", 175.00 USD",
 		day(dayA.AddDate(0, 0, 1))+": 10.00 USD | - | 10.00 USD | -",
 		day(dayA.AddDate(0, 0, 2))+": - | - | - | -",
@@ -198,7 +176,7 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	}
 	// A range before anything happened: every list empty.
 	quiet := getInsights(t, s, p.web, p.org, "group_by=month&start_date=2020-01-01&end_date=2020-03-31")
-	expectLines(t, "quiet months", quiet.lines(), "2020-01: - | - | - | -", "2020-02: - | - | - | -", "2020-03: - | - | - | -")
+	expectLines(t, "quiet months", lines(quiet), "2020-01: - | - | - | -", "2020-02: - | - | - | -", "2020-03: - | - | - | -")
 	if quiet.TransactionCount != 0 || sumsLine(quiet.Summary) != "- | - | - | -" {
 		t.Errorf("quiet summary %s, %d rows", sumsLine(quiet.Summary), quiet.TransactionCount)
 	}
@@ -269,22 +247,22 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 			want = append(want, label+": - | - | - | -")
 		}
 	}
-	expectLines(t, "weeks", r.lines(), want...)
+	expectLines(t, "weeks", lines(r), want...)
 	if y == 2026 { // Thursday 2026-12-31 and Friday 2027-01-01 share 2026-W53; 2027-W01 is 4 to 10 January
-		expectLines(t, "weeks of 2026/27", r.lines(),
+		expectLines(t, "weeks of 2026/27", lines(r),
 			"2026-W52: - | - | - | -",
 			"2026-W53: 3.00 EUR | - | - | 3.00 EUR",
 			"2027-W01: 4.00 EUR | - | - | 4.00 EUR")
 	}
 	// Years, months and quarters are calendar ones, cut to the range.
-	expectLines(t, "years", getInsights(t, s, token, org.Organization.Id.String(), "group_by=year&start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "years", lines(getInsights(t, s, token, org.Organization.Id.String(), "group_by=year&start_date="+from+"&end_date="+to)),
 		fmt.Sprintf("%d: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	expectLines(t, "quarters", getInsights(t, s, token, org.Organization.Id.String(), "group_by=quarter&start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "quarters", lines(getInsights(t, s, token, org.Organization.Id.String(), "group_by=quarter&start_date="+from+"&end_date="+to)),
 		fmt.Sprintf("%d-Q4: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-Q1: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	expectLines(t, "months", getInsights(t, s, token, org.Organization.Id.String(), "start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "months", lines(getInsights(t, s, token, org.Organization.Id.String(), "start_date="+from+"&end_date="+to)),
 		fmt.Sprintf("%d-12: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-01: 6.00 EUR | - | - | 6.00 EUR", y+1))
 	days := getInsights(t, s, token, org.Organization.Id.String(), fmt.Sprintf("group_by=day&start_date=%d-12-31&end_date=%d-01-02", y, y+1))
-	expectLines(t, "days", days.lines(),
+	expectLines(t, "days", lines(days),
 		fmt.Sprintf("%d-12-31: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-01-01: 2.00 EUR | - | - | 2.00 EUR", y+1),
 		fmt.Sprintf("%d-01-02: - | - | - | -", y+1))
 
@@ -303,13 +281,13 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 	}
 	for preset, want := range presets {
 		got := getInsights(t, s, token, org.Organization.Id.String(), "preset="+preset)
-		if got.DateRange.StartDate+" "+got.DateRange.EndDate != want || got.DateRange.Preset == nil || *got.DateRange.Preset != preset {
+		if got.DateRange.StartDate.String()+" "+got.DateRange.EndDate.String() != want || got.DateRange.Preset == nil || string(*got.DateRange.Preset) != preset {
 			t.Errorf("%s on %d-01-04: %+v, want %s", preset, y+1, got.DateRange, want)
 		}
 	}
-	if got := getInsights(t, s, token, org.Organization.Id.String(), "preset=ytd&group_by=week"); strings.Join(got.lines(), "\n") !=
+	if got := getInsights(t, s, token, org.Organization.Id.String(), "preset=ytd&group_by=week"); strings.Join(lines(got), "\n") !=
 		fmt.Sprintf("%s: 2.00 EUR | - | - | 2.00 EUR\n%d-W01: 4.00 EUR | - | - | 4.00 EUR", weekOf(time.Date(y+1, 1, 1, 0, 0, 0, 0, time.UTC)), y+1) {
-		t.Errorf("ytd by week: %v", got.lines())
+		t.Errorf("ytd by week: %v", lines(got))
 	}
 }
 
@@ -348,17 +326,17 @@ func TestInsightsPresetsFollowTheClock(t *testing.T) {
 		for preset, dates := range want {
 			for _, group := range []string{"day", "week", "month", "quarter", "year"} {
 				got := getInsights(t, s, token, org.Organization.Id.String(), "preset="+preset+"&group_by="+group)
-				if got.DateRange.StartDate+" "+got.DateRange.EndDate != dates || *got.DateRange.Preset != preset || got.DateRange.Grouping != group {
+				if got.DateRange.StartDate.String()+" "+got.DateRange.EndDate.String() != dates || string(*got.DateRange.Preset) != preset || string(got.DateRange.Grouping) != group {
 					t.Errorf("%s by %s on %s: %+v, want %s", preset, group, day(today), got.DateRange, dates)
 				}
-				if len(got.Periods) == 0 || got.Periods[0].Period != label(group, got.DateRange.StartDate) ||
-					got.Periods[len(got.Periods)-1].Period != label(group, got.DateRange.EndDate) {
-					t.Errorf("%s by %s: periods %v", preset, group, got.lines())
+				if len(got.Periods) == 0 || got.Periods[0].Period != label(group, got.DateRange.StartDate.String()) ||
+					got.Periods[len(got.Periods)-1].Period != label(group, got.DateRange.EndDate.String()) {
+					t.Errorf("%s by %s: periods %v", preset, group, lines(got))
 				}
 			}
 		}
 		def := getInsights(t, s, token, org.Organization.Id.String(), "")
-		if def.DateRange.StartDate+" "+def.DateRange.EndDate != want["last_12_months"] || def.DateRange.Grouping != "month" ||
+		if def.DateRange.StartDate.String()+" "+def.DateRange.EndDate.String() != want["last_12_months"] || def.DateRange.Grouping != "month" ||
 			def.DateRange.Preset == nil || *def.DateRange.Preset != "last_12_months" || len(def.Periods) != 12 {
 			t.Errorf("default on %s: %+v, %d periods", day(today), def.DateRange, len(def.Periods))
 		}

@@ -10,12 +10,6 @@ import (
 
 const origin = "http://localhost:8080"
 
-type passkeyRecord struct {
-	ID         string   `json:"id"`
-	Label      *string  `json:"label"`
-	Transports []string `json:"transports"`
-}
-
 func registerPasskey(t *testing.T, s *apitest.Server, token string, key *apitest.SoftPasskey, label string) *apitest.Response {
 	t.Helper()
 	var opts struct {
@@ -33,7 +27,7 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 
-	var created passkeyRecord
+	var created client.Passkey
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Laptop").ExpectStatus(t, 201).Decode(t, &created)
 	if created.Label == nil || *created.Label != "Laptop" || len(created.Transports) == 0 {
 		t.Fatalf("passkey = %+v", created)
@@ -41,8 +35,8 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Phone").ExpectStatus(t, 201)
 
 	var list struct {
-		Data    []passkeyRecord `json:"data"`
-		HasMore bool            `json:"has_more"`
+		Data    []client.Passkey `json:"data"`
+		HasMore bool             `json:"has_more"`
 	}
 	s.Get(t, "/api/v1/auth/passkeys", token).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 2 || *list.Data[0].Label != "Phone" {
@@ -52,14 +46,14 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 	// Another person cannot see or remove them.
 	other := createOrg(t, s, "eve@evil.test")
 	eve := signInFully(t, s, "eve@evil.test", *other.Owner.TotpSecret)
-	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.ID, Bearer: eve}).ExpectError(t, 404, "not_found")
+	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.Id.String(), Bearer: eve}).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/auth/passkeys", eve).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("eve sees %d passkeys", len(list.Data))
 	}
 
-	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.ID, Bearer: token}).ExpectStatus(t, 200)
-	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.ID, Bearer: token}).ExpectError(t, 404, "not_found")
+	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.Id.String(), Bearer: token}).ExpectStatus(t, 200)
+	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.Id.String(), Bearer: token}).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/auth/passkeys", token).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 {
 		t.Fatalf("after removal %d passkeys, want 1", len(list.Data))

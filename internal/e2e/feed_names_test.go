@@ -5,26 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-type feedRow struct {
-	ID          string  `json:"id"`
-	Type        string  `json:"type"`
-	Description string  `json:"description"`
-	PaymentID   *string `json:"payment_id"`
-}
-
 // feedRows reads the whole transactions feed of org (one page is enough here).
-func feedRows(t *testing.T, s *apitest.Server, token, org string) []feedRow {
+func feedRows(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
 	t.Helper()
-	var feed struct {
-		Data    []feedRow `json:"data"`
-		HasMore bool      `json:"has_more"`
-	}
-	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &feed)
+	feed := ok[*client.ListTransactionsResponse](t, 200)(s.Client(t, token).API().ListTransactionsWithResponse(t.Context(), uuidOf(t, org),
+		&client.ListTransactionsParams{Limit: ptr(100)})).JSON200
 	if feed.HasMore {
 		t.Fatal("the feed has more than one page")
 	}
@@ -83,21 +74,21 @@ func TestFeedNamesTheCounterparty(t *testing.T) {
 	seen := 0
 	for _, row := range feedRows(t, s, p.web, p.org) {
 		if uuidPattern.MatchString(row.Description) {
-			t.Errorf("feed row %s (%s) shows an id: %q", row.ID, row.Type, row.Description)
+			t.Errorf("feed row %s (%s) shows an id: %q", row.Id.String(), row.Type, row.Description)
 		}
 		if strings.TrimSpace(row.Description) == "" {
-			t.Errorf("feed row %s (%s) has no description", row.ID, row.Type)
+			t.Errorf("feed row %s (%s) has no description", row.Id.String(), row.Type)
 		}
-		if row.PaymentID == nil {
+		if row.PaymentId == nil {
 			continue
 		}
-		descriptions, ok := want[*row.PaymentID]
+		descriptions, ok := want[row.PaymentId.String()]
 		if !ok {
-			t.Errorf("feed row %s names an unknown payment", row.ID)
+			t.Errorf("feed row %s names an unknown payment", row.Id.String())
 			continue
 		}
-		if got, wanted := row.Description, descriptions[row.Type]; got != wanted {
-			t.Errorf("payment %s, %s row: description %q, want %q", *row.PaymentID, row.Type, got, wanted)
+		if got, wanted := row.Description, descriptions[string(row.Type)]; got != wanted {
+			t.Errorf("payment %s, %s row: description %q, want %q", row.PaymentId.String(), row.Type, got, wanted)
 		}
 		seen++
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -22,19 +23,11 @@ import (
 // Issue 9, items 5 to 7: codes at rest, sign-in lockout that cannot be
 // aimed at a victim, and the WWW-Authenticate challenge of every 401.
 
-type sandboxMessage struct {
-	Kind string  `json:"kind"`
-	Body string  `json:"body"`
-	Code *string `json:"code"`
-}
-
-func sandboxMessages(t *testing.T, s *apitest.Server, kind, userID string) []sandboxMessage {
+// sandboxMessages are the messages of kind the sandbox outbox holds for the user.
+func sandboxMessages(t *testing.T, s *apitest.Server, kind, userID string) []client.OutboxMessage {
 	t.Helper()
-	var page struct {
-		Data []sandboxMessage `json:"data"`
-	}
-	s.Get(t, "/api/v1/sandbox/outbox?kind="+kind+"&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &page)
-	return page.Data
+	return ok[*client.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
+		&client.SandboxListOutboxParams{Kind: ptr(client.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
 }
 
 // storedRows reads every row of table as column name → text (NULL as nil).

@@ -36,20 +36,11 @@ func completeStepUp(t *testing.T, s *apitest.Server, token, sudoID, method, c st
 	return s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": sudoID, "method": method, "code": c})
 }
 
-type outboxMessage struct {
-	Kind    string  `json:"kind"`
-	Subject string  `json:"subject"`
-	Body    string  `json:"body"`
-	Code    *string `json:"code"`
-}
-
-func outboxOf(t *testing.T, s *apitest.Server, userID, kind string) []outboxMessage {
+// outboxOf is the first hundred messages of kind the sandbox outbox holds for the user.
+func outboxOf(t *testing.T, s *apitest.Server, userID, kind string) []client.OutboxMessage {
 	t.Helper()
-	var page struct {
-		Data []outboxMessage `json:"data"`
-	}
-	s.Get(t, "/api/v1/sandbox/outbox?limit=100&kind="+kind+"&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &page)
-	return page.Data
+	return ok[*client.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
+		&client.SandboxListOutboxParams{Limit: ptr(100), Kind: ptr(client.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
 }
 
 // appSignIn signs the person in from an iOS app named deviceName.

@@ -19,13 +19,11 @@ import (
 // orgOf returns the id of the (first) organization p belongs to.
 func orgOf(t *testing.T, s *apitest.Server, p *person) string {
 	t.Helper()
-	var me struct {
-		Memberships []struct {
-			OrganizationID string `json:"organization_id"`
-		} `json:"memberships"`
+	me, err := p.client(t, s).Me(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200).Decode(t, &me)
-	return me.Memberships[0].OrganizationID
+	return me.Memberships[0].OrganizationId.String()
 }
 
 // stepUp answers the step-up challenge of a 403 in p's app, so p's web

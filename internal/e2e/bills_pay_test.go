@@ -20,11 +20,9 @@ func execute(t *testing.T, s *apitest.Server, token string, body map[string]any,
 
 func paymentBillID(t *testing.T, r *apitest.Response) string {
 	t.Helper()
-	var p struct {
-		BillID *string `json:"bill_id"`
-	}
+	var p client.Payment
 	r.Decode(t, &p)
-	return str(p.BillID)
+	return str(p.BillId)
 }
 
 // TestPayBillLifecycle pays a bill: execute with bill_id moves it to
@@ -118,9 +116,7 @@ func TestPayBillMismatch(t *testing.T) {
 	exec(billQuote(t, s, p, gone.PaymentContactId.String(), "100.00"), gone.Id.String()).ExpectError(t, 422, "bill_mismatch")
 
 	// Nothing was created by the refusals: no approval, and the quotes are unused.
-	var approvals struct {
-		Data []client.Approval `json:"data"`
-	}
+	var approvals client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 0 {
 		t.Fatalf("%d approvals after refusals", len(approvals.Data))
@@ -172,9 +168,7 @@ func TestPayBillIdempotency(t *testing.T) {
 	execute(t, s, p.web, billExecuteBody(q1.Id.String(), "0190f5d0-0000-7000-8000-000000000000"), "invoice-42").ExpectError(t, 404, "not_found")
 	// The key on the organization's scope (no bill) is another key.
 	execute(t, s, p.web, executeBody(billQuote(t, s, p, p.contact, "5.00").Id.String()), "invoice-42").ExpectStatus(t, 201)
-	var approvals struct {
-		Data []client.Approval `json:"data"`
-	}
+	var approvals client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 3 {
 		t.Fatalf("%d payments, want 3", len(approvals.Data))
@@ -219,9 +213,7 @@ func TestPayBillConcurrently(t *testing.T) {
 		}
 		expectRequested(t, s, p.web, b.Id.String(), created[0])
 	}
-	var approvals struct {
-		Data []client.Approval `json:"data"`
-	}
+	var approvals client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 3 {
 		t.Fatalf("%d approvals, want 3", len(approvals.Data))

@@ -73,10 +73,7 @@ func expectApproved(t *testing.T, a client.SandboxCardAuthorizationResult, direc
 // cardFeed is the card_transaction rows of org's feed, newest first.
 func cardFeed(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
 	t.Helper()
-	var page struct {
-		Data    []client.Transaction `json:"data"`
-		HasMore bool                 `json:"has_more"`
-	}
+	var page client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &page)
 	if page.HasMore {
 		t.Fatal("the feed has more than one page")

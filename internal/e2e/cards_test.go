@@ -54,16 +54,13 @@ func newCardOwner(t *testing.T, s *apitest.Server, domain string) *cardOrg {
 // addCardUser adds a staff member with an authenticator and signs them in.
 func addCardUser(t *testing.T, s *apitest.Server, org, email, role, first, last string) cardUser {
 	t.Helper()
-	body := map[string]any{"email": email, "password": password, "role": role, "totp": true}
+	member := client.SandboxNewMember{Email: email, Password: ptr(password), Role: client.Role(role), Totp: ptr(true)}
 	if first != "" {
-		body["first_name"], body["last_name"] = first, last
+		member.FirstName, member.LastName = &first, &last
 	}
-	var out struct {
-		UserID     string  `json:"user_id"`
-		TOTPSecret *string `json:"totp_secret"`
-	}
-	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/users", sbx, body).ExpectStatus(t, http.StatusCreated).Decode(t, &out)
-	u := cardUser{id: out.UserID, email: email, secret: *out.TOTPSecret}
+	r := ok[*client.SandboxAddOrganizationUserResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(),
+		uuidOf(t, org), nil, member))
+	u := cardUser{id: r.JSON201.UserId.String(), email: email, secret: *r.JSON201.TotpSecret}
 	u.token = signInFully(t, s, email, u.secret)
 	return u
 }

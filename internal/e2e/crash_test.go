@@ -36,9 +36,7 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 		pending = append(pending, approval{pay.Id.String(), pay.ApprovalRequestId.String(), *up.MatchCode})
 	}
 	challenges := map[string]client.Challenge{}
-	var page struct {
-		Data []client.Challenge `json:"data"`
-	}
+	var page client.ChallengePage
 	first.Get(t, "/api/v1/me/challenges?limit=100", p.app).ExpectStatus(t, 200).Decode(t, &page)
 	for _, c := range page.Data {
 		challenges[c.ApprovalId.String()] = c
@@ -83,9 +81,7 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 			t.Errorf("payment %s is %s", pay.Id.String(), pay.Status)
 		}
 	}
-	var list struct {
-		Data []client.Approval `json:"data"`
-	}
+	var list client.ApprovalPage
 	second.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status=approved&limit=100", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != approved {
 		t.Errorf("%d approvals recorded but %d payments approved", len(list.Data), approved)

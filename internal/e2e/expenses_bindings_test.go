@@ -196,9 +196,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 // newestFeedRow is the id of the newest feed row of org of kind.
 func newestFeedRow(t *testing.T, s *apitest.Server, token, org, kind string) string {
 	t.Helper()
-	var page struct {
-		Data []client.Transaction `json:"data"`
-	}
+	var page client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions?type="+kind, token).ExpectStatus(t, 200).Decode(t, &page)
 	if len(page.Data) == 0 {
 		t.Fatalf("no %s row in the feed", kind)

@@ -24,13 +24,9 @@ func feedRows(t *testing.T, s *apitest.Server, token, org string) []client.Trans
 
 func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) string {
 	t.Helper()
-	var c struct {
-		ID string `json:"id"`
-	}
-	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
-		"name": name, "currency": "EUR", "rail": "fiat", "iban": iban,
-	}).ExpectStatus(t, 201).Decode(t, &c)
-	return c.ID
+	c := ok[*client.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
+		client.PaymentContactCreation{Name: name, Currency: "EUR", Rail: client.RailFiat, Iban: &iban}))
+	return c.JSON201.Id.String()
 }
 
 // TestFeedNamesTheCounterparty: every feed row a payment makes (the payment,

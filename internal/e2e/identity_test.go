@@ -113,18 +113,9 @@ func TestSignInWithAuthenticatorCode(t *testing.T) {
 	if step2.Status != "authenticated" || step2.Token == nil || step2.User == nil || step2.User.Id != org.Owner.UserId || !step2.User.TotpEnabled {
 		t.Fatalf("step 2 = %+v", step2)
 	}
-	var me struct {
-		User        struct{ Email string } `json:"user"`
-		Memberships []struct {
-			OrganizationID string `json:"organization_id"`
-			Role           string `json:"role"`
-		} `json:"memberships"`
-		Session struct {
-			DeviceID string `json:"device_id"`
-		} `json:"session"`
-	}
+	var me client.Me
 	s.Get(t, "/api/v1/me", *step2.Token).ExpectStatus(t, 200).Decode(t, &me)
-	if len(me.Memberships) != 1 || me.Memberships[0].OrganizationID != org.Organization.Id.String() || me.Memberships[0].Role != "owner" || me.Session.DeviceID != step1.DeviceId.String() {
+	if len(me.Memberships) != 1 || me.Memberships[0].OrganizationId != org.Organization.Id || me.Memberships[0].Role != "owner" || me.Session.DeviceId != *step1.DeviceId {
 		t.Fatalf("me = %+v", me)
 	}
 }
@@ -153,12 +144,9 @@ func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 	if res.Status != "totp_setup_required" || res.ChallengeToken == nil || res.Token != nil {
 		t.Fatalf("sign-in = %+v, want totp_setup_required", res)
 	}
-	var setup struct {
-		URI           string `json:"uri"`
-		SecretEncoded string `json:"secret_encoded"`
-	}
+	var setup client.SignInTotpSetup
 	s.Post(t, "/api/v1/auth/sign-in/totp/setup", "", map[string]any{"challenge_token": *res.ChallengeToken}).ExpectStatus(t, 200).Decode(t, &setup)
-	if !strings.HasPrefix(setup.URI, "otpauth://totp/") || !strings.Contains(setup.URI, setup.SecretEncoded) {
+	if !strings.HasPrefix(setup.Uri, "otpauth://totp/") || !strings.Contains(setup.Uri, setup.SecretEncoded) {
 		t.Fatalf("setup = %+v", setup)
 	}
 	// The challenge token cannot be used as an MFA challenge.
@@ -278,11 +266,7 @@ func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_ADDRESS=off", "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
-	var me struct {
-		Session struct {
-			ExpiresAt time.Time `json:"expires_at"`
-		} `json:"session"`
-	}
+	var me client.Me
 	s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200).Decode(t, &me)
 	// Use the session every 25 minutes until just before its absolute end.
 	for now(t, s).Add(25 * time.Minute).Before(me.Session.ExpiresAt) {
@@ -326,26 +310,13 @@ func TestDevicesAndNewDeviceNotices(t *testing.T) {
 	if other.DeviceId.String() == first.DeviceId.String() {
 		t.Fatal("a sign-in without device_id reused a device")
 	}
-	var notices struct {
-		Data []struct {
-			Kind string `json:"kind"`
-			Body string `json:"body"`
-		} `json:"data"`
-	}
+	var notices client.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=new_device&user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200).Decode(t, &notices)
 	if len(notices.Data) != 2 || !strings.Contains(notices.Data[1].Body, "Laptop") {
 		t.Fatalf("new-device notices = %+v, want two, the first naming Laptop", notices.Data)
 	}
 
-	var devices struct {
-		Data []struct {
-			ID         string  `json:"id"`
-			ThisDevice bool    `json:"this_device"`
-			Name       *string `json:"name"`
-			Platform   string  `json:"platform"`
-		} `json:"data"`
-		HasMore bool `json:"has_more"`
-	}
+	var devices client.DevicePage
 	s.Get(t, "/api/v1/devices", token).ExpectStatus(t, 200).Decode(t, &devices)
 	if len(devices.Data) != 2 || devices.HasMore {
 		t.Fatalf("devices = %+v", devices)
@@ -354,7 +325,7 @@ func TestDevicesAndNewDeviceNotices(t *testing.T) {
 	for _, d := range devices.Data {
 		if d.ThisDevice {
 			this++
-			if d.ID != first.DeviceId.String() || d.Name == nil || *d.Name != "Laptop" || d.Platform != "web" {
+			if d.Id.String() != first.DeviceId.String() || d.Name == nil || *d.Name != "Laptop" || d.Platform != "web" {
 				t.Fatalf("this device = %+v", d)
 			}
 		}
@@ -413,21 +384,12 @@ func TestSignedInAuthenticatorSetup(t *testing.T) {
 	userID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	token := *signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password}).Token
 
-	var setup struct {
-		Enabled       bool   `json:"enabled"`
-		SecretEncoded string `json:"secret_encoded"`
-		URI           string `json:"uri"`
-	}
+	var setup client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/setup", token, nil).ExpectStatus(t, 200).Decode(t, &setup)
 	if setup.Enabled || setup.SecretEncoded == "" {
 		t.Fatalf("setup = %+v", setup)
 	}
-	var msgs struct {
-		Data []struct {
-			Channel string  `json:"channel"`
-			Code    *string `json:"code"`
-		} `json:"data"`
-	}
+	var msgs client.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=totp_activation_code&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &msgs)
 	if len(msgs.Data) != 1 || msgs.Data[0].Code == nil || msgs.Data[0].Channel != "messaging_app" {
 		t.Fatalf("messaging code = %+v", msgs.Data)
@@ -441,9 +403,7 @@ func TestSignedInAuthenticatorSetup(t *testing.T) {
 	s.Post(t, "/api/v1/auth/totp/activate", token, map[string]any{"code": code(t, s, setup.SecretEncoded)}).
 		ExpectError(t, 400, "invalid_request")
 	advance(t, s, 30*time.Second)
-	var active struct {
-		Enabled bool `json:"enabled"`
-	}
+	var active client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/activate", token, map[string]any{"code": code(t, s, setup.SecretEncoded), "messaging_code": messaging}).
 		ExpectStatus(t, 200).Decode(t, &active)
 	if !active.Enabled {

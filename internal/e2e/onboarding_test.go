@@ -184,10 +184,10 @@ func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
 
 func meCheck(t *testing.T, s *apitest.Server, token string) client.IdentityCheck {
 	t.Helper()
-	var me struct {
-		IdentityCheck client.IdentityCheck `json:"identity_check"`
+	me, err := s.Client(t, token).Me(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.Get(t, "/api/v1/me", token).ExpectStatus(t, http.StatusOK).Decode(t, &me)
 	return me.IdentityCheck
 }
 

@@ -11,12 +11,9 @@ import (
 
 func setOrgStatus(t *testing.T, s *apitest.Server, org, status string) {
 	t.Helper()
-	var out struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-	}
-	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/status", sbx, map[string]any{"status": status}).ExpectStatus(t, 200).Decode(t, &out)
-	if out.ID != org || out.Status != status {
+	out := ok[*client.SandboxSetOrganizationStatusResponse](t, 200)(sandboxClient(t, s).API().SandboxSetOrganizationStatusWithResponse(t.Context(),
+		uuidOf(t, org), nil, client.SandboxStatusChange{Status: client.OrganizationStatus(status)})).JSON200
+	if out.Id.String() != org || string(out.Status) != status {
 		t.Fatalf("status helper answered %+v", out)
 	}
 }
@@ -37,23 +34,17 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	org := p.org
 	key := balancesKey(t, s, p.person, org)
 	waiting := p.pay(t, s, "10.00")
-	var batch struct {
-		ID string `json:"id"`
-	}
+	var batch client.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(p.quote(t, s, "3.00").Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
-	var feed struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
+	var feed client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions", p.web).ExpectStatus(t, 200).Decode(t, &feed)
 	q := p.quote(t, s, "5.00") // executed only once the organization is active again
 	orgPath := "/api/v1/organizations/" + org
 
 	reads := map[string]func() *apitest.Response{
 		"list transactions":      func() *apitest.Response { return s.Get(t, orgPath+"/transactions", p.web) },
-		"get transaction":        func() *apitest.Response { return s.Get(t, orgPath+"/transactions/"+feed.Data[0].ID, p.web) },
+		"get transaction":        func() *apitest.Response { return s.Get(t, orgPath+"/transactions/"+feed.Data[0].Id.String(), p.web) },
 		"balances":               func() *apitest.Response { return s.Get(t, orgPath+"/balances", p.web) },
 		"currency accounts":      func() *apitest.Response { return s.Get(t, accountsPath(org), p.web) },
 		"list api keys":          func() *apitest.Response { return s.Get(t, orgPath+"/api-keys", p.web) },
@@ -61,7 +52,7 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 		"list contacts":          func() *apitest.Response { return s.Get(t, orgPath+"/payment-contacts", p.web) },
 		"get contact":            func() *apitest.Response { return s.Get(t, "/api/v1/payment-contacts/"+p.contact, p.web) },
 		"get payment":            func() *apitest.Response { return s.Get(t, "/api/v1/payments/"+waiting.Id.String(), p.web) },
-		"get batch":              func() *apitest.Response { return s.Get(t, "/api/v1/payment-batches/"+batch.ID, p.web) },
+		"get batch":              func() *apitest.Response { return s.Get(t, "/api/v1/payment-batches/"+batch.Id.String(), p.web) },
 		"list approvals":         func() *apitest.Response { return s.Get(t, orgPath+"/approvals", p.web) },
 		"list pending approvals": func() *apitest.Response { return s.Get(t, orgPath+"/approvals?status=pending", p.web) },
 	}
@@ -113,9 +104,7 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	personal()
 	// Revoking only protects, so a paused organization may still revoke a
 	// leaked key: it must not work again when the organization is active.
-	var revoked struct {
-		RevokedAt *string `json:"revoked_at"`
-	}
+	var revoked client.ApiKey
 	revoke().ExpectStatus(t, 200).Decode(t, &revoked)
 	if revoked.RevokedAt == nil {
 		t.Fatal("paused: revoke left the key live")

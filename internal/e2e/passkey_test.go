@@ -34,10 +34,7 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 	}
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Phone").ExpectStatus(t, 201)
 
-	var list struct {
-		Data    []client.Passkey `json:"data"`
-		HasMore bool             `json:"has_more"`
-	}
+	var list client.PasskeyPage
 	s.Get(t, "/api/v1/auth/passkeys", token).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 2 || *list.Data[0].Label != "Phone" {
 		t.Fatalf("passkeys = %+v, want Phone then Laptop", list.Data)
@@ -99,9 +96,7 @@ func TestSignInWithOnlyAPasskeyAsksForAnAuthenticator(t *testing.T) {
 		t.Fatalf("sign-in = %+v, want webauthn_required", res)
 	}
 	// The way on is to add an authenticator app with the challenge token.
-	var setup struct {
-		SecretEncoded string `json:"secret_encoded"`
-	}
+	var setup client.SignInTotpSetup
 	s.Post(t, "/api/v1/auth/sign-in/totp/setup", "", map[string]any{"challenge_token": *res.ChallengeToken}).ExpectStatus(t, 200).Decode(t, &setup)
 	var done client.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": code(t, s, setup.SecretEncoded)}).

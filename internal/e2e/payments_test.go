@@ -171,19 +171,11 @@ func TestFailedPaymentIsReversed(t *testing.T) {
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "500.00" || pe != "0.00" {
 		t.Fatalf("after the failure: available %s pending %s, want everything back", av, pe)
 	}
-	var feed struct {
-		Data []struct {
-			Type   string `json:"type"`
-			Effect struct {
-				Direction string `json:"direction"`
-				Total     string `json:"total"`
-			} `json:"effect"`
-		} `json:"data"`
-	}
+	var feed client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", p.web).ExpectStatus(t, 200).Decode(t, &feed)
 	var types []string
 	for _, x := range feed.Data {
-		types = append(types, x.Type+":"+x.Effect.Direction+":"+x.Effect.Total)
+		types = append(types, string(x.Type)+":"+string(x.Effect.Direction)+":"+x.Effect.Total)
 	}
 	if strings.Join(types, ",") != "reversal:in:201.00,fee:out:1.00,fiat_outgoing:out:200.00,deposit:in:500.00" &&
 		strings.Join(types, ",") != "reversal:in:201.00,fiat_outgoing:out:200.00,fee:out:1.00,deposit:in:500.00" {
@@ -229,9 +221,7 @@ func TestIdempotencyKeyReplaysForADay(t *testing.T) {
 	other := executeBody(q.Id.String())
 	other["statement_description"] = "Another text"
 	send(other, "inv-118").ExpectError(t, 422, "idempotency_key_reused")
-	var list struct {
-		Data []client.Approval `json:"data"`
-	}
+	var list client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 {
 		t.Fatalf("%d payments, want one", len(list.Data))
@@ -266,10 +256,7 @@ func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
 			t.Fatalf("replays disagree:\n%s\n%s", bodies[0], b)
 		}
 	}
-	var list struct {
-		Data         []client.Approval `json:"data"`
-		PendingCount int               `json:"pending_count"`
-	}
+	var list client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 || list.PendingCount != 1 {
 		t.Fatalf("%d approvals (%d pending), want exactly one", len(list.Data), list.PendingCount)
@@ -352,12 +339,8 @@ func TestApprovalListAndPendingCount(t *testing.T) {
 	a, b, c := p.pay(t, s, "1.00"), p.pay(t, s, "2.00"), p.pay(t, s, "3.00")
 	p.approveInApp(t, s, a.ApprovalRequestId.String())
 	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
-	type list struct {
-		Data         []client.Approval `json:"data"`
-		PendingCount int               `json:"pending_count"`
-	}
 	for status, want := range map[string]string{"pending": c.ApprovalRequestId.String(), "approved": a.ApprovalRequestId.String(), "rejected": b.ApprovalRequestId.String()} {
-		var l list
+		var l client.ApprovalPage
 		s.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status="+status, p.web).ExpectStatus(t, 200).Decode(t, &l)
 		if len(l.Data) != 1 || l.Data[0].Id.String() != want || l.PendingCount != 1 || l.Data[0].Kind != "payment" {
 			t.Fatalf("%s: %+v", status, l)
@@ -370,28 +353,23 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q1, q2 := p.quote(t, s, "100.00"), p.quote(t, s, "200.00")
-	var batch struct {
-		ID                string           `json:"id"`
-		Status            string           `json:"status"`
-		ApprovalRequestID *string          `json:"approval_request_id"`
-		Payments          []client.Payment `json:"payments"`
-	}
+	var batch client.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.Id.String()), executeBody(q2.Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
-	if len(batch.Payments) != 2 || batch.ApprovalRequestID == nil || batch.Status != "pending" {
+	if len(batch.Payments) != 2 || batch.ApprovalRequestId == nil || batch.Status != "pending" {
 		t.Fatalf("batch = %+v", batch)
 	}
 	for _, pay := range batch.Payments {
-		if pay.ApprovalRequestId != nil || pay.PaymentBatchId == nil || pay.PaymentBatchId.String() != batch.ID {
+		if pay.ApprovalRequestId != nil || pay.PaymentBatchId == nil || pay.PaymentBatchId.String() != batch.Id.String() {
 			t.Fatalf("batch row = %+v; rows have no approval of their own", pay)
 		}
 	}
 	s.Post(t, "/api/v1/payments/"+batch.Payments[0].Id.String()+"/cancel", p.web, nil).ExpectError(t, 409, "conflict")
-	c := p.approveInApp(t, s, *batch.ApprovalRequestID)
+	c := p.approveInApp(t, s, batch.ApprovalRequestId.String())
 	if c.ActionSummary == nil || !strings.Contains(*c.ActionSummary, "Batch of 2 payments (302.00 EUR debited)") {
 		t.Fatalf("batch summary = %v", c.ActionSummary)
 	}
-	s.Get(t, "/api/v1/payment-batches/"+batch.ID, p.web).ExpectStatus(t, 200).Decode(t, &batch)
+	s.Get(t, "/api/v1/payment-batches/"+batch.Id.String(), p.web).ExpectStatus(t, 200).Decode(t, &batch)
 	if batch.Status != "approved" {
 		t.Fatalf("batch after approval = %+v", batch)
 	}
@@ -401,9 +379,7 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 	// A batch with one bad row is refused as a whole.
 	used := map[string]any{"organization_id": p.org, "payments": []any{executeBody(p.quote(t, s, "1.00").Id.String()), executeBody(q1.Id.String())}}
 	s.Post(t, "/api/v1/payment-batches", p.web, used).ExpectError(t, 422, "quote_already_used")
-	var approvals struct {
-		PendingCount int `json:"pending_count"`
-	}
+	var approvals client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if approvals.PendingCount != 0 {
 		t.Fatal("the refused batch left an approval behind")
@@ -483,29 +459,21 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 		s.Post(t, path, p.web, body).ExpectError(t, 400, "invalid_request")
 	}
 	s.Post(t, path, p.web, map[string]any{"name": "Acme Inc", "currency": "USD", "rail": "fiat", "account_number": "123456789", "aba_code": "021000021"}).ExpectStatus(t, 201)
-	var crypto struct {
-		ID            string  `json:"id"`
-		CryptoAddress *string `json:"crypto_address"`
-		IBAN          *string `json:"iban"`
-	}
+	var crypto client.PaymentContact
 	s.Post(t, path, p.web, map[string]any{"name": "Vendor DAO", "currency": "USD", "rail": "crypto", "network": "ethereum",
 		"crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &crypto)
-	if crypto.CryptoAddress == nil || crypto.IBAN != nil {
+	if crypto.CryptoAddress == nil || crypto.Iban != nil {
 		t.Fatalf("crypto contact = %+v", crypto)
 	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
+	var list client.PaymentContactPage
 	s.Get(t, path+"?limit=2", p.web).ExpectStatus(t, 200).Decode(t, &list)
-	s.Get(t, "/api/v1/payment-contacts/"+crypto.ID, p.web).ExpectStatus(t, 200)
+	s.Get(t, "/api/v1/payment-contacts/"+crypto.Id.String(), p.web).ExpectStatus(t, 200)
 	eve := newPayer(t, s, "eve@evil.test", "")
-	s.Get(t, "/api/v1/payment-contacts/"+crypto.ID, eve.web).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/payment-contacts/"+crypto.Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	// Crypto payments feed as crypto_outgoing.
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "USD", "amount": "500.00"}).ExpectStatus(t, 201)
 	var q client.Quote
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": crypto.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": crypto.Id.String(),
 		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
 	if q.Fee != moneyOf("1.00", "USD") || q.Destination != moneyOf("100.00", "USD") {
 		t.Fatalf("crypto quote = %+v", q)
@@ -520,26 +488,24 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 func TestQuotesConvertCurrencies(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var c struct {
-		ID string `json:"id"`
-	}
+	var c client.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Tokyo KK", "currency": "JPY", "rail": "fiat",
 		"account_number": "1234567", "swift_code": "MHCBJPJT"}).ExpectStatus(t, 201).Decode(t, &c)
 	var q client.Quote
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
 	if q.Destination.Currency != "JPY" || strings.Contains(q.Destination.Amount, ".") || q.Source != moneyOf("100.00", "EUR") {
 		t.Fatalf("quote = %+v", q)
 	}
 	var r client.Quote
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "10000", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &r)
 	if r.Destination != moneyOf("10000", "JPY") || r.Source.Currency != "EUR" {
 		t.Fatalf("receive quote = %+v", r)
 	}
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "100.5", "amount_side": "receive"}).ExpectError(t, 400, "invalid_request")
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": c.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "100", "amount_side": "send"}).ExpectError(t, 400, "invalid_request")
 }
 
@@ -559,22 +525,12 @@ func TestTransactionFeedPagination(t *testing.T) {
 		deposit(fmt.Sprintf("%d.00", i))
 	}
 	day1 := now(t, s).Add(-24 * time.Hour).Format(time.DateOnly)
-	type feed struct {
-		Data []struct {
-			ID     string `json:"id"`
-			Type   string `json:"type"`
-			Effect struct {
-				Total string `json:"total"`
-			} `json:"effect"`
-		} `json:"data"`
-		HasMore    bool    `json:"has_more"`
-		NextCursor *string `json:"next_cursor"`
-	}
+
 	walk := func(query string) []string {
 		var totals []string
 		path := "/api/v1/organizations/" + p.org + "/transactions?" + query
 		for pages := 0; ; pages++ {
-			var f feed
+			var f client.TransactionPage
 			s.Get(t, path, p.web).ExpectStatus(t, 200).Decode(t, &f)
 			for _, x := range f.Data {
 				totals = append(totals, x.Effect.Total)
@@ -601,15 +557,15 @@ func TestTransactionFeedPagination(t *testing.T) {
 		t.Fatalf("second day = %s", got)
 	}
 	// A cursor is bound to its filters.
-	var f feed
+	var f client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&date_end="+day1, p.web).ExpectStatus(t, 200).Decode(t, &f)
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&cursor="+url.QueryEscape(*f.NextCursor), p.web).ExpectError(t, 400, "invalid_cursor")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?date_start=yesterday", p.web).ExpectError(t, 400, "invalid_request")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?type=gift", p.web).ExpectError(t, 400, "invalid_request")
 	// One transaction, and never another organization's.
-	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions/"+f.Data[0].ID, p.web).ExpectStatus(t, 200)
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions/"+f.Data[0].Id.String(), p.web).ExpectStatus(t, 200)
 	eve := newPayer(t, s, "eve@evil.test", "")
-	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].ID, eve.web).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", eve.web).ExpectError(t, 404, "not_found")
 }
 

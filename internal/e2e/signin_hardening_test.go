@@ -96,9 +96,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 	org := createOrg(t, s, "owner@acme.test")
 	plainID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	plain := *signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password}).Token
-	var setup struct {
-		SecretEncoded string `json:"secret_encoded"`
-	}
+	var setup client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/setup", plain, nil).ExpectStatus(t, 200).Decode(t, &setup)
 
 	// An emailed code: the step-up fallback.
@@ -125,9 +123,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 
 	// The codes still work: verification (keyed hashes) is unchanged.
 	advance(t, s, 30*time.Second)
-	var active struct {
-		Enabled bool `json:"enabled"`
-	}
+	var active client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/activate", plain, map[string]any{"code": code(t, s, setup.SecretEncoded), "messaging_code": codes[0]}).
 		ExpectStatus(t, 200).Decode(t, &active)
 	if !active.Enabled {

@@ -218,13 +218,9 @@ func TestExitStepUpEndsTheWindow(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
 	approve(t, s, p, inbox(t, s, p.app)[0], *up.MatchCode).ExpectStatus(t, 200)
-	var exited struct {
-		Active    bool      `json:"active"`
-		ExpiresAt time.Time `json:"expires_at"`
-		ID        string    `json:"id"`
-	}
+	var exited client.ExpiredSudoSession
 	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200).Decode(t, &exited)
-	if exited.Active || exited.ID != up.Id.String() || !exited.ExpiresAt.Equal(now(t, s)) {
+	if exited.Active || exited.Id != up.Id || !exited.ExpiresAt.Equal(now(t, s)) {
 		t.Fatalf("exit = %+v", exited)
 	}
 	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "expired" || st.Active {
@@ -290,10 +286,7 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 	up := expectStepUp(t, gated(t, s, p.web))
 	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": "123456"}).
 		ExpectError(t, 422, "invalid_code") // no code was sent yet
-	var fb struct {
-		Delivery  string    `json:"delivery"`
-		ExpiresAt time.Time `json:"expires_at"`
-	}
+	var fb client.StepUpFallback
 	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200).Decode(t, &fb)
 	if fb.Delivery != "email" || !fb.ExpiresAt.After(now(t, s)) {
@@ -301,11 +294,7 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 	}
 	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.Id.String(), "method": "email"}).
 		ExpectError(t, 404, "not_found") // the sudo id is not the step-up authentication id
-	var msgs struct {
-		Data []struct {
-			Code *string `json:"code"`
-		} `json:"data"`
-	}
+	var msgs client.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=step_up_email_code&user_id="+p.userID, sbx).ExpectStatus(t, 200).Decode(t, &msgs)
 	if len(msgs.Data) != 1 || msgs.Data[0].Code == nil {
 		t.Fatalf("emailed codes = %+v", msgs.Data)
@@ -374,20 +363,12 @@ func TestChallengeFromTheAppNeedsNoMatchCode(t *testing.T) {
 func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
-	var orgs struct {
-		Memberships []struct {
-			OrganizationID string `json:"organization_id"`
-		} `json:"memberships"`
-	}
+	var orgs client.Me
 	s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200).Decode(t, &orgs)
-	coOwner, _ := addUser(t, s, orgs.Memberships[0].OrganizationID, "grace@acme.test", "owner", true)
+	coOwner, _ := addUser(t, s, orgs.Memberships[0].OrganizationId.String(), "grace@acme.test", "owner", true)
 	// Alerts about declines, leaving out the one about registering the app.
 	alerts := func(userID string) int {
-		var page struct {
-			Data []struct {
-				Subject string `json:"subject"`
-			} `json:"data"`
-		}
+		var page client.OutboxMessagePage
 		s.Get(t, "/api/v1/sandbox/outbox?kind=security_alert&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &page)
 		n := 0
 		for _, m := range page.Data {

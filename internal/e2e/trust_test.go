@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -76,12 +77,9 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	}
 	expectStepUp(t, s.Post(t, "/api/v1/me/approval-credential", app, body)) // still pending: asks again
 	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
-	var cred struct {
-		ID    string `json:"id"`
-		Label string `json:"label"`
-	}
+	var cred client.ApprovalCredential
 	s.Post(t, "/api/v1/me/approval-credential", app, body).ExpectStatus(t, 201).Decode(t, &cred)
-	if cred.ID == "" || cred.Label != "iPhone" {
+	if cred.Id == uuid.Nil || cred.Label != "iPhone" {
 		t.Fatalf("credential = %+v", cred)
 	}
 	alerts := outboxOf(t, s, userID, "security_alert")
@@ -238,13 +236,11 @@ func newPayerWithoutApp(t *testing.T, s *apitest.Server, email, deposit string) 
 	p := &payer{person: &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}, org: org.Organization.Id.String()}
 	p.web = signInFully(t, s, email, p.secret)
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": deposit}).ExpectStatus(t, 201)
-	var c struct {
-		ID string `json:"id"`
-	}
+	var c client.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
 		"name": "Müller Maschinenbau GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89 3704 0044 0532 0130 00", "swift_code": "COBADEFFXXX",
 	}).ExpectStatus(t, 201).Decode(t, &c)
-	p.contact = c.ID
+	p.contact = c.Id.String()
 	return p
 }
 
@@ -332,25 +328,16 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	// Only the sandbox bearer reaches the helpers.
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", p.web, nil).ExpectError(t, 404, "not_found")
 	s.Post(t, "/api/v1/sandbox/users/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approving-app", sbx, nil).ExpectError(t, 404, "not_found")
-	var app struct {
-		DeviceID     string `json:"device_id"`
-		CredentialID string `json:"credential_id"`
-	}
+	var app client.SandboxApprovingApp
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", sbx, nil).ExpectStatus(t, 201).Decode(t, &app)
-	if app.DeviceID == "" || app.CredentialID == "" {
+	if app.DeviceId == uuid.Nil || app.CredentialId == uuid.Nil {
 		t.Fatalf("approving app = %+v", app)
 	}
-	var devices struct {
-		Data []struct {
-			ID       string `json:"id"`
-			Name     string `json:"name"`
-			Platform string `json:"platform"`
-		} `json:"data"`
-	}
+	var devices client.DevicePage
 	s.Get(t, "/api/v1/devices", p.web).ExpectStatus(t, 200).Decode(t, &devices)
 	found := false
 	for _, d := range devices.Data {
-		found = found || d.ID == app.DeviceID && d.Platform == "ios" && d.Name == "Sandbox approving app"
+		found = found || d.Id == app.DeviceId && d.Platform == "ios" && deref(d.Name) == "Sandbox approving app"
 	}
 	if !found {
 		t.Fatalf("devices = %+v, want the sandbox app's", devices.Data)
@@ -406,12 +393,9 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	}
 
 	// A second call replaces the key on the same device.
-	var again struct {
-		DeviceID     string `json:"device_id"`
-		CredentialID string `json:"credential_id"`
-	}
+	var again client.SandboxApprovingApp
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", sbx, map[string]any{}).ExpectStatus(t, 201).Decode(t, &again)
-	if again.DeviceID != app.DeviceID || again.CredentialID == app.CredentialID {
+	if again.DeviceId != app.DeviceId || again.CredentialId == app.CredentialId {
 		t.Fatalf("replacement = %+v, first = %+v", again, app)
 	}
 	p.approveWithSandbox(t, s, p.pay(t, s, "1.00").ApprovalRequestId.String())

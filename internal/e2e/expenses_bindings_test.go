@@ -287,13 +287,11 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 func TestExpenseBindsCryptoPayments(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var contact struct {
-		ID string `json:"id"`
-	}
+	var contact client.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Vendor DAO", "currency": "USD",
 		"rail": "crypto", "network": "ethereum", "crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &contact)
 	var q client.Quote
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": contact.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": contact.Id.String(),
 		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
 	var pay client.Payment
 	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.Id.String()}).ExpectStatus(t, 201).Decode(t, &pay)

@@ -50,22 +50,17 @@ func TestFeedNamesTheCounterparty(t *testing.T) {
 	q1 := p.quote(t, s, "10.00")
 	p.contact = dupont
 	q2 := p.quote(t, s, "20.00")
-	var batch struct {
-		ApprovalRequestID string `json:"approval_request_id"`
-		Payments          []struct {
-			ID string `json:"id"`
-		} `json:"payments"`
-	}
+	var batch client.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.Id.String()), executeBody(q2.Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
-	p.approveInApp(t, s, batch.ApprovalRequestID)
+	p.approveInApp(t, s, batch.ApprovalRequestId.String())
 
 	want := map[string]map[string]string{ // payment id → feed type → description
 		done.Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
 		failed.Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH",
 			"reversal": "Reversal of payment to Müller GmbH"},
-		batch.Payments[0].ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
-		batch.Payments[1].ID: {"fiat_outgoing": "Payment to Dupont SARL", "fee": "Fee for payment to Dupont SARL"},
+		batch.Payments[0].Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
+		batch.Payments[1].Id.String(): {"fiat_outgoing": "Payment to Dupont SARL", "fee": "Fee for payment to Dupont SARL"},
 	}
 	seen := 0
 	for _, row := range feedRows(t, s, p.web, p.org) {

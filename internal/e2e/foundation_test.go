@@ -84,9 +84,7 @@ func TestStrictJSONDecoding(t *testing.T) {
 	path := "/api/v1/sandbox/organizations"
 	owner := map[string]any{"email": "o@example.com", "password": "long enough password"}
 	countMessages := func() int {
-		var page struct {
-			Data []any `json:"data"`
-		}
+		var page client.OutboxMessagePage
 		s.Get(t, "/api/v1/sandbox/outbox", sbx).ExpectStatus(t, 200).Decode(t, &page)
 		return len(page.Data)
 	}
@@ -146,25 +144,15 @@ func TestPaginationLimitsAndCursors(t *testing.T) {
 			"email": fmt.Sprintf("member%d@acme.test", i), "password": "correct horse battery", "role": "member", "totp": false,
 		}).ExpectStatus(t, http.StatusCreated)
 	}
-	type msg struct {
-		ID     string  `json:"id"`
-		UserID *string `json:"user_id"`
-		Kind   string  `json:"kind"`
-	}
-	type page struct {
-		Data       []msg   `json:"data"`
-		HasMore    bool    `json:"has_more"`
-		NextCursor *string `json:"next_cursor"`
-	}
 	// Walk all six membership notices (five here and the demo owner's) two at a time, newest first.
 	var seen []string
 	var firstCursor string
 	path := "/api/v1/sandbox/outbox?kind=notification&limit=2"
 	for pages := 0; ; pages++ {
-		var p page
+		var p client.OutboxMessagePage
 		s.Get(t, path, sbx).ExpectStatus(t, 200).Decode(t, &p)
 		for _, m := range p.Data {
-			seen = append(seen, m.ID)
+			seen = append(seen, m.Id.String())
 		}
 		if !p.HasMore {
 			if p.NextCursor != nil {
@@ -211,15 +199,12 @@ func TestSandboxHelpers(t *testing.T) {
 	orgPath := "/api/v1/sandbox/organizations/" + org.Organization.Id.String()
 
 	// An email that exists, in any letter case, adds a membership to that user.
-	var again struct {
-		UserID     string  `json:"user_id"`
-		TOTPSecret *string `json:"totp_secret"`
-	}
+	var again client.SandboxCreatedUser
 	other := createOrg(t, s, "other-owner@acme.test")
 	s.Post(t, "/api/v1/sandbox/organizations/"+other.Organization.Id.String()+"/users", sbx, map[string]any{
 		"email": "OWNER@acme.test", "password": "ignored password", "role": "admin",
 	}).ExpectStatus(t, 201).Decode(t, &again)
-	if again.UserID != org.Owner.UserId.String() || again.TOTPSecret != nil {
+	if again.UserId != org.Owner.UserId || again.TotpSecret != nil {
 		t.Fatalf("existing email: got %+v, want user %s and a null totp_secret", again, org.Owner.UserId.String())
 	}
 	s.Post(t, orgPath+"/users", sbx, map[string]any{"email": "owner@acme.test", "password": "whatever123", "role": "member"}).
@@ -242,9 +227,7 @@ func TestSandboxHelpers(t *testing.T) {
 	}
 
 	// The manual clock stands still until advanced.
-	var t0, t1 struct {
-		Now time.Time `json:"now"`
-	}
+	var t0, t1 client.SandboxClock
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": 0}).ExpectStatus(t, 200).Decode(t, &t0)
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": 1800}).ExpectStatus(t, 200).Decode(t, &t1)
 	if got := t1.Now.Sub(t0.Now); got != 30*time.Minute {
@@ -256,14 +239,9 @@ func TestSandboxHelpers(t *testing.T) {
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": -5}).ExpectError(t, 400, "invalid_request")
 
 	// Messages can be filtered by person.
-	var msgs struct {
-		Data []struct {
-			UserID string `json:"user_id"`
-			Kind   string `json:"kind"`
-		} `json:"data"`
-	}
+	var msgs client.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200).Decode(t, &msgs)
-	if len(msgs.Data) != 2 || msgs.Data[0].UserID != org.Owner.UserId.String() || msgs.Data[0].Kind != "notification" {
+	if len(msgs.Data) != 2 || msgs.Data[0].UserId == nil || *msgs.Data[0].UserId != org.Owner.UserId || msgs.Data[0].Kind != "notification" {
 		t.Fatalf("owner's messages = %+v, want two membership notices", msgs.Data)
 	}
 }

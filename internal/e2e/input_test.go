@@ -221,26 +221,22 @@ func TestAmountsHaveAtMostFifteenIntegerDigits(t *testing.T) {
 func TestBatchTotalsFitTheLedger(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var kwd struct {
-		ID string `json:"id"`
-	}
+	var kwd client.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
 		"name": "Gulf Trading", "currency": "KWD", "rail": "fiat", "iban": "KW81CBKU0000000000001234560101",
 	}).ExpectStatus(t, 201).Decode(t, &kwd)
 	var payments []any
 	for range 10 {
 		var q client.Quote
-		s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": kwd.ID,
+		s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": kwd.Id.String(),
 			"source_currency": "KWD", "amount": "999999999999999.999", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
 		payments = append(payments, executeBody(q.Id.String()))
 	}
 	expectInvalidField(t, s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": payments}), "payments")
 	// Nine fit: created, and approving them finds the empty KWD balance short.
-	var b struct {
-		ApprovalRequestID string `json:"approval_request_id"`
-	}
+	var b client.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": payments[1:]}).ExpectStatus(t, 201).Decode(t, &b)
-	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
+	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
 }
 
 // TestLedgerBalancesCannotOverflow: the platform's account that deposits

@@ -66,16 +66,12 @@ func gated(t *testing.T, s *apitest.Server, token string) *apitest.Response {
 func expectStepUp(t *testing.T, r *apitest.Response) client.StepUpChallenge {
 	t.Helper()
 	e := r.ExpectError(t, http.StatusForbidden, "step_up_required")
-	var env struct {
-		Error struct {
-			StepUp client.StepUpChallenge `json:"step_up"`
-		} `json:"error"`
-	}
+	var env client.StepUpRequiredError
 	r.Decode(t, &env)
-	if e.Error.StepUp == nil {
+	if e.Error.StepUp == nil || env.Error.StepUp == nil {
 		t.Fatal("no error.step_up")
 	}
-	return env.Error.StepUp
+	return *env.Error.StepUp
 }
 
 // inbox is the first page of challenges waiting in the app of token.

@@ -114,15 +114,11 @@ func newFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string,
 	if status != 201 {
 		t.Fatalf("createFile: %d %s", status, raw)
 	}
-	var f struct {
-		ID        string `json:"id"`
-		Status    string `json:"status"`
-		UploadURL string `json:"upload_url"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil || f.Status != "pending" || !strings.HasPrefix(f.UploadURL, "/") {
+	var f client.FileCreated
+	if err := json.Unmarshal(raw, &f); err != nil || f.Status != "pending" || !strings.HasPrefix(f.UploadUrl, "/") {
 		t.Fatalf("createFile answered %s", raw)
 	}
-	return f.ID, f.UploadURL
+	return f.Id.String(), f.UploadUrl
 }
 
 // storedFile creates a file of org and PUTs data to its upload URL

@@ -18,10 +18,11 @@ import (
 // and refunds do to the limit, the balance and the feed, in which order
 // declines are decided, and that concurrency never spends past a limit or a balance.
 
+// deposit funds org with amt of currency in the sandbox.
 func deposit(t *testing.T, s *apitest.Server, org, currency, amt string) {
 	t.Helper()
-	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/deposits", sbx, map[string]any{"currency": currency, "amount": amt}).
-		ExpectStatus(t, http.StatusCreated)
+	ok[*client.SandboxDepositResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, org), nil,
+		client.SandboxDeposit{Currency: currency, Amount: amt}))
 }
 
 func authorizationsPath(cardID string) string {

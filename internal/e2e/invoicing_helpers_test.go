@@ -65,10 +65,9 @@ func getInvoice(t *testing.T, s *apitest.Server, token, org, id string) client.B
 
 func cryptoDeposit(t *testing.T, s *apitest.Server, org, coin, amount string) client.CryptoIncoming {
 	t.Helper()
-	var d client.CryptoIncoming
-	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/crypto-deposits", sbx, map[string]any{"coin": coin, "amount": amount}).
-		ExpectStatus(t, http.StatusCreated).Decode(t, &d)
-	return d
+	r := ok[*client.SandboxCryptoDepositResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxCryptoDepositWithResponse(t.Context(),
+		uuidOf(t, org), nil, client.SandboxCryptoDeposit{Coin: client.Coin(coin), Amount: amount}))
+	return *r.JSON201
 }
 
 func allocate(t *testing.T, s *apitest.Server, token, org, invoice, deposit, credit string) *apitest.Response {

@@ -376,6 +376,9 @@ func TestAPIKeyCannotManageKeysOrRequestAccounts(t *testing.T) {
 	k := balancesKey(t, s, p, org)
 	s.Post(t, "/api/v1/organizations/"+org+"/api-keys", k.Secret, map[string]any{"name": "x", "role": "member", "scopes": []string{}}).
 		ExpectError(t, 403, "api_key_not_permitted")
+	// The client with the key as its bearer gets the same answer as an error.
+	_, err := s.Client(t, k.Secret).CreateAPIKey(t.Context(), org, keyOf("x", "member"))
+	apitest.ExpectClientError(t, err, 403, "api_key_not_permitted")
 	s.Post(t, accountsPath(org), k.Secret, map[string]any{"currencies": []string{"EUR"}}).ExpectError(t, 403, "api_key_not_permitted")
 	s.Post(t, "/api/v1/auth/step-up/complete", k.Secret, map[string]any{"sudo_session_id": uuid.NewString(), "method": "totp", "code": "1"}).
 		ExpectError(t, 403, "api_key_not_permitted")

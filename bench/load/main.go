@@ -1,18 +1,20 @@
 // Command load measures Strongroom end to end: it starts the real server
 // in-process (app.Run, SQLite by default, manual clock, rate limits off),
 // prepares data through the sandbox, then drives one scenario with
-// concurrent clients and prints throughput and latency percentiles.
+// concurrent clients of the Go client (package client) and prints
+// throughput and latency percentiles. Every run signs up users and
+// organizations of its own, so runs can follow one another on one -database.
 //
 //	go run ./bench/load -scenario signin -c 4 -rounds 5 -users 40
 //	go run ./bench/load -scenario bare -c 32 -d 10s
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -22,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime/pprof"
 	"slices"
@@ -32,10 +35,14 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/app"
 )
 
-const sandboxToken = "sbx_load_tool_token_0123456789abcdef"
+const (
+	sandboxToken = "sbx_load_tool_token_0123456789abcdef"
+	password     = "load test password"
+)
 
 func main() {
 	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), cards (sandbox card authorizations over -cards cards), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
@@ -66,7 +73,7 @@ func main() {
 }
 
 func run(scenario string, concurrency int, duration time.Duration, rounds, users, cards int, database string) error {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}, Timeout: 30 * time.Second}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}, Timeout: 30 * time.Second}
 	switch scenario {
 	case "bare":
 		url, stop, err := startBare()
@@ -74,7 +81,7 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 			return err
 		}
 		defer stop()
-		res := forDuration(concurrency, duration, func() error { return get(client, url+"/bare", "") })
+		res := forDuration(concurrency, duration, func() error { return get(hc, url+"/bare", "") })
 		res.print("bare net/http JSON handler")
 		return nil
 	case "accounts":
@@ -82,50 +89,68 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 		if err != nil {
 			return err
 		}
-		bare := forDuration(concurrency, duration, func() error { return get(client, bareURL+"/bare", "") })
+		bare := forDuration(concurrency, duration, func() error { return get(hc, bareURL+"/bare", "") })
 		stopBare()
-		srv, err := startServer(database)
+		e, stop, err := start(database, hc)
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
-		org, key, err := apiKey(client, srv)
+		defer stop()
+		org, key, err := apiKey(e)
 		if err != nil {
 			return err
 		}
-		url := srv.url + "/api/v1/organizations/" + org + "/multi-currency-accounts"
-		if err := get(client, url, key); err != nil {
+		c, err := e.client(key)
+		if err != nil {
 			return err
 		}
-		res := forDuration(concurrency, duration, func() error { return get(client, url, key) })
+		list := func() error { _, err := c.CurrencyAccounts(context.Background(), org.String()); return err }
+		if err := list(); err != nil {
+			return err
+		}
+		res := forDuration(concurrency, duration, list)
 		bare.print("bare net/http JSON handler")
 		res.print("GET multi-currency-accounts with an API key")
 		fmt.Printf("ratio: %.0f%% of the bare handler's requests per second\n",
 			100*float64(len(res.latencies))/res.elapsed.Seconds()/(float64(len(bare.latencies))/bare.elapsed.Seconds()))
 		return nil
 	case "payments":
-		srv, err := startServer(database)
+		e, stop, err := start(database, hc)
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
-		return payments(client, srv, concurrency, duration)
+		defer stop()
+		return payments(e, concurrency, duration)
 	case "cards":
-		srv, err := startServer(database)
+		e, stop, err := start(database, hc)
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
-		return authorizations(client, srv, concurrency, duration, cards)
+		defer stop()
+		return authorizations(e, concurrency, duration, cards)
 	case "signin":
-		srv, err := startServer(database)
+		e, stop, err := start(database, hc)
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
-		return signIns(client, srv, concurrency, rounds, users)
+		defer stop()
+		return signIns(e, concurrency, rounds, users)
 	}
 	return fmt.Errorf("unknown scenario %q", scenario)
+}
+
+// start runs the server and returns the clients' environment and stop.
+func start(database string, hc *http.Client) (*env, func(), error) {
+	srv, err := startServer(database)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := newEnv(srv.url, hc)
+	if err != nil {
+		srv.stop()
+		return nil, nil, err
+	}
+	return e, srv.stop, nil
 }
 
 type server struct {
@@ -189,36 +214,32 @@ func startBare() (string, func(), error) {
 
 // authorizations issues cards to one organization with money enough, then
 // asks approved purchases of them in turn for duration.
-func authorizations(client *http.Client, srv *server, concurrency int, duration time.Duration, cards int) error {
-	o, err := newOwner(client, srv)
+func authorizations(e *env, concurrency int, duration time.Duration, cards int) error {
+	ctx := context.Background()
+	o, err := e.newOwner()
 	if err != nil {
 		return err
 	}
-	if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+o.orgID+"/deposits", sandboxToken,
-		map[string]any{"currency": "USD", "amount": "100000000.00"}, nil); err != nil {
+	if err := e.deposit(o.orgID, "USD"); err != nil {
 		return err
 	}
-	urls := make([]string, cards)
-	for i := range urls {
-		var c struct{ ID string }
-		if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+o.orgID+"/cards", sandboxToken,
-			map[string]any{"monthly_limit": 1000000}, &c); err != nil {
+	ids := make([]client.CardId, cards)
+	for i := range ids {
+		r, err := e.sandbox.API().SandboxCreateCardWithResponse(ctx, o.orgID, nil, client.SandboxNewCard{MonthlyLimit: 1000000})
+		if err := check(r, err); err != nil {
 			return err
 		}
-		urls[i] = srv.url + "/api/v1/sandbox/cards/" + c.ID + "/authorizations"
+		ids[i] = r.JSON201.Id
 	}
 	var next atomic.Int64
 	res := forDuration(concurrency, duration, func() error {
-		var d struct {
-			Approved      bool    `json:"approved"`
-			DeclineReason *string `json:"decline_reason"`
-		}
-		url := urls[int(next.Add(1))%cards]
-		if err := post(client, url, sandboxToken, map[string]any{"amount": "0.01", "currency": "USD", "merchant": "Load Shop", "channel": "online"}, &d); err != nil {
+		r, err := e.sandbox.API().SandboxAuthorizeCardWithResponse(ctx, ids[int(next.Add(1))%cards], nil, client.SandboxCardAuthorization{
+			Amount: "0.01", Currency: client.SandboxCardAuthorizationCurrencyUSD, Merchant: "Load Shop", Channel: client.SandboxCardAuthorizationChannelOnline})
+		if err := check(r, err); err != nil {
 			return err
 		}
-		if !d.Approved {
-			return fmt.Errorf("declined: %v", *d.DeclineReason)
+		if !r.JSON200.Approved {
+			return fmt.Errorf("declined: %v", *r.JSON200.DeclineReason)
 		}
 		return nil
 	})
@@ -226,31 +247,35 @@ func authorizations(client *http.Client, srv *server, concurrency int, duration 
 	return nil
 }
 
-func signIns(client *http.Client, srv *server, concurrency, rounds, users int) error {
-	org, err := newOwner(client, srv)
+func signIns(e *env, concurrency, rounds, users int) error {
+	ctx := context.Background()
+	org, err := e.newOwner()
 	if err != nil {
 		return err
 	}
-	type account struct{ email, secret string }
+	type account struct {
+		email, secret string
+		c             *client.Client
+	}
 	accounts := make([]account, users)
 	for i := range accounts {
-		var u struct {
-			TOTPSecret string `json:"totp_secret"`
-		}
-		email := fmt.Sprintf("user%d@load.test", i)
-		if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+org.orgID+"/users", sandboxToken,
-			map[string]any{"email": email, "password": "load test password", "role": "member"}, &u); err != nil {
+		email := fmt.Sprintf("user%d-%s@load.test", i, e.run)
+		r, err := e.sandbox.API().SandboxAddOrganizationUserWithResponse(ctx, org.orgID, nil, client.SandboxNewMember{
+			Email: email, Password: ptr(password), Role: client.RoleMember})
+		if err := check(r, err); err != nil {
 			return err
 		}
-		accounts[i] = account{email, u.TOTPSecret}
+		c, err := e.client("")
+		if err != nil {
+			return err
+		}
+		accounts[i] = account{email, *r.JSON201.TotpSecret, c}
 	}
 	var all results
 	for range rounds {
-		var clock struct {
-			Now time.Time `json:"now"`
-		}
 		// Each code works once per user and 30-second step: a new round is a new step.
-		if err := post(client, srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
+		now, err := e.advance()
+		if err != nil {
 			return err
 		}
 		next := make(chan account, len(accounts))
@@ -259,25 +284,9 @@ func signIns(client *http.Client, srv *server, concurrency, rounds, users int) e
 		}
 		close(next)
 		res := forEach(concurrency, next, func(a account) error {
-			var step1 struct {
-				Status         string `json:"status"`
-				ChallengeToken string `json:"challenge_token"`
-			}
-			if err := post(client, srv.url+"/api/v1/auth/sign-in", "", map[string]any{"email": a.email, "password": "load test password"}, &step1); err != nil {
-				return err
-			}
-			code, err := totp.GenerateCode(a.secret, clock.Now)
-			if err != nil {
-				return err
-			}
-			var step2 struct{ Status string }
-			if err := post(client, srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &step2); err != nil {
-				return err
-			}
-			if step2.Status != "authenticated" {
-				return fmt.Errorf("mfa: %s", step2.Status)
-			}
-			return nil
+			_, err := a.c.Login(ctx, client.Credentials{Email: a.email, Password: password,
+				Code: func(context.Context) (string, error) { return totp.GenerateCode(a.secret, now) }})
+			return err
 		})
 		all.merge(res)
 	}
@@ -285,198 +294,181 @@ func signIns(client *http.Client, srv *server, concurrency, rounds, users int) e
 	return nil
 }
 
+// env is the server under load and the clients' shared HTTP connections.
+type env struct {
+	url string
+	hc  *http.Client
+	// run makes the emails and names of this run unique, so that runs
+	// follow one another on one -database.
+	run     string
+	sandbox *client.Client
+}
+
+func newEnv(url string, hc *http.Client) (*env, error) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	e := &env{url: url, hc: hc, run: hex.EncodeToString(b[:])}
+	var err error
+	e.sandbox, err = e.client(sandboxToken)
+	return e, err
+}
+
+// client is a client of the server sending token, on the shared
+// connections; it does not retry, so every failure is counted.
+func (e *env) client(token string, opts ...client.Option) (*client.Client, error) {
+	return client.New(e.url, append([]client.Option{client.WithHTTP(e.hc), client.WithToken(token), client.WithMaxRetries(0)}, opts...)...)
+}
+
+// advance moves the manual clock to the next 30-second step and returns
+// the time it shows.
+func (e *env) advance() (time.Time, error) {
+	r, err := e.sandbox.API().SandboxAdvanceClockWithResponse(context.Background(), nil, client.SandboxClockAdvance{Seconds: 30})
+	if err := check(r, err); err != nil {
+		return time.Time{}, err
+	}
+	return r.JSON200.Now, nil
+}
+
+// deposit gives the organization money enough in currency.
+func (e *env) deposit(orgID client.OrganizationId, currency client.CurrencyCode) error {
+	r, err := e.sandbox.API().SandboxDepositWithResponse(context.Background(), orgID, nil,
+		client.SandboxDeposit{Currency: currency, Amount: "100000000.00"})
+	return check(r, err)
+}
+
 // owner is the owner of a new sandbox organization, signing in with the
 // authenticator the sandbox gave them.
 type owner struct {
-	client *http.Client
-	srv    *server
-	orgID  string
+	e      *env
+	orgID  client.OrganizationId
+	email  string
 	secret string
 }
 
-func newOwner(client *http.Client, srv *server) (*owner, error) {
-	var org struct {
-		Organization struct{ ID string } `json:"organization"`
-		Owner        struct {
-			TOTPSecret string `json:"totp_secret"`
-		} `json:"owner"`
+func (e *env) newOwner() (*owner, error) {
+	email := "owner-" + e.run + "@load.test"
+	r, err := e.sandbox.API().SandboxCreateOrganizationWithResponse(context.Background(), nil, client.SandboxNewOrganization{
+		Name: "Load Ltd " + e.run, Owner: client.SandboxPerson{Email: email, Password: ptr(password)},
+	})
+	if err := check(r, err); err != nil {
+		return nil, err
 	}
-	err := post(client, srv.url+"/api/v1/sandbox/organizations", sandboxToken, map[string]any{
-		"name": "Load Ltd", "owner": map[string]any{"email": "owner@load.test", "password": "load test password"},
-	}, &org)
-	return &owner{client: client, srv: srv, orgID: org.Organization.ID, secret: org.Owner.TOTPSecret}, err
+	return &owner{e: e, orgID: r.JSON201.Organization.Id, email: email, secret: *r.JSON201.Owner.TotpSecret}, nil
 }
 
 // code moves the manual clock to the next 30-second step (each code works
 // once per step) and returns the authenticator's code for it.
-func (o *owner) code() (string, error) {
-	var clock struct {
-		Now time.Time `json:"now"`
-	}
-	if err := post(o.client, o.srv.url+"/api/v1/sandbox/clock/advance", sandboxToken, map[string]any{"seconds": 30}, &clock); err != nil {
-		return "", err
-	}
-	return totp.GenerateCode(o.secret, clock.Now)
-}
-
-// signIn signs the owner in from platform and returns the session token.
-func (o *owner) signIn(platform string) (string, error) {
-	var step1 struct {
-		ChallengeToken string `json:"challenge_token"`
-	}
-	if err := post(o.client, o.srv.url+"/api/v1/auth/sign-in", "", map[string]any{
-		"email": "owner@load.test", "password": "load test password", "platform": platform}, &step1); err != nil {
-		return "", err
-	}
-	code, err := o.code()
+func (o *owner) code(context.Context) (string, error) {
+	now, err := o.e.advance()
 	if err != nil {
 		return "", err
 	}
-	var session struct{ Token string }
-	err = post(o.client, o.srv.url+"/api/v1/auth/mfa", "", map[string]any{"challenge_token": step1.ChallengeToken, "code": code}, &session)
-	return session.Token, err
+	return totp.GenerateCode(o.secret, now)
+}
+
+// signIn signs the owner in from platform and returns a client of that
+// session. Its step-ups are answered with the authenticator code when
+// stepUpWithCode is set; otherwise a gated call fails with the challenge.
+func (o *owner) signIn(platform string, stepUpWithCode bool) (*client.Client, error) {
+	var opts []client.Option
+	if stepUpWithCode {
+		opts = append(opts, client.WithStepUp(func(ctx context.Context, _ *client.StepUpChallenge) (client.StepUpAnswer, error) {
+			code, err := o.code(ctx)
+			return client.StepUpAnswer{Method: client.StepUpTOTP, Code: code}, err
+		}))
+	}
+	c, err := o.e.client("", opts...)
+	if err != nil {
+		return nil, err
+	}
+	_, err = c.Login(context.Background(), client.Credentials{Email: o.email, Password: password, Platform: platform, Code: o.code})
+	return c, err
 }
 
 // apiKey makes an organization and a balances:read key, answering the
 // key's step-up with the owner's authenticator code.
-func apiKey(client *http.Client, srv *server) (string, string, error) {
-	o, err := newOwner(client, srv)
+func apiKey(e *env) (client.OrganizationId, string, error) {
+	o, err := e.newOwner()
 	if err != nil {
-		return "", "", err
+		return client.OrganizationId{}, "", err
 	}
-	token, err := o.signIn("web")
+	web, err := o.signIn("web", true)
 	if err != nil {
-		return "", "", err
+		return client.OrganizationId{}, "", err
 	}
-	keysURL := srv.url + "/api/v1/organizations/" + o.orgID + "/api-keys"
-	body := map[string]any{"name": "load", "role": "member", "scopes": []string{"balances:read"}}
-	err = post(client, keysURL, token, body, nil)
-	var stepUp struct {
-		Error struct {
-			StepUp struct{ ID string } `json:"step_up"`
-		} `json:"error"`
-	}
-	if se, ok := err.(*statusError); !ok || se.status != 403 || json.Unmarshal(se.body, &stepUp) != nil {
-		return "", "", fmt.Errorf("create key: want a step-up, got %v", err)
-	}
-	code, err := o.code()
+	key, err := web.CreateAPIKey(context.Background(), o.orgID.String(), client.ApiKeyCreation{
+		Name: "load", Role: client.ApiKeyRequestedRoleMember, Scopes: []client.ApiKeyScope{client.ApiKeyScopeBalancesRead}})
 	if err != nil {
-		return "", "", err
-	}
-	if err := post(client, srv.url+"/api/v1/auth/step-up/complete", token,
-		map[string]any{"sudo_session_id": stepUp.Error.StepUp.ID, "method": "totp", "code": code}, nil); err != nil {
-		return "", "", err
-	}
-	var key struct{ Secret string }
-	if err := post(client, keysURL, token, body, &key); err != nil {
-		return "", "", err
+		return client.OrganizationId{}, "", fmt.Errorf("create key: %w", err)
 	}
 	return o.orgID, key.Secret, nil
 }
 
-// postWithStepUp makes a step-up-gated call: the first answer is a step-up,
-// answered with the owner's authenticator code, then the call is made again.
-func (o *owner) postWithStepUp(token, url string, body map[string]any) error {
-	err := post(o.client, url, token, body, nil)
-	var stepUp struct {
-		Error struct {
-			StepUp struct{ ID string } `json:"step_up"`
-		} `json:"error"`
-	}
-	if se, ok := err.(*statusError); !ok || se.status != 403 || json.Unmarshal(se.body, &stepUp) != nil {
-		return fmt.Errorf("%s: want a step-up, got %v", url, err)
-	}
-	code, err := o.code()
-	if err != nil {
-		return err
-	}
-	if err := post(o.client, o.srv.url+"/api/v1/auth/step-up/complete", token,
-		map[string]any{"sudo_session_id": stepUp.Error.StepUp.ID, "method": "totp", "code": code}, nil); err != nil {
-		return err
-	}
-	return post(o.client, url, token, body, nil)
-}
-
-type statusError struct {
-	url    string
-	status int
-	body   []byte
-}
-
-func (e *statusError) Error() string { return fmt.Sprintf("POST %s: %d %s", e.url, e.status, e.body) }
-
 // payments executes and approves payments end to end: quote, execute,
 // approve (answered by a step-up), and the signed approval in the app.
-func payments(client *http.Client, srv *server, concurrency int, duration time.Duration) error {
-	o, err := newOwner(client, srv)
+func payments(e *env, concurrency int, duration time.Duration) error {
+	ctx := context.Background()
+	o, err := e.newOwner()
 	if err != nil {
 		return err
 	}
 	orgID := o.orgID
-	if err := post(client, srv.url+"/api/v1/sandbox/organizations/"+orgID+"/deposits", sandboxToken,
-		map[string]any{"currency": "EUR", "amount": "100000000.00"}, nil); err != nil {
+	if err := e.deposit(orgID, "EUR"); err != nil {
 		return err
 	}
-	web, err := o.signIn("web")
+	web, err := o.signIn("web", false)
 	if err != nil {
 		return err
 	}
-	app, err := o.signIn("ios")
+	app, err := o.signIn("ios", true)
 	if err != nil {
 		return err
 	}
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
-	if err := o.postWithStepUp(app, srv.url+"/api/v1/me/approval-credential",
-		map[string]any{"public_key": base64.RawURLEncoding.EncodeToString(pub), "label": "load"}); err != nil {
+	cr, err := app.API().RegisterApprovalCredentialWithResponse(ctx, nil, client.ApprovalCredentialRegistration{
+		PublicKey: base64.RawURLEncoding.EncodeToString(pub), Label: "load"})
+	if err := check(cr, err); err != nil {
 		return err
 	}
-	var contact struct{ ID string }
-	if err := post(client, srv.url+"/api/v1/organizations/"+orgID+"/payment-contacts", web, map[string]any{
-		"name": "Supplier", "currency": "EUR", "rail": "fiat", "iban": "DE89370400440532013000"}, &contact); err != nil {
+	contact, err := web.API().CreatePaymentContactWithResponse(ctx, orgID, nil, client.PaymentContactCreation{
+		Name: "Supplier", Currency: "EUR", Rail: client.RailFiat, Iban: ptr("DE89370400440532013000")})
+	if err := check(contact, err); err != nil {
 		return err
 	}
 	res := forDuration(concurrency, duration, func() error {
-		var quote struct{ ID string }
-		if err := post(client, srv.url+"/api/v1/payments/preflight", web, map[string]any{"organization_id": orgID, "rail": "fiat",
-			"payment_contact_id": contact.ID, "source_currency": "EUR", "amount": "10.00", "amount_side": "send"}, &quote); err != nil {
+		quote, err := web.API().CreatePaymentQuoteWithResponse(ctx, nil, client.PaymentQuoteRequest{OrganizationId: orgID, Rail: client.RailFiat,
+			PaymentContactId: contact.JSON201.Id, SourceCurrency: "EUR", Amount: "10.00", AmountSide: client.PaymentQuoteRequestAmountSideSend})
+		if err := check(quote, err); err != nil {
 			return err
 		}
-		var payment struct {
-			ApprovalRequestID string `json:"approval_request_id"`
-		}
-		if err := post(client, srv.url+"/api/v1/payments/execute", web, map[string]any{"quote_id": quote.ID, "payout_reason": "PYR002",
-			"statement_description": "Load test"}, &payment); err != nil {
+		payment, err := web.ExecutePayment(ctx, client.PaymentExecution{QuoteId: quote.JSON201.Id, PayoutReason: ptr("PYR002"),
+			StatementDescription: ptr("Load test")}, nil)
+		if err != nil {
 			return err
 		}
-		err := post(client, srv.url+"/api/v1/approvals/"+payment.ApprovalRequestID+"/approve", web, nil, nil)
-		var stepUp struct {
-			Error struct {
-				StepUp struct {
-					MatchCode string `json:"match_code"`
-				} `json:"step_up"`
-			} `json:"error"`
+		if payment.ApprovalRequestId == nil {
+			return errors.New("execute: the payment has no approval request")
 		}
-		if se, ok := err.(*statusError); !ok || se.status != 403 || json.Unmarshal(se.body, &stepUp) != nil {
+		approval := *payment.ApprovalRequestId
+		r, err := web.API().ApprovePaymentWithResponse(ctx, approval, nil, client.EmptyObject{})
+		err = check(r, err)
+		var stepUp *client.Error
+		if !errors.As(err, &stepUp) || stepUp.Type != client.TypeStepUpRequired || stepUp.StepUp == nil || stepUp.StepUp.MatchCode == nil {
 			return fmt.Errorf("approve: want a step-up, got %v", err)
 		}
 		// The app finds the challenge of this approval in its inbox.
-		var inbox struct {
-			Data []struct {
-				ID             string  `json:"id"`
-				ApprovalID     *string `json:"approval_id"`
-				SigningPayload string  `json:"signing_payload"`
-			} `json:"data"`
-		}
-		if err := getJSON(client, srv.url+"/api/v1/me/challenges?limit=100", app, &inbox); err != nil {
+		inbox, err := app.API().ListChallengesWithResponse(ctx, &client.ListChallengesParams{Limit: ptr(100)})
+		if err := check(inbox, err); err != nil {
 			return err
 		}
-		for _, c := range inbox.Data {
-			if c.ApprovalID == nil || *c.ApprovalID != payment.ApprovalRequestID {
+		for _, c := range inbox.JSON200.Data {
+			if c.ApprovalId == nil || *c.ApprovalId != approval {
 				continue
 			}
 			payload, _ := base64.RawURLEncoding.DecodeString(c.SigningPayload)
-			return post(client, srv.url+"/api/v1/me/challenges/"+c.ID+"/approve", app, map[string]any{
-				"match_code": stepUp.Error.StepUp.MatchCode, "signature": base64.RawURLEncoding.EncodeToString(ed25519.Sign(key, payload))}, nil)
+			r, err := app.API().ApproveChallengeWithResponse(ctx, c.Id, nil, client.ChallengeApproval{
+				MatchCode: stepUp.StepUp.MatchCode, Signature: base64.RawURLEncoding.EncodeToString(ed25519.Sign(key, payload))})
+			return check(r, err)
 		}
 		return errors.New("the approval's challenge is not in the app inbox")
 	})
@@ -484,49 +476,29 @@ func payments(client *http.Client, srv *server, concurrency int, duration time.D
 	return nil
 }
 
-func getJSON(client *http.Client, url, bearer string, out any) error {
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+bearer)
-	resp, err := client.Do(req)
+// answer is a generated response: its HTTP response and read body.
+type answer interface{ StatusCode() int }
+
+// check returns err, or the answer as a *client.Error when it is a failure.
+func check(r answer, err error) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, b)
-	}
-	return json.Unmarshal(b, out)
+	v := reflect.ValueOf(r).Elem()
+	resp, _ := v.FieldByName("HTTPResponse").Interface().(*http.Response)
+	body, _ := v.FieldByName("Body").Interface().([]byte)
+	return client.ErrorFromResponse(resp, body)
 }
 
-func post(client *http.Client, url, bearer string, body, out any) error {
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", url, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return &statusError{url, resp.StatusCode, b}
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
-	}
-	return nil
-}
+func ptr[T any](v T) *T { return &v }
 
-func get(client *http.Client, url, bearer string) error {
+// get fetches url from the bare handler and drops the answer.
+func get(hc *http.Client, url, bearer string) error {
 	req, _ := http.NewRequest("GET", url, nil)
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
-	resp, err := client.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return err
 	}

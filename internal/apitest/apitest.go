@@ -230,9 +230,7 @@ func (s *Server) Do(t testing.TB, req Request) *Response {
 		t.Fatal(err)
 	}
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
-	if err := s.validate(hr, r); err != nil {
-		t.Errorf("%s %s → %d does not match api/openapi.yaml: %v\nbody: %s", req.Method, req.Path, r.Status, err, raw)
-	}
+	s.check(t, hr, r)
 	return r
 }
 

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"context"
 	"crypto/ed25519"
 	"net/http"
 	"regexp"
@@ -10,40 +11,19 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/httpapi"
 )
 
-type apiKey struct {
-	ID                      string     `json:"id"`
-	OrganizationID          string     `json:"organization_id"`
-	Name                    string     `json:"name"`
-	Role                    string     `json:"role"`
-	Scopes                  []string   `json:"scopes"`
-	Lookup                  string     `json:"lookup"`
-	Environment             string     `json:"environment"`
-	CreatedByID             string     `json:"created_by_id"`
-	LastUsedAt              *time.Time `json:"last_used_at"`
-	RotatedAt               *time.Time `json:"rotated_at"`
-	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
-	RevokedAt               *time.Time `json:"revoked_at"`
-}
-
-type keyWithSecret struct {
-	APIKey apiKey `json:"api_key"`
-	Secret string `json:"secret"`
-}
-
 // orgOf returns the id of the (first) organization p belongs to.
 func orgOf(t *testing.T, s *apitest.Server, p *person) string {
 	t.Helper()
-	var me struct {
-		Memberships []struct {
-			OrganizationID string `json:"organization_id"`
-		} `json:"memberships"`
+	me, err := p.client(t, s).Me(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200).Decode(t, &me)
-	return me.Memberships[0].OrganizationID
+	return me.Memberships[0].OrganizationId.String()
 }
 
 // stepUp answers the step-up challenge of a 403 in p's app, so p's web
@@ -51,13 +31,32 @@ func orgOf(t *testing.T, s *apitest.Server, p *person) string {
 func stepUp(t *testing.T, s *apitest.Server, p *person, r *apitest.Response) {
 	t.Helper()
 	up := expectStepUp(t, r)
+	approveStepUpInApp(t, s, p, up.StepUpAuthenticationId.String(), *up.MatchCode)
+}
+
+// approveStepUpInApp approves, in p's app, the challenge of the step-up
+// authentication id with the match code the web session showed.
+func approveStepUpInApp(t *testing.T, s *apitest.Server, p *person, id, matchCode string) {
+	t.Helper()
 	for _, c := range inbox(t, s, p.app) {
-		if c.StepUpAuthenticationID != nil && *c.StepUpAuthenticationID == up.StepUpAuthenticationID {
-			approve(t, s, p, c, *up.MatchCode).ExpectStatus(t, 200)
+		if c.StepUpAuthenticationId != nil && c.StepUpAuthenticationId.String() == id {
+			approve(t, s, p, c, matchCode).ExpectStatus(t, 200)
 			return
 		}
 	}
 	t.Fatal("the step-up challenge is not in the app inbox")
+}
+
+// webClient is p's web session as a client whose step-ups p approves in
+// the app, as a person at a desk with their phone.
+func (p *person) webClient(t *testing.T, s *apitest.Server) *client.Client {
+	return s.Client(t, p.web, client.WithStepUp(func(_ context.Context, up *client.StepUpChallenge) (client.StepUpAnswer, error) {
+		if up.MatchCode == nil {
+			t.Fatalf("step-up without a match code: %+v", up)
+		}
+		approveStepUpInApp(t, s, p, up.StepUpAuthenticationId.String(), *up.MatchCode)
+		return client.StepUpAnswer{Method: client.StepUpApp}, nil
+	}))
 }
 
 // gatedCall makes a step-up gated call from p's web session, approving the
@@ -73,17 +72,29 @@ func gatedCall(t *testing.T, s *apitest.Server, p *person, req apitest.Request) 
 	return r
 }
 
-func createKey(t *testing.T, s *apitest.Server, p *person, orgID string, body map[string]any) keyWithSecret {
+// createKey creates an API key from p's web session, approving its
+// step-up in the app.
+func createKey(t *testing.T, s *apitest.Server, p *person, orgID string, key client.ApiKeyCreation) client.ApiKeyWithSecret {
 	t.Helper()
-	var out keyWithSecret
-	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: "/api/v1/organizations/" + orgID + "/api-keys", Body: body}).
-		ExpectStatus(t, http.StatusCreated).Decode(t, &out)
-	return out
+	k, err := p.webClient(t, s).CreateAPIKey(t.Context(), orgID, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *k
 }
 
-func balancesKey(t *testing.T, s *apitest.Server, p *person, orgID string) keyWithSecret {
+// keyOf is the creation of a key.
+func keyOf(name, role string, scopes ...string) client.ApiKeyCreation {
+	sc := make([]client.ApiKeyScope, len(scopes))
+	for i, x := range scopes {
+		sc[i] = client.ApiKeyScope(x)
+	}
+	return client.ApiKeyCreation{Name: name, Role: client.ApiKeyRequestedRole(role), Scopes: sc}
+}
+
+func balancesKey(t *testing.T, s *apitest.Server, p *person, orgID string) client.ApiKeyWithSecret {
 	t.Helper()
-	return createKey(t, s, p, orgID, map[string]any{"name": "Treasury sync", "role": "member", "scopes": []string{"balances:read"}})
+	return createKey(t, s, p, orgID, keyOf("Treasury sync", "member", "balances:read"))
 }
 
 func accountsPath(orgID string) string {
@@ -104,38 +115,34 @@ func TestAPIKeyCreationNeedsStepUpAndShowsTheSecretOnce(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
-	body := map[string]any{"name": "Treasury sync", "role": "member", "scopes": []string{"balances:read"}}
+	body := keyOf("Treasury sync", "member", "balances:read")
 	expectStepUp(t, s.Post(t, "/api/v1/organizations/"+org+"/api-keys", p.web, body))
 	k := createKey(t, s, p, org, body)
 	m := keyFormat.FindStringSubmatch(k.Secret)
-	if m == nil || m[1] != k.APIKey.Lookup || k.APIKey.Environment != "test" || k.APIKey.CreatedByID != p.userID || k.APIKey.OrganizationID != org {
-		t.Fatalf("key = %+v (secret format ok: %v)", k.APIKey, m != nil)
+	if m == nil || m[1] != k.ApiKey.Lookup || k.ApiKey.Environment != "test" || k.ApiKey.CreatedById.String() != p.userID || k.ApiKey.OrganizationId.String() != org {
+		t.Fatalf("key = %+v (secret format ok: %v)", k.ApiKey, m != nil)
 	}
 	// The key reads the currency accounts, and its use is recorded.
-	var accounts struct {
-		Data []struct {
-			Currency string `json:"currency"`
-		} `json:"data"`
+	accounts, err := s.Client(t, k.Secret).CurrencyAccounts(t.Context(), org)
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.Get(t, accountsPath(org), k.Secret).ExpectStatus(t, 200).Decode(t, &accounts)
-	if len(accounts.Data) != 10 {
-		t.Fatalf("%d currencies, want the 10 configured", len(accounts.Data))
+	if len(accounts) != 10 {
+		t.Fatalf("%d currencies, want the 10 configured", len(accounts))
 	}
-	var list struct {
-		Data []apiKey `json:"data"`
-	}
+	var list client.ApiKeyPage
 	s.Get(t, "/api/v1/organizations/"+org+"/api-keys", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 || list.Data[0].LastUsedAt == nil || strings.Contains(string(s.Get(t, "/api/v1/organizations/"+org+"/api-keys", p.web).Body), k.Secret) {
 		t.Fatalf("list = %+v, want one key with last_used_at and no secret", list.Data)
 	}
 	// A retry creates a second key: the secret is not kept for idempotency.
 	second := createKey(t, s, p, org, body)
-	if second.APIKey.ID == k.APIKey.ID || second.Secret == k.Secret {
+	if second.ApiKey.Id == k.ApiKey.Id || second.Secret == k.Secret {
 		t.Fatal("a retry returned the same key")
 	}
 	// Nothing secret reached the logs; the key's lookup did.
 	assertNoSecrets(t, s, k.Secret, second.Secret, k.Secret[len(k.Secret)-43:])
-	if !strings.Contains(s.Logs.String(), `"api_key_lookup":"`+k.APIKey.Lookup+`"`) {
+	if !strings.Contains(s.Logs.String(), `"api_key_lookup":"`+k.ApiKey.Lookup+`"`) {
 		t.Fatal("the access log does not name the key by its lookup")
 	}
 }
@@ -149,8 +156,8 @@ func TestAPIKeyAuthenticationFailures(t *testing.T) {
 	for name, bearer := range map[string]string{
 		"malformed":         "sr_test_abc",
 		"unknown lookup":    "sr_test_zzzzzzzz_" + secret,
-		"wrong secret":      "sr_test_" + k.APIKey.Lookup + "_" + strings.Repeat("A", 43),
-		"other environment": "sr_live_" + k.APIKey.Lookup + "_" + secret,
+		"wrong secret":      "sr_test_" + k.ApiKey.Lookup + "_" + strings.Repeat("A", 43),
+		"other environment": "sr_live_" + k.ApiKey.Lookup + "_" + secret,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s.Get(t, accountsPath(org), bearer).ExpectError(t, 401, "invalid_api_key")
@@ -160,7 +167,7 @@ func TestAPIKeyAuthenticationFailures(t *testing.T) {
 	other := newPerson(t, s, "grace@other.test")
 	s.Get(t, accountsPath(orgOf(t, s, other)), k.Secret).ExpectError(t, 404, "not_found")
 	// A key without balances:read lacks the scope.
-	events := createKey(t, s, p, org, map[string]any{"name": "Events", "role": "member", "scopes": []string{"events:read"}})
+	events := createKey(t, s, p, org, keyOf("Events", "member", "events:read"))
 	s.Get(t, accountsPath(org), events.Secret).ExpectError(t, 403, "api_scope_missing")
 }
 
@@ -173,7 +180,7 @@ func TestAPIKeyRoleAndScopeRules(t *testing.T) {
 	admin := &person{email: "admin@acme.test", secret: adminSecret, userID: adminID}
 	admin.web = signInFully(t, s, admin.email, admin.secret)
 	admin.app, admin.key = appSession(t, s, admin.email, admin.secret)
-	createKey(t, s, admin, org, map[string]any{"name": "Admin key", "role": "admin", "scopes": []string{"webhooks:manage"}})
+	createKey(t, s, admin, org, keyOf("Admin key", "admin", "webhooks:manage"))
 	gatedCall(t, s, admin, apitest.Request{Method: "POST", Path: "/api/v1/organizations/" + org + "/api-keys",
 		Body: map[string]any{"name": "Owner key", "role": "owner", "scopes": []string{}}}).ExpectError(t, 403, "role_exceeds_creator")
 	// An owner still cannot make an owner key.
@@ -186,15 +193,15 @@ func TestAPIKeyRoleAndScopeRules(t *testing.T) {
 		Body: map[string]any{"name": "x", "role": "member", "scopes": []string{"everything"}}}).ExpectError(t, 400, "invalid_request")
 	// Update is gated and follows the same rules.
 	k := balancesKey(t, s, p, org)
-	var updated apiKey
-	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.APIKey.ID, ""),
+	var updated client.ApiKey
+	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.ApiKey.Id.String(), ""),
 		Body: map[string]any{"role": "admin", "scopes": []string{"balances:read", "refunds:write"}}}).ExpectStatus(t, 200).Decode(t, &updated)
 	if updated.Role != "admin" || len(updated.Scopes) != 2 {
 		t.Fatalf("updated = %+v", updated)
 	}
-	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.APIKey.ID, ""), Body: map[string]any{"role": "member"}}).
+	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.ApiKey.Id.String(), ""), Body: map[string]any{"role": "member"}}).
 		ExpectError(t, 403, "forbidden") // refunds:write needs admin
-	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.APIKey.ID, ""), Body: map[string]any{}}).
+	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.ApiKey.Id.String(), ""), Body: map[string]any{}}).
 		ExpectError(t, 400, "invalid_request")
 }
 
@@ -215,11 +222,11 @@ func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
 	first := balancesKey(t, s, p, org)
-	var second keyWithSecret
-	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.APIKey.ID, "rotate")}).ExpectStatus(t, 200).Decode(t, &second)
-	if second.APIKey.Lookup != first.APIKey.Lookup || second.Secret == first.Secret || second.APIKey.RotatedAt == nil ||
-		second.APIKey.PreviousSecretExpiresAt == nil || !second.APIKey.PreviousSecretExpiresAt.Equal(now(t, s).Add(24*time.Hour)) {
-		t.Fatalf("rotated = %+v", second.APIKey)
+	var second client.ApiKeyWithSecret
+	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.ApiKey.Id.String(), "rotate")}).ExpectStatus(t, 200).Decode(t, &second)
+	if second.ApiKey.Lookup != first.ApiKey.Lookup || second.Secret == first.Secret || second.ApiKey.RotatedAt == nil ||
+		second.ApiKey.PreviousSecretExpiresAt == nil || !second.ApiKey.PreviousSecretExpiresAt.Equal(now(t, s).Add(24*time.Hour)) {
+		t.Fatalf("rotated = %+v", second.ApiKey)
 	}
 	s.Get(t, accountsPath(org), first.Secret).ExpectStatus(t, 200)
 	s.Get(t, accountsPath(org), second.Secret).ExpectStatus(t, 200)
@@ -231,9 +238,9 @@ func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
 
 	// Rotating twice within a day: only the two latest secrets work.
 	p.signInAgain(t, s) // a day has passed: the sessions ended
-	var third, fourth keyWithSecret
-	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.APIKey.ID, "rotate")}).ExpectStatus(t, 200).Decode(t, &third)
-	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.APIKey.ID, "rotate")}).ExpectStatus(t, 200).Decode(t, &fourth)
+	var third, fourth client.ApiKeyWithSecret
+	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.ApiKey.Id.String(), "rotate")}).ExpectStatus(t, 200).Decode(t, &third)
+	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.ApiKey.Id.String(), "rotate")}).ExpectStatus(t, 200).Decode(t, &fourth)
 	s.Get(t, accountsPath(org), second.Secret).ExpectError(t, 401, "invalid_api_key")
 	s.Get(t, accountsPath(org), third.Secret).ExpectStatus(t, 200)
 	s.Get(t, accountsPath(org), fourth.Secret).ExpectStatus(t, 200)
@@ -245,16 +252,16 @@ func TestRevokedKeysStopAtOnceAndCannotChange(t *testing.T) {
 	org := orgOf(t, s, p)
 	k := balancesKey(t, s, p, org)
 	s.Get(t, accountsPath(org), k.Secret).ExpectStatus(t, 200)
-	var revoked apiKey
-	s.Post(t, keyPath(org, k.APIKey.ID, "revoke"), p.web, nil).ExpectStatus(t, 200).Decode(t, &revoked)
+	var revoked client.ApiKey
+	s.Post(t, keyPath(org, k.ApiKey.Id.String(), "revoke"), p.web, nil).ExpectStatus(t, 200).Decode(t, &revoked)
 	if revoked.RevokedAt == nil {
 		t.Fatal("revoked_at not set")
 	}
 	s.Get(t, accountsPath(org), k.Secret).ExpectError(t, 401, "invalid_api_key")
-	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, k.APIKey.ID, "rotate")}).ExpectError(t, 409, "api_key_revoked")
-	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.APIKey.ID, ""), Body: map[string]any{"name": "again"}}).
+	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, k.ApiKey.Id.String(), "rotate")}).ExpectError(t, 409, "api_key_revoked")
+	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.ApiKey.Id.String(), ""), Body: map[string]any{"name": "again"}}).
 		ExpectError(t, 409, "api_key_revoked")
-	s.Post(t, keyPath(org, k.APIKey.ID, "revoke"), p.web, nil).ExpectStatus(t, 200)
+	s.Post(t, keyPath(org, k.ApiKey.Id.String(), "revoke"), p.web, nil).ExpectStatus(t, 200)
 }
 
 func TestBanRevokesEveryKeyForGood(t *testing.T) {
@@ -275,9 +282,7 @@ func TestBanRevokesEveryKeyForGood(t *testing.T) {
 	s.Get(t, accountsPath(org), k.Secret).ExpectError(t, 401, "invalid_api_key")
 	setStatus("active")
 	s.Get(t, accountsPath(org), k.Secret).ExpectError(t, 401, "invalid_api_key")
-	var list struct {
-		Data []apiKey `json:"data"`
-	}
+	var list client.ApiKeyPage
 	s.Get(t, "/api/v1/organizations/"+org+"/api-keys", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if list.Data[0].RevokedAt == nil {
 		t.Fatal("the ban did not record the revocation")
@@ -294,14 +299,14 @@ func TestOnlyOwnersAndAdminsSeeKeys(t *testing.T) {
 	s.Get(t, "/api/v1/organizations/"+org+"/api-keys", member).ExpectError(t, 403, "forbidden")
 	s.Post(t, "/api/v1/organizations/"+org+"/api-keys", member, map[string]any{"name": "x", "role": "member", "scopes": []string{}}).
 		ExpectError(t, 403, "forbidden")
-	s.Post(t, keyPath(org, k.APIKey.ID, "revoke"), member, nil).ExpectError(t, 404, "not_found")
-	s.Do(t, apitest.Request{Method: "PATCH", Path: keyPath(org, k.APIKey.ID, ""), Bearer: member, Body: map[string]any{"name": "x"}}).
+	s.Post(t, keyPath(org, k.ApiKey.Id.String(), "revoke"), member, nil).ExpectError(t, 404, "not_found")
+	s.Do(t, apitest.Request{Method: "PATCH", Path: keyPath(org, k.ApiKey.Id.String(), ""), Bearer: member, Body: map[string]any{"name": "x"}}).
 		ExpectError(t, 404, "not_found")
 	outsider := newPerson(t, s, "eve@evil.test")
 	s.Get(t, "/api/v1/organizations/"+org+"/api-keys", outsider.web).ExpectError(t, 404, "not_found")
-	s.Post(t, keyPath(org, k.APIKey.ID, "revoke"), outsider.web, nil).ExpectError(t, 404, "not_found")
+	s.Post(t, keyPath(org, k.ApiKey.Id.String(), "revoke"), outsider.web, nil).ExpectError(t, 404, "not_found")
 	// Another organization's key id under one's own organization is not found either.
-	s.Post(t, keyPath(orgOf(t, s, outsider), k.APIKey.ID, "revoke"), outsider.web, nil).ExpectError(t, 404, "not_found")
+	s.Post(t, keyPath(orgOf(t, s, outsider), k.ApiKey.Id.String(), "revoke"), outsider.web, nil).ExpectError(t, 404, "not_found")
 	s.Get(t, accountsPath(org), k.Secret).ExpectStatus(t, 200)
 }
 
@@ -309,14 +314,14 @@ func TestFiftyActiveKeysAtMost(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
-	var last keyWithSecret
+	var last client.ApiKeyWithSecret
 	for range 50 {
 		last = balancesKey(t, s, p, org)
 	}
-	body := map[string]any{"name": "one too many", "role": "member", "scopes": []string{"balances:read"}}
+	body := keyOf("one too many", "member", "balances:read")
 	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: "/api/v1/organizations/" + org + "/api-keys", Body: body}).
 		ExpectError(t, 422, "api_key_limit_reached")
-	s.Post(t, keyPath(org, last.APIKey.ID, "revoke"), p.web, nil).ExpectStatus(t, 200)
+	s.Post(t, keyPath(org, last.ApiKey.Id.String(), "revoke"), p.web, nil).ExpectStatus(t, 200)
 	createKey(t, s, p, org, body)
 }
 
@@ -326,9 +331,9 @@ func TestOnlyTheCurrencyAccountListAcceptsAnAPIKey(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
-	k := createKey(t, s, p, org, map[string]any{"name": "All scopes", "role": "admin", "scopes": []string{
+	k := createKey(t, s, p, org, keyOf("All scopes", "admin",
 		"balances:read", "events:read", "events:subscribe", "payment_requests:read", "payment_requests:write",
-		"payments:read", "transactions:read", "refunds:write", "webhooks:manage"}})
+		"payments:read", "transactions:read", "refunds:write", "webhooks:manage"))
 	param := regexp.MustCompile(`\{([a-z_]+)\}`)
 	accepted := 0
 	for _, op := range httpapi.Operations() {
@@ -371,6 +376,9 @@ func TestAPIKeyCannotManageKeysOrRequestAccounts(t *testing.T) {
 	k := balancesKey(t, s, p, org)
 	s.Post(t, "/api/v1/organizations/"+org+"/api-keys", k.Secret, map[string]any{"name": "x", "role": "member", "scopes": []string{}}).
 		ExpectError(t, 403, "api_key_not_permitted")
+	// The client with the key as its bearer gets the same answer as an error.
+	_, err := s.Client(t, k.Secret).CreateAPIKey(t.Context(), org, keyOf("x", "member"))
+	apitest.ExpectClientError(t, err, 403, "api_key_not_permitted")
 	s.Post(t, accountsPath(org), k.Secret, map[string]any{"currencies": []string{"EUR"}}).ExpectError(t, 403, "api_key_not_permitted")
 	s.Post(t, "/api/v1/auth/step-up/complete", k.Secret, map[string]any{"sudo_session_id": uuid.NewString(), "method": "totp", "code": "1"}).
 		ExpectError(t, 403, "api_key_not_permitted")

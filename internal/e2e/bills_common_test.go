@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -13,47 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// billRecord is the Bill of the OpenAPI document.
-type billRecord struct {
-	ID                 string     `json:"id"`
-	OrganizationID     string     `json:"organization_id"`
-	CreatedByID        string     `json:"created_by_id"`
-	FileID             *string    `json:"file_id"`
-	Status             string     `json:"status"`
-	Amount             *string    `json:"amount"`
-	Currency           *string    `json:"currency"`
-	BillNumber         *string    `json:"bill_number"`
-	IssueDate          *string    `json:"issue_date"`
-	DueDate            *string    `json:"due_date"`
-	SupplierName       *string    `json:"supplier_name"`
-	SupplierTaxID      *string    `json:"supplier_tax_id"`
-	PaymentReference   *string    `json:"payment_reference"`
-	PaymentContactID   *string    `json:"payment_contact_id"`
-	AccountHolderName  *string    `json:"account_holder_name"`
-	AccountNumber      *string    `json:"account_number"`
-	IBAN               *string    `json:"iban"`
-	SwiftCode          *string    `json:"swift_code"`
-	ABACode            *string    `json:"aba_code"`
-	BankCode           *string    `json:"bank_code"`
-	BankName           *string    `json:"bank_name"`
-	BankCountryAlpha2  *string    `json:"bank_country_alpha2"`
-	BranchCode         *string    `json:"branch_code"`
-	BSBCode            *string    `json:"bsb_code"`
-	CNAPS              *string    `json:"cnaps"`
-	IFSCCode           *string    `json:"ifsc_code"`
-	SortCode           *string    `json:"sort_code"`
-	ApprovalRequestID  *string    `json:"approval_request_id"`
-	FiatOutgoingID     *string    `json:"fiat_outgoing_id"`
-	ExtractionFailedAt *time.Time `json:"extraction_failed_at"`
-	InsertedAt         time.Time  `json:"inserted_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
-}
-
 // fields is the bill's fillable fields by JSON name, set ones only.
-func (b billRecord) fields(t *testing.T) map[string]string {
+func billFields(t *testing.T, b client.Bill) map[string]string {
 	t.Helper()
 	raw, err := json.Marshal(b)
 	if err != nil {
@@ -77,12 +43,6 @@ func (b billRecord) fields(t *testing.T) map[string]string {
 var billFillable = []string{"amount", "currency", "bill_number", "issue_date", "due_date", "supplier_name", "supplier_tax_id",
 	"payment_reference", "payment_contact_id", "account_holder_name", "account_number", "iban", "swift_code", "aba_code", "bank_code",
 	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code"}
-
-type billPage struct {
-	Data       []billRecord `json:"data"`
-	HasMore    bool         `json:"has_more"`
-	NextCursor *string      `json:"next_cursor"`
-}
 
 func billsPath(org string) string { return "/api/v1/organizations/" + org + "/bills" }
 
@@ -154,15 +114,11 @@ func newFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string,
 	if status != 201 {
 		t.Fatalf("createFile: %d %s", status, raw)
 	}
-	var f struct {
-		ID        string `json:"id"`
-		Status    string `json:"status"`
-		UploadURL string `json:"upload_url"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil || f.Status != "pending" || !strings.HasPrefix(f.UploadURL, "/") {
+	var f client.FileCreated
+	if err := json.Unmarshal(raw, &f); err != nil || f.Status != "pending" || !strings.HasPrefix(f.UploadUrl, "/") {
 		t.Fatalf("createFile answered %s", raw)
 	}
-	return f.ID, f.UploadURL
+	return f.Id.String(), f.UploadUrl
 }
 
 // storedFile creates a file of org and PUTs data to its upload URL
@@ -213,44 +169,44 @@ func uploadBill(t *testing.T, s *apitest.Server, token, org, field, fileName, co
 }
 
 // uploadCorpus uploads a sample of the corpus as a bill.
-func uploadCorpus(t *testing.T, s *apitest.Server, token, org, name string) billRecord {
+func uploadCorpus(t *testing.T, s *apitest.Server, token, org, name string) client.Bill {
 	t.Helper()
-	var b billRecord
+	var b client.Bill
 	uploadBill(t, s, token, org, "file", name, mimeOf(name), corpusFile(t, name)).ExpectStatus(t, 201).Decode(t, &b)
 	expectNewBill(t, b, org)
 	return b
 }
 
 // createBill opens a bill on stored file fileID with createBill.
-func createBill(t *testing.T, s *apitest.Server, token, org, fileID string) billRecord {
+func createBill(t *testing.T, s *apitest.Server, token, org, fileID string) client.Bill {
 	t.Helper()
-	var b billRecord
+	var b client.Bill
 	s.Post(t, billsPath(org), token, map[string]any{"file_id": fileID}).ExpectStatus(t, 201).Decode(t, &b)
 	expectNewBill(t, b, org)
-	if b.FileID == nil || *b.FileID != fileID {
-		t.Fatalf("bill file_id = %v, want %s", b.FileID, fileID)
+	if b.FileId == nil || b.FileId.String() != fileID {
+		t.Fatalf("bill file_id = %v, want %s", b.FileId, fileID)
 	}
 	return b
 }
 
-func expectNewBill(t *testing.T, b billRecord, org string) {
+func expectNewBill(t *testing.T, b client.Bill, org string) {
 	t.Helper()
-	if b.Status != "extracting" || b.OrganizationID != org || b.FileID == nil || len(b.fields(t)) != 0 ||
-		b.ApprovalRequestID != nil || b.FiatOutgoingID != nil || b.ExtractionFailedAt != nil {
+	if b.Status != "extracting" || b.OrganizationId.String() != org || b.FileId == nil || len(billFields(t, b)) != 0 ||
+		b.ApprovalRequestId != nil || b.FiatOutgoingId != nil || b.ExtractionFailedAt != nil {
 		t.Fatalf("new bill = %+v", b)
 	}
 }
 
-func getBill(t *testing.T, s *apitest.Server, token, id string) billRecord {
+func getBill(t *testing.T, s *apitest.Server, token, id string) client.Bill {
 	t.Helper()
-	var b billRecord
+	var b client.Bill
 	s.Get(t, billPath(id, ""), token).ExpectStatus(t, 200).Decode(t, &b)
 	return b
 }
 
 // extracted polls the bill until its extraction is over (a background job),
 // within a deadline, and returns it.
-func extracted(t *testing.T, s *apitest.Server, token, id string) billRecord {
+func extracted(t *testing.T, s *apitest.Server, token, id string) client.Bill {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(25 * time.Millisecond) {
 		b := getBill(t, s, token, id)
@@ -268,19 +224,19 @@ func patchBill(t *testing.T, s *apitest.Server, token, id string, body any) *api
 	return s.Do(t, apitest.Request{Method: "PATCH", Path: billPath(id, ""), Bearer: token, Body: body})
 }
 
-func patchBillOK(t *testing.T, s *apitest.Server, token, id string, body any) billRecord {
+func patchBillOK(t *testing.T, s *apitest.Server, token, id string, body any) client.Bill {
 	t.Helper()
-	var b billRecord
+	var b client.Bill
 	patchBill(t, s, token, id, body).ExpectStatus(t, 200).Decode(t, &b)
 	return b
 }
 
 // blankBill uploads a photo, which nothing can be read from, and returns
 // the bill once extraction gave up: extracted, with every field empty.
-func blankBill(t *testing.T, s *apitest.Server, token, org string) billRecord {
+func blankBill(t *testing.T, s *apitest.Server, token, org string) client.Bill {
 	t.Helper()
-	b := extracted(t, s, token, uploadCorpus(t, s, token, org, "unreadable-photo.png").ID)
-	if b.Status != "extracted" || b.ExtractionFailedAt == nil || len(b.fields(t)) != 0 {
+	b := extracted(t, s, token, uploadCorpus(t, s, token, org, "unreadable-photo.png").Id.String())
+	if b.Status != "extracted" || b.ExtractionFailedAt == nil || len(billFields(t, b)) != 0 {
 		t.Fatalf("bill of a photo = %+v", b)
 	}
 	return b
@@ -293,22 +249,22 @@ func supplierFields(amt string) map[string]any {
 }
 
 // payableBill is an extracted EUR bill of amt with its payment contact.
-func payableBill(t *testing.T, s *apitest.Server, p *payer, amt string) billRecord {
+func payableBill(t *testing.T, s *apitest.Server, p *payer, amt string) client.Bill {
 	t.Helper()
 	b := blankBill(t, s, p.web, p.org)
-	patchBillOK(t, s, p.web, b.ID, supplierFields(amt))
-	var out billRecord
-	s.Post(t, billPath(b.ID, "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &out)
-	if out.PaymentContactID == nil || out.Status != "extracted" {
+	patchBillOK(t, s, p.web, b.Id.String(), supplierFields(amt))
+	var out client.Bill
+	s.Post(t, billPath(b.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &out)
+	if out.PaymentContactId == nil || out.Status != "extracted" {
 		t.Fatalf("bill with contact = %+v", out)
 	}
 	return out
 }
 
 // billQuote quotes a payment to contact that delivers amt (amount_side receive).
-func billQuote(t *testing.T, s *apitest.Server, p *payer, contact, amt string) quoteRecord {
+func billQuote(t *testing.T, s *apitest.Server, p *payer, contact, amt string) client.Quote {
 	t.Helper()
-	var q quoteRecord
+	var q client.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": contact,
 		"source_currency": "EUR", "amount": amt, "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
 	return q
@@ -321,38 +277,39 @@ func billExecuteBody(quoteID, billID string) map[string]any {
 }
 
 // payBill executes a payment of the bill's amount to its contact.
-func payBill(t *testing.T, s *apitest.Server, p *payer, b billRecord) paymentRecord {
+func payBill(t *testing.T, s *apitest.Server, p *payer, b client.Bill) client.Payment {
 	t.Helper()
-	var pay paymentRecord
-	q := billQuote(t, s, p, *b.PaymentContactID, *b.Amount)
-	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.ID, b.ID)).ExpectStatus(t, 201).Decode(t, &pay)
+	var pay client.Payment
+	q := billQuote(t, s, p, b.PaymentContactId.String(), *b.Amount)
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.Id.String())).ExpectStatus(t, 201).Decode(t, &pay)
 	return pay
 }
 
 // expectRequested checks that bill id waits for payment pay.
-func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay paymentRecord) billRecord {
+func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay client.Payment) client.Bill {
 	t.Helper()
 	b := getBill(t, s, token, id)
-	if b.Status != "payment_requested" || b.FiatOutgoingID == nil || *b.FiatOutgoingID != pay.ID ||
-		b.ApprovalRequestID == nil || pay.ApprovalRequestID == nil || *b.ApprovalRequestID != *pay.ApprovalRequestID {
+	if b.Status != "payment_requested" || b.FiatOutgoingId == nil || b.FiatOutgoingId.String() != pay.Id.String() ||
+		b.ApprovalRequestId == nil || pay.ApprovalRequestId == nil || b.ApprovalRequestId.String() != pay.ApprovalRequestId.String() {
 		t.Fatalf("bill = %+v, want payment_requested for payment %+v", b, pay)
 	}
 	return b
 }
 
 // expectReleased checks that bill id is extracted again, without payment.
-func expectReleased(t *testing.T, s *apitest.Server, token, id string) billRecord {
+func expectReleased(t *testing.T, s *apitest.Server, token, id string) client.Bill {
 	t.Helper()
 	b := getBill(t, s, token, id)
-	if b.Status != "extracted" || b.FiatOutgoingID != nil || b.ApprovalRequestID != nil {
+	if b.Status != "extracted" || b.FiatOutgoingId != nil || b.ApprovalRequestId != nil {
 		t.Fatalf("bill = %+v, want extracted without payment", b)
 	}
 	return b
 }
 
-func str(s *string) string {
+// str shows an optional value: a string, a UUID or a date.
+func str[T any](s *T) string {
 	if s == nil {
 		return "<nil>"
 	}
-	return *s
+	return fmt.Sprint(*s)
 }

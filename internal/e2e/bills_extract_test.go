@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -99,7 +100,7 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 	type started struct {
 		sample corpusSample
 		via    string
-		bill   billRecord
+		bill   client.Bill
 	}
 	var bills []started
 	for _, c := range samples {
@@ -109,12 +110,12 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 	}
 	for _, x := range bills {
 		t.Run(x.via+"/"+x.sample.name, func(t *testing.T) {
-			b := extracted(t, s, p.web, x.bill.ID)
-			if b.Status != "extracted" || b.FileID == nil || *b.FileID != *x.bill.FileID || b.CreatedByID != p.userID ||
-				b.ApprovalRequestID != nil || b.FiatOutgoingID != nil || !b.UpdatedAt.After(b.InsertedAt) && !b.UpdatedAt.Equal(b.InsertedAt) {
+			b := extracted(t, s, p.web, x.bill.Id.String())
+			if b.Status != "extracted" || b.FileId == nil || b.FileId.String() != x.bill.FileId.String() || b.CreatedById.String() != p.userID ||
+				b.ApprovalRequestId != nil || b.FiatOutgoingId != nil || !b.UpdatedAt.After(b.InsertedAt) && !b.UpdatedAt.Equal(b.InsertedAt) {
 				t.Fatalf("bill = %+v", b)
 			}
-			got := b.fields(t)
+			got := billFields(t, b)
 			if x.sample.unreadable {
 				if b.ExtractionFailedAt == nil || len(got) != 0 {
 					t.Fatalf("unreadable file: extraction_failed_at %v, fields %v; want set and none", b.ExtractionFailedAt, got)
@@ -137,7 +138,7 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 		})
 	}
 	// The stored file behind an uploaded bill is the organization's.
-	status, raw := rawCall(t, s, "GET", "/api/v1/files/"+*bills[1].bill.FileID, p.web, "", nil)
+	status, raw := rawCall(t, s, "GET", "/api/v1/files/"+bills[1].bill.FileId.String(), p.web, "", nil)
 	if status != 200 || !strings.Contains(string(raw), `"status":"stored"`) {
 		t.Fatalf("file of an uploaded bill: %d %s", status, raw)
 	}
@@ -160,27 +161,27 @@ func TestBillExtractionKeepsWhatPeopleSet(t *testing.T) {
 	}
 	b := createBill(t, s, p.web, p.org, fileID)
 	other := createBill(t, s, p.web, p.org, cancelled)
-	edited := patchBillOK(t, s, p.web, b.ID, map[string]any{"supplier_name": "Müller GmbH (Werk 2)", "currency": "USD", "due_date": "2026-03-01"})
+	edited := patchBillOK(t, s, p.web, b.Id.String(), map[string]any{"supplier_name": "Müller GmbH (Werk 2)", "currency": "USD", "due_date": "2026-03-01"})
 	if edited.Status != "extracting" || str(edited.SupplierName) != "Müller GmbH (Werk 2)" || str(edited.Currency) != "USD" {
 		t.Fatalf("edited while extracting = %+v", edited)
 	}
 	// Cancelling from extracting ends it; extraction then fills nothing.
-	var c billRecord
-	s.Post(t, billPath(other.ID, "cancel"), p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
+	var c client.Bill
+	s.Post(t, billPath(other.Id.String(), "cancel"), p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
 	if c.Status != "cancelled" {
 		t.Fatalf("cancel from extracting = %+v", c)
 	}
-	if got := getBill(t, s, p.web, b.ID); got.Status != "extracting" {
+	if got := getBill(t, s, p.web, b.Id.String()); got.Status != "extracting" {
 		t.Fatalf("bill whose file cannot be read = %+v, want extracting", got)
 	}
 	// A bill still extracting cannot be paid.
-	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(p.quote(t, s, "10.00").ID, b.ID)).ExpectError(t, 422, "bill_mismatch")
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(p.quote(t, s, "10.00").Id.String(), b.Id.String())).ExpectError(t, 422, "bill_mismatch")
 	if err := os.Rename(hidden, filepath.Join(files, "files")); err != nil {
 		t.Fatal(err)
 	}
 	advance(t, s, time.Minute) // past the job's retry backoff
-	done := extracted(t, s, p.web, b.ID)
-	got := done.fields(t)
+	done := extracted(t, s, p.web, b.Id.String())
+	got := billFields(t, done)
 	want := map[string]string{
 		// The person's values stand.
 		"supplier_name": "Müller GmbH (Werk 2)", "currency": "USD", "due_date": "2026-03-01",
@@ -192,7 +193,7 @@ func TestBillExtractionKeepsWhatPeopleSet(t *testing.T) {
 	if done.Status != "extracted" || done.ExtractionFailedAt != nil || !mapsEqual(got, want) {
 		t.Fatalf("after extraction: status %s, fields %v; want %v", done.Status, got, want)
 	}
-	if after := getBill(t, s, p.web, other.ID); after.Status != "cancelled" || len(after.fields(t)) != 0 {
+	if after := getBill(t, s, p.web, other.Id.String()); after.Status != "cancelled" || len(billFields(t, after)) != 0 {
 		t.Fatalf("cancelled bill after extraction = %+v", after)
 	}
 }
@@ -229,7 +230,7 @@ func TestCreateBillRefusals(t *testing.T) {
 	// Someone else's organization, and an organization that does not exist.
 	s.Post(t, billsPath(p.org), eve.web, map[string]any{"file_id": mine}).ExpectError(t, 404, "not_found")
 	s.Post(t, billsPath("0190f5c2-0000-7000-8000-000000000000"), p.web, map[string]any{"file_id": mine}).ExpectError(t, 404, "not_found")
-	var list billPage
+	var list client.BillPage
 	s.Get(t, billsPath(p.org), p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("refused creations left %d bills", len(list.Data))
@@ -266,15 +267,15 @@ func TestUploadBillRefusals(t *testing.T) {
 	// Another organization's upload path.
 	eve := newPayer(t, s, "eve@evil.test", "")
 	uploadBill(t, s, eve.web, p.org, "file", "a.pdf", "application/pdf", pdf).ExpectError(t, 404, "not_found")
-	var list billPage
+	var list client.BillPage
 	s.Get(t, billsPath(p.org), p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("refused uploads left %d bills", len(list.Data))
 	}
 	// The type is read from the bytes: a generic declared type and no file name are fine.
-	var b billRecord
+	var b client.Bill
 	up("file", "", "application/octet-stream", pdf).ExpectStatus(t, 201).Decode(t, &b)
-	if got := extracted(t, s, p.web, b.ID); str(got.BillNumber) != "HLP-10231" {
+	if got := extracted(t, s, p.web, b.Id.String()); str(got.BillNumber) != "HLP-10231" {
 		t.Fatalf("bill of an upload without a name or type = %+v", got)
 	}
 }

@@ -3,22 +3,17 @@ package e2e_test
 import (
 	"testing"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// billEvent is the data of a bill.event_appended message.
-type billEvent struct {
-	BillID string     `json:"bill_id"`
-	Event  string     `json:"event"`
-	Bill   billRecord `json:"bill"`
-}
-
-func nextBillEvent(t *testing.T, st *apitest.Stream, org string) billEvent {
+// nextBillEvent is the next message, a bill.event_appended one.
+func nextBillEvent(t *testing.T, st *apitest.Stream, org string) client.BillEventAppendedMessage {
 	t.Helper()
 	m := st.Next(t, realtimeWait)
 	expectMessage(t, m, "bill.event_appended", org)
-	var e billEvent
-	m.Decode(t, &e)
+	var e client.BillEventAppendedMessage
+	decodeMessage(t, m, &e)
 	return e
 }
 
@@ -32,22 +27,22 @@ func TestBillExtractionIsToldOnTheRealtimeChannel(t *testing.T) {
 
 	b := uploadCorpus(t, s, p.web, p.org, "cii-de-xrechnung.xml")
 	started := nextBillEvent(t, st, p.org)
-	if started.BillID != b.ID || started.Event != "extraction_started" || started.Bill.ID != b.ID {
-		t.Fatalf("first message %+v, want extraction_started of bill %s", started, b.ID)
+	if started.Data.BillId != b.Id || started.Data.Event != "extraction_started" || started.Data.Bill.Id != b.Id {
+		t.Fatalf("first message %+v, want extraction_started of bill %s", started, b.Id.String())
 	}
 	done := nextBillEvent(t, st, p.org)
-	if done.BillID != b.ID || done.Event != "extraction_completed" || done.Bill.Status != "extracted" || done.Bill.BillNumber == nil {
+	if done.Data.BillId != b.Id || done.Data.Event != "extraction_completed" || done.Data.Bill.Status != "extracted" || done.Data.Bill.BillNumber == nil {
 		t.Fatalf("second message %+v, want extraction_completed with the fields read", done)
 	}
 
 	image := uploadBill(t, s, p.web, p.org, "file", "receipt.png", "image/png", pngOf(t, 40, 30))
-	var failed billRecord
+	var failed client.Bill
 	image.ExpectStatus(t, 201).Decode(t, &failed)
-	if e := nextBillEvent(t, st, p.org); e.Event != "extraction_started" || e.BillID != failed.ID {
-		t.Fatalf("message %+v, want extraction_started of bill %s", e, failed.ID)
+	if e := nextBillEvent(t, st, p.org); e.Data.Event != "extraction_started" || e.Data.BillId != failed.Id {
+		t.Fatalf("message %+v, want extraction_started of bill %s", e, failed.Id.String())
 	}
 	e := nextBillEvent(t, st, p.org)
-	if e.Event != "extraction_failed" || e.BillID != failed.ID || e.Bill.ExtractionFailedAt == nil {
+	if e.Data.Event != "extraction_failed" || e.Data.BillId != failed.Id || e.Data.Bill.ExtractionFailedAt == nil {
 		t.Fatalf("message %+v, want extraction_failed with extraction_failed_at", e)
 	}
 }

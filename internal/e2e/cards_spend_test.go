@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -17,27 +18,11 @@ import (
 // and refunds do to the limit, the balance and the feed, in which order
 // declines are decided, and that concurrency never spends past a limit or a balance.
 
-type cardTx struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	Description string `json:"description"`
-	Effect      *struct {
-		Direction string `json:"direction"`
-		Total     string `json:"total"`
-		Currency  string `json:"currency"`
-	} `json:"effect"`
-}
-
-type authorization struct {
-	Approved      bool    `json:"approved"`
-	DeclineReason *string `json:"decline_reason"`
-	Transaction   *cardTx `json:"transaction"`
-}
-
+// deposit funds org with amt of currency in the sandbox.
 func deposit(t *testing.T, s *apitest.Server, org, currency, amt string) {
 	t.Helper()
-	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/deposits", sbx, map[string]any{"currency": currency, "amount": amt}).
-		ExpectStatus(t, http.StatusCreated)
+	ok[*client.SandboxDepositResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, org), nil,
+		client.SandboxDeposit{Currency: currency, Amount: amt}))
 }
 
 func authorizationsPath(cardID string) string {
@@ -47,29 +32,29 @@ func authorizationsPath(cardID string) string {
 const merchant = "Blue Bottle Coffee"
 
 // authorize asks the card network's question: may this card pay amount?
-func authorize(t *testing.T, s *apitest.Server, cardID, amt, currency, channel, kind string) authorization {
+func authorize(t *testing.T, s *apitest.Server, cardID, amt, currency, channel, kind string) client.SandboxCardAuthorizationResult {
 	t.Helper()
-	var a authorization
+	var a client.SandboxCardAuthorizationResult
 	s.Post(t, authorizationsPath(cardID), sbx, map[string]any{"amount": amt, "currency": currency, "merchant": merchant,
 		"channel": channel, "kind": kind}).ExpectStatus(t, 200).Decode(t, &a)
 	return a
 }
 
-func purchase(t *testing.T, s *apitest.Server, cardID, amt string) authorization {
+func purchase(t *testing.T, s *apitest.Server, cardID, amt string) client.SandboxCardAuthorizationResult {
 	t.Helper()
 	return authorize(t, s, cardID, amt, "USD", "online", "purchase")
 }
 
-func expectDecline(t *testing.T, a authorization, reason string) {
+func expectDecline(t *testing.T, a client.SandboxCardAuthorizationResult, reason string) {
 	t.Helper()
-	if a.Approved || a.DeclineReason == nil || *a.DeclineReason != reason || a.Transaction != nil {
+	if a.Approved || a.DeclineReason == nil || string(*a.DeclineReason) != reason || a.Transaction != nil {
 		t.Fatalf("authorization %+v (reason %q), want declined for %s with no transaction", a, deref(a.DeclineReason), reason)
 	}
 }
 
 // expectApproved checks an approved authorization and its feed row: total in
 // USD, direction out for a purchase and in for a refund.
-func expectApproved(t *testing.T, a authorization, direction, usd string) cardTx {
+func expectApproved(t *testing.T, a client.SandboxCardAuthorizationResult, direction, usd string) client.Transaction {
 	t.Helper()
 	if !a.Approved || a.DeclineReason != nil || a.Transaction == nil {
 		t.Fatalf("authorization approved %v, reason %q, transaction %v; want approved", a.Approved, deref(a.DeclineReason), a.Transaction)
@@ -79,7 +64,7 @@ func expectApproved(t *testing.T, a authorization, direction, usd string) cardTx
 	if direction == "in" {
 		description = "Card refund from " + merchant
 	}
-	if tx.Type != "card_transaction" || tx.Effect == nil || tx.Effect.Direction != direction || tx.Effect.Total != usd ||
+	if tx.Type != "card_transaction" || tx.Effect == nil || string(tx.Effect.Direction) != direction || tx.Effect.Total != usd ||
 		tx.Effect.Currency != "USD" || tx.Description != description {
 		t.Fatalf("transaction %+v effect %+v; want card_transaction %s %s USD %q", tx, tx.Effect, direction, usd, description)
 	}
@@ -87,17 +72,14 @@ func expectApproved(t *testing.T, a authorization, direction, usd string) cardTx
 }
 
 // cardFeed is the card_transaction rows of org's feed, newest first.
-func cardFeed(t *testing.T, s *apitest.Server, token, org string) []cardTx {
+func cardFeed(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
 	t.Helper()
-	var page struct {
-		Data    []cardTx `json:"data"`
-		HasMore bool     `json:"has_more"`
-	}
+	var page client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &page)
 	if page.HasMore {
 		t.Fatal("the feed has more than one page")
 	}
-	var out []cardTx
+	var out []client.Transaction
 	for _, x := range page.Data {
 		if x.Type == "card_transaction" {
 			out = append(out, x)
@@ -115,7 +97,7 @@ func usdAvailable(t *testing.T, s *apitest.Server, token, org string) string {
 	return av
 }
 
-func expectSpent(t *testing.T, s *apitest.Server, token, cardID, spent, utilization string) cardRecord {
+func expectSpent(t *testing.T, s *apitest.Server, token, cardID, spent, utilization string) client.Card {
 	t.Helper()
 	c := getCard(t, s, token, cardID)
 	if c.Limit.SpentThisMonth != spent || c.Limit.Utilization != utilization {
@@ -131,17 +113,17 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 	c := cardFor(t, s, o.id, o.owner.id, 200)
 	tok := o.owner.token
 
-	var txs []cardTx
-	txs = append(txs, expectApproved(t, purchase(t, s, c.ID, "50.00"), "out", "50.00"))
-	expectSpent(t, s, tok, c.ID, "50.00", "25")
+	var txs []client.Transaction
+	txs = append(txs, expectApproved(t, purchase(t, s, c.Id.String(), "50.00"), "out", "50.00"))
+	expectSpent(t, s, tok, c.Id.String(), "50.00", "25")
 	// A euro purchase is converted at the sandbox rate (1 EUR = 1.0834 USD).
-	txs = append(txs, expectApproved(t, authorize(t, s, c.ID, "10.00", "EUR", "online", "purchase"), "out", "10.83"))
-	expectSpent(t, s, tok, c.ID, "60.83", "30")
-	txs = append(txs, expectApproved(t, authorize(t, s, c.ID, "20.00", "USD", "online", "refund"), "in", "20.00"))
-	expectSpent(t, s, tok, c.ID, "40.83", "20")
+	txs = append(txs, expectApproved(t, authorize(t, s, c.Id.String(), "10.00", "EUR", "online", "purchase"), "out", "10.83"))
+	expectSpent(t, s, tok, c.Id.String(), "60.83", "30")
+	txs = append(txs, expectApproved(t, authorize(t, s, c.Id.String(), "20.00", "USD", "online", "refund"), "in", "20.00"))
+	expectSpent(t, s, tok, c.Id.String(), "40.83", "20")
 	// 25.00 EUR is 27.085 USD: half a cent rounds away from zero.
-	txs = append(txs, expectApproved(t, authorize(t, s, c.ID, "25.00", "EUR", "wallet", "purchase"), "out", "27.09"))
-	expectSpent(t, s, tok, c.ID, "67.92", "34")
+	txs = append(txs, expectApproved(t, authorize(t, s, c.Id.String(), "25.00", "EUR", "wallet", "purchase"), "out", "27.09"))
+	expectSpent(t, s, tok, c.Id.String(), "67.92", "34")
 	if got := usdAvailable(t, s, tok, o.id); got != "932.08" {
 		t.Fatalf("USD available %s, want 932.08", got)
 	}
@@ -151,30 +133,30 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 	}
 	for i, row := range feed {
 		want := txs[len(txs)-1-i]
-		if row.ID != want.ID || row.Effect == nil || row.Effect.Total != want.Effect.Total || row.Effect.Direction != want.Effect.Direction {
+		if row.Id != want.Id || row.Effect == nil || row.Effect.Total != want.Effect.Total || row.Effect.Direction != want.Effect.Direction {
 			t.Fatalf("feed row %d = %+v, want %+v newest first", i, row, want)
 		}
 	}
-	s.Get(t, "/api/v1/organizations/"+o.id+"/transactions/"+txs[0].ID, tok).ExpectStatus(t, 200)
+	s.Get(t, "/api/v1/organizations/"+o.id+"/transactions/"+txs[0].Id.String(), tok).ExpectStatus(t, 200)
 
 	// Utilization follows the limit; a purchase may take spending to the limit exactly, not a cent past it.
-	var patched cardRecord
-	patchCard(t, s, tok, c.ID, map[string]any{"monthly_limit": 100}).ExpectStatus(t, 200).Decode(t, &patched)
+	var patched client.Card
+	patchCard(t, s, tok, c.Id.String(), map[string]any{"monthly_limit": 100}).ExpectStatus(t, 200).Decode(t, &patched)
 	if patched.Limit.SpentThisMonth != "67.92" || patched.Limit.Utilization != "68" {
 		t.Fatalf("after lowering the limit: %+v", patched.Limit)
 	}
-	expectDecline(t, purchase(t, s, c.ID, "32.09"), "limit_exceeded")
-	expectApproved(t, purchase(t, s, c.ID, "32.08"), "out", "32.08")
-	expectSpent(t, s, tok, c.ID, "100.00", "100")
-	expectDecline(t, purchase(t, s, c.ID, "0.01"), "limit_exceeded")
+	expectDecline(t, purchase(t, s, c.Id.String(), "32.09"), "limit_exceeded")
+	expectApproved(t, purchase(t, s, c.Id.String(), "32.08"), "out", "32.08")
+	expectSpent(t, s, tok, c.Id.String(), "100.00", "100")
+	expectDecline(t, purchase(t, s, c.Id.String(), "0.01"), "limit_exceeded")
 	// A refund is never declined for the limit, and spending never goes below zero.
-	expectApproved(t, authorize(t, s, c.ID, "200.00", "USD", "online", "refund"), "in", "200.00")
-	expectSpent(t, s, tok, c.ID, "0.00", "0")
-	patchCard(t, s, tok, c.ID, map[string]any{"monthly_limit": 0}).ExpectStatus(t, 200).Decode(t, &patched)
+	expectApproved(t, authorize(t, s, c.Id.String(), "200.00", "USD", "online", "refund"), "in", "200.00")
+	expectSpent(t, s, tok, c.Id.String(), "0.00", "0")
+	patchCard(t, s, tok, c.Id.String(), map[string]any{"monthly_limit": 0}).ExpectStatus(t, 200).Decode(t, &patched)
 	if patched.Limit.Utilization != "0" {
 		t.Fatalf("utilization with a limit of 0: %q", patched.Limit.Utilization)
 	}
-	expectDecline(t, purchase(t, s, c.ID, "0.01"), "limit_exceeded")
+	expectDecline(t, purchase(t, s, c.Id.String(), "0.01"), "limit_exceeded")
 	if got := usdAvailable(t, s, tok, o.id); got != "1100.00" {
 		t.Fatalf("USD available %s, want 1100.00", got)
 	}
@@ -184,13 +166,13 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 
 	// Utilization rounds half up to a whole percent; each card has its own spending.
 	c2 := cardFor(t, s, o.id, o.owner.id, 200)
-	expectApproved(t, purchase(t, s, c2.ID, "1.00"), "out", "1.00")
-	expectSpent(t, s, tok, c2.ID, "1.00", "1") // 0.5 %
-	expectApproved(t, purchase(t, s, c2.ID, "2.00"), "out", "2.00")
-	expectSpent(t, s, tok, c2.ID, "3.00", "2") // 1.5 %
-	expectApproved(t, authorize(t, s, c2.ID, "1000", "JPY", "online", "purchase"), "out", "6.69")
-	expectSpent(t, s, tok, c2.ID, "9.69", "5") // 4.845 %
-	expectSpent(t, s, tok, c.ID, "0.00", "0")
+	expectApproved(t, purchase(t, s, c2.Id.String(), "1.00"), "out", "1.00")
+	expectSpent(t, s, tok, c2.Id.String(), "1.00", "1") // 0.5 %
+	expectApproved(t, purchase(t, s, c2.Id.String(), "2.00"), "out", "2.00")
+	expectSpent(t, s, tok, c2.Id.String(), "3.00", "2") // 1.5 %
+	expectApproved(t, authorize(t, s, c2.Id.String(), "1000", "JPY", "online", "purchase"), "out", "6.69")
+	expectSpent(t, s, tok, c2.Id.String(), "9.69", "5") // 4.845 %
+	expectSpent(t, s, tok, c.Id.String(), "0.00", "0")
 }
 
 // TestCardSpendingIsTheMonthsPurchasesMinusRefunds: spent_this_month is
@@ -202,13 +184,13 @@ func TestCardSpendingIsTheMonthsPurchasesMinusRefunds(t *testing.T) {
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
 	c := cardFor(t, s, o.id, o.owner.id, 100)
-	expectApproved(t, authorize(t, s, c.ID, "30.00", "USD", "online", "refund"), "in", "30.00")
-	expectSpent(t, s, o.owner.token, c.ID, "0.00", "0") // never below zero
-	expectApproved(t, purchase(t, s, c.ID, "50.00"), "out", "50.00")
-	expectSpent(t, s, o.owner.token, c.ID, "20.00", "20") // 50.00 − 30.00
-	expectApproved(t, purchase(t, s, c.ID, "80.00"), "out", "80.00")
-	expectSpent(t, s, o.owner.token, c.ID, "100.00", "100")
-	expectDecline(t, purchase(t, s, c.ID, "0.01"), "limit_exceeded")
+	expectApproved(t, authorize(t, s, c.Id.String(), "30.00", "USD", "online", "refund"), "in", "30.00")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "0.00", "0") // never below zero
+	expectApproved(t, purchase(t, s, c.Id.String(), "50.00"), "out", "50.00")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "20.00", "20") // 50.00 − 30.00
+	expectApproved(t, purchase(t, s, c.Id.String(), "80.00"), "out", "80.00")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "100.00", "100")
+	expectDecline(t, purchase(t, s, c.Id.String(), "0.01"), "limit_exceeded")
 	if got := usdAvailable(t, s, o.owner.token, o.id); got != "900.00" {
 		t.Fatalf("USD available %s, want 900.00", got)
 	}
@@ -243,17 +225,17 @@ func TestCardAuthorizationRequestsAreChecked(t *testing.T) {
 		{"channel", "mail"}, {"channel", nil},
 		{"kind", "chargeback"},
 	} {
-		expectInvalidField(t, s.Post(t, authorizationsPath(c.ID), sbx, with(bad.field, bad.value)), bad.field)
+		expectInvalidField(t, s.Post(t, authorizationsPath(c.Id.String()), sbx, with(bad.field, bad.value)), bad.field)
 	}
 	s.Post(t, authorizationsPath(uuid.NewString()), sbx, good).ExpectError(t, 404, "not_found")
 	// kind defaults to purchase; the largest amount is only over the limit.
-	expectApproved(t, authorize(t, s, c.ID, "1.00", "USD", "online", "purchase"), "out", "1.00")
-	var a authorization
-	s.Post(t, authorizationsPath(c.ID), sbx, with("amount", "999999999999999.99")).ExpectStatus(t, 200).Decode(t, &a)
+	expectApproved(t, authorize(t, s, c.Id.String(), "1.00", "USD", "online", "purchase"), "out", "1.00")
+	var a client.SandboxCardAuthorizationResult
+	s.Post(t, authorizationsPath(c.Id.String()), sbx, with("amount", "999999999999999.99")).ExpectStatus(t, 200).Decode(t, &a)
 	expectDecline(t, a, "limit_exceeded")
-	s.Post(t, authorizationsPath(c.ID), sbx, good).ExpectStatus(t, 200).Decode(t, &a)
+	s.Post(t, authorizationsPath(c.Id.String()), sbx, good).ExpectStatus(t, 200).Decode(t, &a)
 	expectApproved(t, a, "out", "1.00")
-	expectSpent(t, s, o.owner.token, c.ID, "2.00", "1")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "2.00", "1")
 	if got := usdAvailable(t, s, o.owner.token, o.id); got != "98.00" {
 		t.Fatalf("USD available %s, want 98.00", got)
 	}
@@ -278,25 +260,25 @@ func TestCardSpendingResetsAtTheMonthBoundary(t *testing.T) {
 			t.Fatalf("clock at %v, want %v", got, at)
 		}
 	}
-	expectApproved(t, purchase(t, s, c.ID, "30.00"), "out", "30.00")
+	expectApproved(t, purchase(t, s, c.Id.String(), "30.00"), "out", "30.00")
 
 	advanceTo(boundary.Add(-5 * time.Minute))
 	o.owner.signInAgain(t, s) // the session idled out
-	expectSpent(t, s, o.owner.token, c.ID, "30.00", "30")
-	expectApproved(t, purchase(t, s, c.ID, "20.00"), "out", "20.00")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "30.00", "30")
+	expectApproved(t, purchase(t, s, c.Id.String(), "20.00"), "out", "20.00")
 	advanceTo(boundary.Add(-time.Second))
-	expectSpent(t, s, o.owner.token, c.ID, "50.00", "50")
-	expectApproved(t, purchase(t, s, c.ID, "40.00"), "out", "40.00")
-	expectDecline(t, purchase(t, s, c.ID, "10.01"), "limit_exceeded")
-	expectSpent(t, s, o.owner.token, c.ID, "90.00", "90")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "50.00", "50")
+	expectApproved(t, purchase(t, s, c.Id.String(), "40.00"), "out", "40.00")
+	expectDecline(t, purchase(t, s, c.Id.String(), "10.01"), "limit_exceeded")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "90.00", "90")
 
 	advanceTo(boundary)
-	expectSpent(t, s, o.owner.token, c.ID, "0.00", "0")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "0.00", "0")
 	// The whole limit is there again.
-	expectApproved(t, purchase(t, s, c.ID, "100.00"), "out", "100.00")
-	expectSpent(t, s, o.owner.token, c.ID, "100.00", "100")
-	expectApproved(t, authorize(t, s, c.ID, "10.00", "USD", "online", "refund"), "in", "10.00")
-	expectSpent(t, s, o.owner.token, c.ID, "90.00", "90")
+	expectApproved(t, purchase(t, s, c.Id.String(), "100.00"), "out", "100.00")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "100.00", "100")
+	expectApproved(t, authorize(t, s, c.Id.String(), "10.00", "USD", "online", "refund"), "in", "10.00")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "90.00", "90")
 	if got := usdAvailable(t, s, o.owner.token, o.id); got != "820.00" {
 		t.Fatalf("USD available %s, want 820.00", got)
 	}
@@ -312,23 +294,23 @@ func TestCardDeclineReasonsComeInContractOrder(t *testing.T) {
 	c := cardFor(t, s, o.id, o.owner.id, 100) // no physical card, no USD
 	decline := func(amt, currency, channel, kind, reason string) {
 		t.Helper()
-		expectDecline(t, authorize(t, s, c.ID, amt, currency, channel, kind), reason)
+		expectDecline(t, authorize(t, s, c.Id.String(), amt, currency, channel, kind), reason)
 	}
 
 	// Inactive and frozen, with no physical card, over the limit and without funds.
-	cardAction(t, s, tok, c.ID, "freeze")
-	setCardStatus(t, s, c.ID, "inactive")
+	cardAction(t, s, tok, c.Id.String(), "freeze")
+	setCardStatus(t, s, c.Id.String(), "inactive")
 	decline("500.00", "USD", "terminal", "purchase", "card_inactive")
 	decline("5.00", "USD", "online", "refund", "card_inactive")
 	// Frozen, with the rest still true.
-	if !setCardStatus(t, s, c.ID, "active").Frozen {
-		cardAction(t, s, tok, c.ID, "freeze")
+	if !setCardStatus(t, s, c.Id.String(), "active").Frozen {
+		cardAction(t, s, tok, c.Id.String(), "freeze")
 	}
 	decline("500.00", "USD", "terminal", "purchase", "card_frozen")
 	decline("500.00", "USD", "atm", "purchase", "card_frozen")
 	decline("5.00", "USD", "online", "refund", "card_frozen")
 	// Terminals and ATMs need an active physical card before the limit counts.
-	cardAction(t, s, tok, c.ID, "unfreeze")
+	cardAction(t, s, tok, c.Id.String(), "unfreeze")
 	decline("500.00", "USD", "terminal", "purchase", "physical_card_not_active")
 	decline("500.00", "USD", "atm", "purchase", "physical_card_not_active")
 	// Online and in wallets the limit comes before the money.
@@ -344,27 +326,27 @@ func TestCardDeclineReasonsComeInContractOrder(t *testing.T) {
 	if rows := cardFeed(t, s, tok, o.id); len(rows) != 0 {
 		t.Fatalf("declines added feed rows: %+v", rows)
 	}
-	expectSpent(t, s, tok, c.ID, "0.00", "0")
+	expectSpent(t, s, tok, c.Id.String(), "0.00", "0")
 
 	deposit(t, s, o.id, "USD", "40.00")
 	decline("40.01", "USD", "online", "purchase", "insufficient_funds")
-	expectApproved(t, purchase(t, s, c.ID, "40.00"), "out", "40.00")
+	expectApproved(t, purchase(t, s, c.Id.String(), "40.00"), "out", "40.00")
 	if got := usdAvailable(t, s, tok, o.id); got != "0.00" {
 		t.Fatalf("USD available %s after spending it all", got)
 	}
 
 	// With the physical card active, terminals reach the limit and funds checks.
-	orderPhysical(t, s, tok, c.ID).ExpectStatus(t, 200)
-	s.Post(t, cardPath(c.ID, "activate"), tok, map[string]any{"last_four": c.LastFour}).ExpectStatus(t, 200)
+	orderPhysical(t, s, tok, c.Id.String()).ExpectStatus(t, 200)
+	s.Post(t, cardPath(c.Id.String(), "activate"), tok, map[string]any{"last_four": c.LastFour}).ExpectStatus(t, 200)
 	decline("60.01", "USD", "terminal", "purchase", "limit_exceeded")
 	decline("30.00", "USD", "atm", "purchase", "insufficient_funds")
 	deposit(t, s, o.id, "USD", "100.00")
-	expectApproved(t, authorize(t, s, c.ID, "30.00", "USD", "terminal", "purchase"), "out", "30.00")
-	expectSpent(t, s, tok, c.ID, "70.00", "70")
+	expectApproved(t, authorize(t, s, c.Id.String(), "30.00", "USD", "terminal", "purchase"), "out", "30.00")
+	expectSpent(t, s, tok, c.Id.String(), "70.00", "70")
 	// A refund is declined for neither limit nor funds.
-	patchCard(t, s, tok, c.ID, map[string]any{"monthly_limit": 0}).ExpectStatus(t, 200)
-	expectApproved(t, authorize(t, s, c.ID, "5.00", "USD", "terminal", "refund"), "in", "5.00")
-	expectSpent(t, s, tok, c.ID, "65.00", "0")
+	patchCard(t, s, tok, c.Id.String(), map[string]any{"monthly_limit": 0}).ExpectStatus(t, 200)
+	expectApproved(t, authorize(t, s, c.Id.String(), "5.00", "USD", "terminal", "refund"), "in", "5.00")
+	expectSpent(t, s, tok, c.Id.String(), "65.00", "0")
 	if got := usdAvailable(t, s, tok, o.id); got != "75.00" {
 		t.Fatalf("USD available %s, want 75.00", got)
 	}
@@ -388,7 +370,7 @@ func concurrently(t *testing.T, s *apitest.Server, n int, body func(i int) (card
 		if r.Status != 200 {
 			return fmt.Sprintf("status %d", r.Status)
 		}
-		var a authorization
+		var a client.SandboxCardAuthorizationResult
 		r.Decode(t, &a)
 		if !a.Approved {
 			return deref(a.DeclineReason)
@@ -433,12 +415,12 @@ func TestCardConcurrentPurchasesStayWithinTheLimit(t *testing.T) {
 	deposit(t, s, o.id, "USD", "1000.00")
 	c := cardFor(t, s, o.id, o.owner.id, 100)
 	got := concurrently(t, s, 30, func(int) (string, map[string]any) {
-		return c.ID, map[string]any{"amount": "7.00", "currency": "USD", "merchant": merchant, "channel": "online"}
+		return c.Id.String(), map[string]any{"amount": "7.00", "currency": "USD", "merchant": merchant, "channel": "online"}
 	})
 	if got["approved"] != 14 || got["limit_exceeded"] != 16 {
 		t.Fatalf("answers %v, want 14 approved and 16 limit_exceeded", got)
 	}
-	expectSpent(t, s, o.owner.token, c.ID, "98.00", "98")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "98.00", "98")
 	if av := usdAvailable(t, s, o.owner.token, o.id); av != "902.00" {
 		t.Fatalf("USD available %s, want 902.00", av)
 	}
@@ -454,12 +436,12 @@ func TestCardConcurrentPurchasesNeverOverdraw(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "50.00")
-	var cards []cardRecord
+	var cards []client.Card
 	for range 5 {
 		cards = append(cards, cardFor(t, s, o.id, o.owner.id, 1000))
 	}
 	got := concurrently(t, s, 30, func(i int) (string, map[string]any) {
-		return cards[i%len(cards)].ID, map[string]any{"amount": "3.00", "currency": "USD", "merchant": merchant, "channel": "online"}
+		return cards[i%len(cards)].Id.String(), map[string]any{"amount": "3.00", "currency": "USD", "merchant": merchant, "channel": "online"}
 	})
 	if got["approved"] != 16 || got["insufficient_funds"] != 14 {
 		t.Fatalf("answers %v, want 16 approved and 14 insufficient_funds", got)
@@ -471,7 +453,7 @@ func TestCardConcurrentPurchasesNeverOverdraw(t *testing.T) {
 	for _, c := range cards {
 		var cents int
 		var whole, frac int
-		fmt.Sscanf(getCard(t, s, o.owner.token, c.ID).Limit.SpentThisMonth, "%d.%d", &whole, &frac)
+		fmt.Sscanf(getCard(t, s, o.owner.token, c.Id.String()).Limit.SpentThisMonth, "%d.%d", &whole, &frac)
 		cents = whole*100 + frac
 		spent += cents
 	}

@@ -12,52 +12,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 // Cards (CONTRACT §6, /tmp/cards/DECISIONS.md): listing, reading, changing
 // the limit and holder name, freezing and unfreezing, who may do what, and
 // how organization status and API keys bound all of it.
-
-type cardUserRecord struct {
-	ID        string  `json:"id"`
-	Email     string  `json:"email"`
-	FirstName *string `json:"first_name"`
-	LastName  *string `json:"last_name"`
-}
-
-type cardRecord struct {
-	ID             string          `json:"id"`
-	OrganizationID string          `json:"organization_id"`
-	UserID         *string         `json:"user_id"`
-	User           *cardUserRecord `json:"user"`
-	CardHolderName *string         `json:"card_holder_name"`
-	CardProvider   string          `json:"card_provider"`
-	Status         string          `json:"status"`
-	Frozen         bool            `json:"frozen"`
-	AllowPhysical  *bool           `json:"allow_physical"`
-	LastFour       string          `json:"last_four"`
-	Limit          struct {
-		Currency       string `json:"currency"`
-		MonthlyLimit   int64  `json:"monthly_limit"`
-		Period         string `json:"period"`
-		SpentThisMonth string `json:"spent_this_month"`
-		Utilization    string `json:"utilization"`
-	} `json:"limit"`
-	Physical struct {
-		State       string `json:"state"`
-		Replacement bool   `json:"replacement"`
-	} `json:"physical"`
-	AvailableActions []string  `json:"available_actions"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
-}
-
-type cardPage struct {
-	Data       []cardRecord `json:"data"`
-	HasMore    bool         `json:"has_more"`
-	NextCursor *string      `json:"next_cursor"`
-}
 
 // cardUser is a signed-in staff member of a card test's organization.
 type cardUser struct {
@@ -84,8 +45,8 @@ func newCardOrg(t *testing.T, s *apitest.Server, domain string) *cardOrg {
 func newCardOwner(t *testing.T, s *apitest.Server, domain string) *cardOrg {
 	t.Helper()
 	org := createOrg(t, s, "owner@"+domain)
-	o := &cardOrg{id: org.Organization.ID}
-	o.owner = cardUser{id: org.Owner.UserID, email: "owner@" + domain, secret: *org.Owner.TOTPSecret}
+	o := &cardOrg{id: org.Organization.Id.String()}
+	o.owner = cardUser{id: org.Owner.UserId.String(), email: "owner@" + domain, secret: *org.Owner.TotpSecret}
 	o.owner.token = signInFully(t, s, o.owner.email, o.owner.secret)
 	return o
 }
@@ -93,16 +54,13 @@ func newCardOwner(t *testing.T, s *apitest.Server, domain string) *cardOrg {
 // addCardUser adds a staff member with an authenticator and signs them in.
 func addCardUser(t *testing.T, s *apitest.Server, org, email, role, first, last string) cardUser {
 	t.Helper()
-	body := map[string]any{"email": email, "password": password, "role": role, "totp": true}
+	member := client.SandboxNewMember{Email: email, Password: ptr(password), Role: client.Role(role), Totp: ptr(true)}
 	if first != "" {
-		body["first_name"], body["last_name"] = first, last
+		member.FirstName, member.LastName = &first, &last
 	}
-	var out struct {
-		UserID     string  `json:"user_id"`
-		TOTPSecret *string `json:"totp_secret"`
-	}
-	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/users", sbx, body).ExpectStatus(t, http.StatusCreated).Decode(t, &out)
-	u := cardUser{id: out.UserID, email: email, secret: *out.TOTPSecret}
+	r := ok[*client.SandboxAddOrganizationUserResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(),
+		uuidOf(t, org), nil, member))
+	u := cardUser{id: r.JSON201.UserId.String(), email: email, secret: *r.JSON201.TotpSecret}
 	u.token = signInFully(t, s, email, u.secret)
 	return u
 }
@@ -114,24 +72,24 @@ func (u *cardUser) signInAgain(t *testing.T, s *apitest.Server) {
 }
 
 // issueCard creates a card through the sandbox.
-func issueCard(t *testing.T, s *apitest.Server, org string, body map[string]any) cardRecord {
+func issueCard(t *testing.T, s *apitest.Server, org string, body map[string]any) client.Card {
 	t.Helper()
-	var c cardRecord
+	var c client.Card
 	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/cards", sbx, body).ExpectStatus(t, http.StatusCreated).Decode(t, &c)
 	return c
 }
 
 // cardFor is a visa card of userID with monthlyLimit USD.
-func cardFor(t *testing.T, s *apitest.Server, org, userID string, monthlyLimit int) cardRecord {
+func cardFor(t *testing.T, s *apitest.Server, org, userID string, monthlyLimit int) client.Card {
 	t.Helper()
 	return issueCard(t, s, org, map[string]any{"user_id": userID, "monthly_limit": monthlyLimit})
 }
 
-func setCardStatus(t *testing.T, s *apitest.Server, cardID, status string) cardRecord {
+func setCardStatus(t *testing.T, s *apitest.Server, cardID, status string) client.Card {
 	t.Helper()
-	var c cardRecord
+	var c client.Card
 	s.Post(t, "/api/v1/sandbox/cards/"+cardID+"/status", sbx, map[string]any{"status": status}).ExpectStatus(t, 200).Decode(t, &c)
-	if c.Status != status {
+	if string(c.Status) != status {
 		t.Fatalf("sandbox status %s answered a card with status %s", status, c.Status)
 	}
 	return c
@@ -144,17 +102,17 @@ func cardPath(cardID, action string) string {
 	return "/api/v1/cards/" + cardID + "/" + action
 }
 
-func getCard(t *testing.T, s *apitest.Server, token, cardID string) cardRecord {
+func getCard(t *testing.T, s *apitest.Server, token, cardID string) client.Card {
 	t.Helper()
-	var c cardRecord
+	var c client.Card
 	s.Get(t, cardPath(cardID, ""), token).ExpectStatus(t, 200).Decode(t, &c)
 	return c
 }
 
 // cardAction posts to a card operation (no body) and decodes the card it answers.
-func cardAction(t *testing.T, s *apitest.Server, token, cardID, action string) cardRecord {
+func cardAction(t *testing.T, s *apitest.Server, token, cardID, action string) client.Card {
 	t.Helper()
-	var c cardRecord
+	var c client.Card
 	s.Post(t, cardPath(cardID, action), token, nil).ExpectStatus(t, 200).Decode(t, &c)
 	return c
 }
@@ -164,17 +122,17 @@ func patchCard(t *testing.T, s *apitest.Server, token, cardID string, body any) 
 	return s.Do(t, apitest.Request{Method: "PATCH", Path: cardPath(cardID, ""), Bearer: token, Body: body})
 }
 
-func listCards(t *testing.T, s *apitest.Server, token, org, query string) cardPage {
+func listCards(t *testing.T, s *apitest.Server, token, org, query string) client.CardPage {
 	t.Helper()
-	var p cardPage
+	var p client.CardPage
 	s.Get(t, "/api/v1/organizations/"+org+"/cards?"+query, token).ExpectStatus(t, 200).Decode(t, &p)
 	return p
 }
 
-func cardIDs(cs []cardRecord) []string {
+func cardIDs(cs []client.Card) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
-		out[i] = c.ID
+		out[i] = c.Id.String()
 	}
 	return out
 }
@@ -201,12 +159,18 @@ func expectIDs(t *testing.T, what string, got []string, want ...string) {
 	}
 }
 
-func expectActions(t *testing.T, what string, c cardRecord, want ...string) {
-	t.Helper()
-	got := c.AvailableActions
-	if got == nil {
-		got = []string{}
+// actions are the card's available_actions as strings.
+func actions(c client.Card) []string {
+	out := []string{}
+	for _, a := range c.AvailableActions {
+		out = append(out, string(a))
 	}
+	return out
+}
+
+func expectActions(t *testing.T, what string, c client.Card, want ...string) {
+	t.Helper()
+	got := actions(c)
 	if want == nil {
 		want = []string{}
 	}
@@ -235,11 +199,11 @@ func TestListAndGetCards(t *testing.T) {
 	step()
 	c5 := cardFor(t, s, o.id, o.admin.id, 0)
 	foreign := cardFor(t, s, other.id, other.owner.id, 100)
-	cardAction(t, s, o.owner.token, c2.ID, "freeze")
-	setCardStatus(t, s, c3.ID, "inactive")
+	cardAction(t, s, o.owner.token, c2.Id.String(), "freeze")
+	setCardStatus(t, s, c3.Id.String(), "inactive")
 
 	// The record as issued.
-	if c1.OrganizationID != o.id || c1.UserID == nil || *c1.UserID != o.alice.id || c1.User == nil || c1.User.ID != o.alice.id ||
+	if c1.OrganizationId.String() != o.id || c1.UserId == nil || c1.UserId.String() != o.alice.id || c1.User == nil || c1.User.Id.String() != o.alice.id ||
 		c1.User.Email != o.alice.email || deref(c1.User.FirstName) != "Alice" || deref(c1.User.LastName) != "Liddell" {
 		t.Fatalf("card 1 owner fields: %+v", c1)
 	}
@@ -263,32 +227,32 @@ func TestListAndGetCards(t *testing.T) {
 	if c3.CardHolderName != nil || c3.User == nil || c3.User.FirstName != nil {
 		t.Errorf("a holder without a name: card_holder_name %v, user %+v; want null names", c3.CardHolderName, c3.User)
 	}
-	if c4.UserID != nil || c4.User != nil || deref(c4.CardHolderName) != "Acme Operations" || c4.CardProvider != "mastercard_issuer" ||
+	if c4.UserId != nil || c4.User != nil || deref(c4.CardHolderName) != "Acme Operations" || c4.CardProvider != "mastercard_issuer" ||
 		c4.AllowPhysical == nil || *c4.AllowPhysical {
 		t.Fatalf("organization card: %+v", c4)
 	}
 	expectActions(t, "organization card without physical", c4, "freeze")
-	expectActions(t, "frozen card", getCard(t, s, o.owner.token, c2.ID), "order_physical", "unfreeze")
-	expectActions(t, "inactive card", getCard(t, s, o.owner.token, c3.ID))
+	expectActions(t, "frozen card", getCard(t, s, o.owner.token, c2.Id.String()), "order_physical", "unfreeze")
+	expectActions(t, "inactive card", getCard(t, s, o.owner.token, c3.Id.String()))
 
 	// Owners and admins see every card, newest first, filtered as asked.
-	all := []string{c5.ID, c4.ID, c3.ID, c2.ID, c1.ID}
+	all := []string{c5.Id.String(), c4.Id.String(), c3.Id.String(), c2.Id.String(), c1.Id.String()}
 	for _, who := range []cardUser{o.owner, o.admin} {
 		expectIDs(t, who.email+" lists", cardIDs(listCards(t, s, who.token, o.id, "").Data), all...)
 	}
 	tok := o.owner.token
-	expectIDs(t, "status=inactive", cardIDs(listCards(t, s, tok, o.id, "status=inactive").Data), c3.ID)
-	expectIDs(t, "status=active", cardIDs(listCards(t, s, tok, o.id, "status=active").Data), c5.ID, c4.ID, c2.ID, c1.ID)
+	expectIDs(t, "status=inactive", cardIDs(listCards(t, s, tok, o.id, "status=inactive").Data), c3.Id.String())
+	expectIDs(t, "status=active", cardIDs(listCards(t, s, tok, o.id, "status=active").Data), c5.Id.String(), c4.Id.String(), c2.Id.String(), c1.Id.String())
 	expectIDs(t, "status=revoked", cardIDs(listCards(t, s, tok, o.id, "status=revoked").Data))
-	expectIDs(t, "frozen=true", cardIDs(listCards(t, s, tok, o.id, "frozen=true").Data), c2.ID)
-	expectIDs(t, "frozen=false", cardIDs(listCards(t, s, tok, o.id, "frozen=false").Data), c5.ID, c4.ID, c3.ID, c1.ID)
-	expectIDs(t, "user_id=alice", cardIDs(listCards(t, s, tok, o.id, "user_id="+o.alice.id).Data), c2.ID, c1.ID)
-	expectIDs(t, "user_id=alice&frozen=false", cardIDs(listCards(t, s, tok, o.id, "user_id="+o.alice.id+"&frozen=false").Data), c1.ID)
+	expectIDs(t, "frozen=true", cardIDs(listCards(t, s, tok, o.id, "frozen=true").Data), c2.Id.String())
+	expectIDs(t, "frozen=false", cardIDs(listCards(t, s, tok, o.id, "frozen=false").Data), c5.Id.String(), c4.Id.String(), c3.Id.String(), c1.Id.String())
+	expectIDs(t, "user_id=alice", cardIDs(listCards(t, s, tok, o.id, "user_id="+o.alice.id).Data), c2.Id.String(), c1.Id.String())
+	expectIDs(t, "user_id=alice&frozen=false", cardIDs(listCards(t, s, tok, o.id, "user_id="+o.alice.id+"&frozen=false").Data), c1.Id.String())
 
 	// Pages of two, and of three with a filter, walk the same cards without repeats.
 	expectIDs(t, "walk limit=2", walkCards(t, s, tok, o.id, "limit=2"), all...)
 	expectIDs(t, "walk limit=1", walkCards(t, s, tok, o.id, "limit=1"), all...)
-	expectIDs(t, "walk active limit=3", walkCards(t, s, tok, o.id, "status=active&limit=3"), c5.ID, c4.ID, c2.ID, c1.ID)
+	expectIDs(t, "walk active limit=3", walkCards(t, s, tok, o.id, "status=active&limit=3"), c5.Id.String(), c4.Id.String(), c2.Id.String(), c1.Id.String())
 	first := listCards(t, s, tok, o.id, "status=active&limit=3")
 	if len(first.Data) != 3 || !first.HasMore || first.NextCursor == nil {
 		t.Fatalf("first page of three: %d items, has_more %v", len(first.Data), first.HasMore)
@@ -302,24 +266,24 @@ func TestListAndGetCards(t *testing.T) {
 	expectInvalidField(t, s.Get(t, "/api/v1/organizations/"+o.id+"/cards?limit=101", tok), "limit")
 
 	// A member sees only their own cards, whatever they ask for.
-	expectIDs(t, "alice lists", cardIDs(listCards(t, s, o.alice.token, o.id, "").Data), c2.ID, c1.ID)
+	expectIDs(t, "alice lists", cardIDs(listCards(t, s, o.alice.token, o.id, "").Data), c2.Id.String(), c1.Id.String())
 	expectIDs(t, "alice asks for bob's", cardIDs(listCards(t, s, o.alice.token, o.id, "user_id="+o.bob.id).Data))
 	expectIDs(t, "alice asks for inactive", cardIDs(listCards(t, s, o.alice.token, o.id, "status=inactive").Data))
-	expectIDs(t, "alice walks", walkCards(t, s, o.alice.token, o.id, "limit=1"), c2.ID, c1.ID)
-	expectIDs(t, "bob lists", cardIDs(listCards(t, s, o.bob.token, o.id, "").Data), c3.ID)
-	if got := getCard(t, s, o.alice.token, c1.ID); got.ID != c1.ID || got.LastFour != c1.LastFour {
+	expectIDs(t, "alice walks", walkCards(t, s, o.alice.token, o.id, "limit=1"), c2.Id.String(), c1.Id.String())
+	expectIDs(t, "bob lists", cardIDs(listCards(t, s, o.bob.token, o.id, "").Data), c3.Id.String())
+	if got := getCard(t, s, o.alice.token, c1.Id.String()); got.Id != c1.Id || got.LastFour != c1.LastFour {
 		t.Fatalf("alice reads her card: %+v", got)
 	}
-	s.Get(t, cardPath(c3.ID, ""), o.alice.token).ExpectError(t, 404, "not_found")
-	s.Get(t, cardPath(c4.ID, ""), o.alice.token).ExpectError(t, 404, "not_found")
-	s.Get(t, cardPath(c1.ID, ""), o.bob.token).ExpectError(t, 404, "not_found")
-	s.Get(t, cardPath(c1.ID, ""), o.admin.token).ExpectStatus(t, 200)
+	s.Get(t, cardPath(c3.Id.String(), ""), o.alice.token).ExpectError(t, 404, "not_found")
+	s.Get(t, cardPath(c4.Id.String(), ""), o.alice.token).ExpectError(t, 404, "not_found")
+	s.Get(t, cardPath(c1.Id.String(), ""), o.bob.token).ExpectError(t, 404, "not_found")
+	s.Get(t, cardPath(c1.Id.String(), ""), o.admin.token).ExpectStatus(t, 200)
 
 	// Another organization's cards are not found, and never listed.
-	s.Get(t, cardPath(foreign.ID, ""), o.owner.token).ExpectError(t, 404, "not_found")
-	s.Get(t, cardPath(c1.ID, ""), other.owner.token).ExpectError(t, 404, "not_found")
+	s.Get(t, cardPath(foreign.Id.String(), ""), o.owner.token).ExpectError(t, 404, "not_found")
+	s.Get(t, cardPath(c1.Id.String(), ""), other.owner.token).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/organizations/"+other.id+"/cards", o.owner.token).ExpectError(t, 404, "not_found")
-	expectIDs(t, "other organization lists", cardIDs(listCards(t, s, other.owner.token, other.id, "").Data), foreign.ID)
+	expectIDs(t, "other organization lists", cardIDs(listCards(t, s, other.owner.token, other.id, "").Data), foreign.Id.String())
 	expectIDs(t, "user_id of another organization", cardIDs(listCards(t, s, tok, o.id, "user_id="+other.owner.id).Data))
 	s.Get(t, cardPath(uuid.NewString(), ""), tok).ExpectError(t, 404, "not_found")
 
@@ -354,32 +318,32 @@ func TestChangingACardsLimitAndHolderName(t *testing.T) {
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
 	bobs := cardFor(t, s, o.id, o.bob.id, 100)
 
-	var got cardRecord
-	patchCard(t, s, o.owner.token, c.ID, map[string]any{"monthly_limit": 2500}).ExpectStatus(t, 200).Decode(t, &got)
+	var got client.Card
+	patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 2500}).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Limit.MonthlyLimit != 2500 || deref(got.CardHolderName) != "Alice Liddell" {
 		t.Fatalf("owner set the limit: %+v", got)
 	}
-	patchCard(t, s, o.admin.token, c.ID, map[string]any{"card_holder_name": "A. Liddell"}).ExpectStatus(t, 200).Decode(t, &got)
+	patchCard(t, s, o.admin.token, c.Id.String(), map[string]any{"card_holder_name": "A. Liddell"}).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Limit.MonthlyLimit != 2500 || deref(got.CardHolderName) != "A. Liddell" {
 		t.Fatalf("admin set the name: %+v", got)
 	}
-	patchCard(t, s, o.admin.token, c.ID, map[string]any{"monthly_limit": 0, "card_holder_name": "Alice L."}).ExpectStatus(t, 200).Decode(t, &got)
+	patchCard(t, s, o.admin.token, c.Id.String(), map[string]any{"monthly_limit": 0, "card_holder_name": "Alice L."}).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Limit.MonthlyLimit != 0 || deref(got.CardHolderName) != "Alice L." || got.Limit.Utilization != "0" {
 		t.Fatalf("admin set both: %+v", got)
 	}
-	patchCard(t, s, o.owner.token, c.ID, map[string]any{"monthly_limit": 1000000}).ExpectStatus(t, 200).Decode(t, &got)
+	patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 1000000}).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Limit.MonthlyLimit != 1000000 {
 		t.Fatalf("the largest limit: %+v", got.Limit)
 	}
-	if read := getCard(t, s, o.alice.token, c.ID); read.Limit.MonthlyLimit != 1000000 || deref(read.CardHolderName) != "Alice L." {
+	if read := getCard(t, s, o.alice.token, c.Id.String()); read.Limit.MonthlyLimit != 1000000 || deref(read.CardHolderName) != "Alice L." {
 		t.Fatalf("the holder reads %+v", read)
 	}
 
 	// The cardholder, a member, may not change her own limit; a member cannot see another's card.
-	patchCard(t, s, o.alice.token, c.ID, map[string]any{"monthly_limit": 5}).ExpectError(t, 403, "forbidden")
-	patchCard(t, s, o.alice.token, bobs.ID, map[string]any{"monthly_limit": 5}).ExpectError(t, 404, "not_found")
+	patchCard(t, s, o.alice.token, c.Id.String(), map[string]any{"monthly_limit": 5}).ExpectError(t, 403, "forbidden")
+	patchCard(t, s, o.alice.token, bobs.Id.String(), map[string]any{"monthly_limit": 5}).ExpectError(t, 404, "not_found")
 	other := newCardOrg(t, s, "globex.test")
-	patchCard(t, s, other.owner.token, c.ID, map[string]any{"monthly_limit": 5}).ExpectError(t, 404, "not_found")
+	patchCard(t, s, other.owner.token, c.Id.String(), map[string]any{"monthly_limit": 5}).ExpectError(t, 404, "not_found")
 
 	// Bad values are refused, naming the field; an empty body is refused.
 	for _, bad := range []struct {
@@ -399,7 +363,7 @@ func TestChangingACardsLimitAndHolderName(t *testing.T) {
 		{"good limit, bad name", map[string]any{"monthly_limit": 10, "card_holder_name": ""}, "card_holder_name"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
-			r := patchCard(t, s, o.owner.token, c.ID, bad.body)
+			r := patchCard(t, s, o.owner.token, c.Id.String(), bad.body)
 			if bad.field == "" { // null is no value: refused, whichever way it is described
 				r.ExpectError(t, 400, "invalid_request")
 				return
@@ -408,12 +372,12 @@ func TestChangingACardsLimitAndHolderName(t *testing.T) {
 		})
 	}
 	for _, empty := range []any{map[string]any{}, ""} {
-		e := patchCard(t, s, o.owner.token, c.ID, empty).ExpectError(t, 400, "invalid_request")
+		e := patchCard(t, s, o.owner.token, c.Id.String(), empty).ExpectError(t, 400, "invalid_request")
 		if len(e.Error.Details) == 0 {
 			t.Errorf("empty body %q: no details", empty)
 		}
 	}
-	if read := getCard(t, s, o.owner.token, c.ID); read.Limit.MonthlyLimit != 1000000 || deref(read.CardHolderName) != "Alice L." || read.Status != "active" {
+	if read := getCard(t, s, o.owner.token, c.Id.String()); read.Limit.MonthlyLimit != 1000000 || deref(read.CardHolderName) != "Alice L." || read.Status != "active" {
 		t.Fatalf("refused changes changed the card: %+v", read)
 	}
 }
@@ -425,50 +389,50 @@ func TestCardFreezeAndUnfreeze(t *testing.T) {
 	bobs := cardFor(t, s, o.id, o.bob.id, 100)
 
 	// The cardholder freezes and unfreezes; each twice in a row is a conflict.
-	frozen := cardAction(t, s, o.alice.token, c.ID, "freeze")
+	frozen := cardAction(t, s, o.alice.token, c.Id.String(), "freeze")
 	if !frozen.Frozen || frozen.Status != "active" {
 		t.Fatalf("freeze answered %+v", frozen)
 	}
 	expectActions(t, "frozen", frozen, "order_physical", "unfreeze")
-	s.Post(t, cardPath(c.ID, "freeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
-	s.Post(t, cardPath(c.ID, "freeze"), o.owner.token, nil).ExpectError(t, 409, "conflict")
-	if !getCard(t, s, o.alice.token, c.ID).Frozen {
+	s.Post(t, cardPath(c.Id.String(), "freeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, cardPath(c.Id.String(), "freeze"), o.owner.token, nil).ExpectError(t, 409, "conflict")
+	if !getCard(t, s, o.alice.token, c.Id.String()).Frozen {
 		t.Fatal("the card thawed by a refused freeze")
 	}
-	thawed := cardAction(t, s, o.alice.token, c.ID, "unfreeze")
+	thawed := cardAction(t, s, o.alice.token, c.Id.String(), "unfreeze")
 	if thawed.Frozen {
 		t.Fatalf("unfreeze answered %+v", thawed)
 	}
 	expectActions(t, "unfrozen", thawed, "order_physical", "freeze")
-	s.Post(t, cardPath(c.ID, "unfreeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
-	s.Post(t, cardPath(c.ID, "unfreeze"), o.admin.token, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, cardPath(c.Id.String(), "unfreeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, cardPath(c.Id.String(), "unfreeze"), o.admin.token, nil).ExpectError(t, 409, "conflict")
 
 	// Owners and admins may freeze anyone's card; another member cannot see it.
-	if !cardAction(t, s, o.admin.token, c.ID, "freeze").Frozen {
+	if !cardAction(t, s, o.admin.token, c.Id.String(), "freeze").Frozen {
 		t.Fatal("admin freeze")
 	}
-	if cardAction(t, s, o.owner.token, c.ID, "unfreeze").Frozen {
+	if cardAction(t, s, o.owner.token, c.Id.String(), "unfreeze").Frozen {
 		t.Fatal("owner unfreeze")
 	}
-	s.Post(t, cardPath(c.ID, "freeze"), o.bob.token, nil).ExpectError(t, 404, "not_found")
-	s.Post(t, cardPath(bobs.ID, "unfreeze"), o.alice.token, nil).ExpectError(t, 404, "not_found")
+	s.Post(t, cardPath(c.Id.String(), "freeze"), o.bob.token, nil).ExpectError(t, 404, "not_found")
+	s.Post(t, cardPath(bobs.Id.String(), "unfreeze"), o.alice.token, nil).ExpectError(t, 404, "not_found")
 	s.Post(t, cardPath(uuid.NewString(), "freeze"), o.owner.token, nil).ExpectError(t, 404, "not_found")
-	if getCard(t, s, o.owner.token, c.ID).Frozen {
+	if getCard(t, s, o.owner.token, c.Id.String()).Frozen {
 		t.Fatal("a refused freeze froze the card")
 	}
 
 	// A card whose status is not active can be neither frozen nor unfrozen.
 	for _, status := range []string{"inactive", "expired", "revoked"} {
-		setCardStatus(t, s, c.ID, status)
-		s.Post(t, cardPath(c.ID, "freeze"), o.owner.token, nil).ExpectError(t, 409, "conflict")
-		s.Post(t, cardPath(c.ID, "unfreeze"), o.owner.token, nil).ExpectError(t, 409, "conflict")
+		setCardStatus(t, s, c.Id.String(), status)
+		s.Post(t, cardPath(c.Id.String(), "freeze"), o.owner.token, nil).ExpectError(t, 409, "conflict")
+		s.Post(t, cardPath(c.Id.String(), "unfreeze"), o.owner.token, nil).ExpectError(t, 409, "conflict")
 	}
-	setCardStatus(t, s, c.ID, "active")
-	cardAction(t, s, o.alice.token, c.ID, "freeze")
-	setCardStatus(t, s, c.ID, "inactive")
-	s.Post(t, cardPath(c.ID, "unfreeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
-	s.Post(t, cardPath(c.ID, "freeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
-	if got := getCard(t, s, o.alice.token, c.ID); !got.Frozen || got.Status != "inactive" {
+	setCardStatus(t, s, c.Id.String(), "active")
+	cardAction(t, s, o.alice.token, c.Id.String(), "freeze")
+	setCardStatus(t, s, c.Id.String(), "inactive")
+	s.Post(t, cardPath(c.Id.String(), "unfreeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, cardPath(c.Id.String(), "freeze"), o.alice.token, nil).ExpectError(t, 409, "conflict")
+	if got := getCard(t, s, o.alice.token, c.Id.String()); !got.Frozen || got.Status != "inactive" {
 		t.Fatalf("after refused changes: frozen %v status %s", got.Frozen, got.Status)
 	}
 }
@@ -495,7 +459,7 @@ func TestCardFreezeRacingUnfreeze(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := s.Do(t, apitest.Request{Method: "POST", Path: cardPath(c.ID, action), Bearer: tokens[i%len(tokens)], Header: oneShot})
+			r := s.Do(t, apitest.Request{Method: "POST", Path: cardPath(c.Id.String(), action), Bearer: tokens[i%len(tokens)], Header: oneShot})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -512,7 +476,7 @@ func TestCardFreezeRacingUnfreeze(t *testing.T) {
 		t.Fatalf("answers other than 200 or 409 conflict: %v", other)
 	}
 	f, u := succeeded["freeze"], succeeded["unfreeze"]
-	final := getCard(t, s, o.owner.token, c.ID).Frozen
+	final := getCard(t, s, o.owner.token, c.Id.String()).Frozen
 	if f < 1 || f-u < 0 || f-u > 1 || final != (f-u == 1) {
 		t.Fatalf("%d freezes and %d unfreezes succeeded, final frozen %v: not one consistent history", f, u, final)
 	}
@@ -527,55 +491,55 @@ func TestCardsUnderOrganizationStatus(t *testing.T) {
 	deposit(t, s, o.id, "USD", "100.00")
 	c := cardFor(t, s, o.id, o.owner.id, 1000)
 	ordered := cardFor(t, s, o.id, o.owner.id, 1000)
-	orderPhysical(t, s, o.owner.token, ordered.ID).ExpectStatus(t, 200)
+	orderPhysical(t, s, o.owner.token, ordered.Id.String()).ExpectStatus(t, 200)
 	frozen := cardFor(t, s, o.id, o.owner.id, 1000)
-	cardAction(t, s, o.owner.token, frozen.ID, "freeze")
+	cardAction(t, s, o.owner.token, frozen.Id.String(), "freeze")
 	// Frozen, inactive and with a limit of 10: every other reason to decline holds.
 	dead := cardFor(t, s, o.id, o.owner.id, 10)
-	cardAction(t, s, o.owner.token, dead.ID, "freeze")
-	setCardStatus(t, s, dead.ID, "inactive")
+	cardAction(t, s, o.owner.token, dead.Id.String(), "freeze")
+	setCardStatus(t, s, dead.Id.String(), "inactive")
 	alices := cardFor(t, s, o.id, o.alice.id, 10)
 	feedBefore := len(feedRows(t, s, o.owner.token, o.id))
 
 	setOrgStatus(t, s, o.id, "paused")
-	getCard(t, s, o.owner.token, c.ID)
-	getCard(t, s, o.alice.token, alices.ID)
+	getCard(t, s, o.owner.token, c.Id.String())
+	getCard(t, s, o.alice.token, alices.Id.String())
 	if n := len(listCards(t, s, o.owner.token, o.id, "").Data); n != 5 {
 		t.Fatalf("paused list: %d cards", n)
 	}
-	if !cardAction(t, s, o.owner.token, c.ID, "freeze").Frozen {
+	if !cardAction(t, s, o.owner.token, c.Id.String(), "freeze").Frozen {
 		t.Fatal("freeze while paused")
 	}
-	expectUnavailable(t, patchCard(t, s, o.owner.token, c.ID, map[string]any{"monthly_limit": 5}))
-	expectUnavailable(t, s.Post(t, cardPath(frozen.ID, "unfreeze"), o.owner.token, nil))
-	expectUnavailable(t, orderPhysical(t, s, o.owner.token, frozen.ID))
-	expectUnavailable(t, s.Post(t, cardPath(ordered.ID, "activate"), o.owner.token, map[string]any{"last_four": ordered.LastFour}))
-	expectDecline(t, authorize(t, s, ordered.ID, "1.00", "USD", "online", "purchase"), "organization_unavailable")
-	if got := getCard(t, s, o.owner.token, c.ID); got.Limit.MonthlyLimit != 1000 {
+	expectUnavailable(t, patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 5}))
+	expectUnavailable(t, s.Post(t, cardPath(frozen.Id.String(), "unfreeze"), o.owner.token, nil))
+	expectUnavailable(t, orderPhysical(t, s, o.owner.token, frozen.Id.String()))
+	expectUnavailable(t, s.Post(t, cardPath(ordered.Id.String(), "activate"), o.owner.token, map[string]any{"last_four": ordered.LastFour}))
+	expectDecline(t, authorize(t, s, ordered.Id.String(), "1.00", "USD", "online", "purchase"), "organization_unavailable")
+	if got := getCard(t, s, o.owner.token, c.Id.String()); got.Limit.MonthlyLimit != 1000 {
 		t.Fatalf("paused PATCH changed the limit: %+v", got.Limit)
 	}
-	if got := getCard(t, s, o.owner.token, frozen.ID); !got.Frozen || got.Physical.State != "none" {
+	if got := getCard(t, s, o.owner.token, frozen.Id.String()); !got.Frozen || got.Physical.State != "none" {
 		t.Fatalf("paused unfreeze or order changed the card: %+v", got)
 	}
-	if got := getCard(t, s, o.owner.token, ordered.ID); got.Physical.State != "awaiting_activation" {
+	if got := getCard(t, s, o.owner.token, ordered.Id.String()); got.Physical.State != "awaiting_activation" {
 		t.Fatalf("paused activate changed the card: %+v", got.Physical)
 	}
 
 	setOrgStatus(t, s, o.id, "banned")
-	expectUnavailable(t, s.Get(t, cardPath(c.ID, ""), o.owner.token))
+	expectUnavailable(t, s.Get(t, cardPath(c.Id.String(), ""), o.owner.token))
 	expectUnavailable(t, s.Get(t, "/api/v1/organizations/"+o.id+"/cards", o.owner.token))
-	expectUnavailable(t, s.Post(t, cardPath(ordered.ID, "freeze"), o.owner.token, nil))
-	expectUnavailable(t, s.Post(t, cardPath(c.ID, "unfreeze"), o.owner.token, nil))
-	expectUnavailable(t, patchCard(t, s, o.owner.token, c.ID, map[string]any{"monthly_limit": 5}))
-	expectUnavailable(t, orderPhysical(t, s, o.owner.token, frozen.ID))
-	expectUnavailable(t, activate(t, s, o.owner.token, ordered.ID, ordered.LastFour))
-	expectUnavailable(t, s.Post(t, cardPath(ordered.ID, "pin"), o.owner.token, map[string]any{"pin": "4821"}))
-	expectUnavailable(t, s.Post(t, cardPath(c.ID, "mobile-wallet-provision"), o.owner.token, map[string]any{}))
-	expectUnavailable(t, s.Get(t, cardPath(alices.ID, ""), o.alice.token))
+	expectUnavailable(t, s.Post(t, cardPath(ordered.Id.String(), "freeze"), o.owner.token, nil))
+	expectUnavailable(t, s.Post(t, cardPath(c.Id.String(), "unfreeze"), o.owner.token, nil))
+	expectUnavailable(t, patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 5}))
+	expectUnavailable(t, orderPhysical(t, s, o.owner.token, frozen.Id.String()))
+	expectUnavailable(t, activate(t, s, o.owner.token, ordered.Id.String(), ordered.LastFour))
+	expectUnavailable(t, s.Post(t, cardPath(ordered.Id.String(), "pin"), o.owner.token, map[string]any{"pin": "4821"}))
+	expectUnavailable(t, s.Post(t, cardPath(c.Id.String(), "mobile-wallet-provision"), o.owner.token, map[string]any{}))
+	expectUnavailable(t, s.Get(t, cardPath(alices.Id.String(), ""), o.alice.token))
 	// Declined for the organization first, although the card is also inactive, frozen and over the limit.
-	expectDecline(t, authorize(t, s, dead.ID, "5000.00", "USD", "atm", "purchase"), "organization_unavailable")
-	expectDecline(t, authorize(t, s, ordered.ID, "1.00", "USD", "online", "purchase"), "organization_unavailable")
-	expectDecline(t, authorize(t, s, ordered.ID, "1.00", "USD", "online", "refund"), "organization_unavailable")
+	expectDecline(t, authorize(t, s, dead.Id.String(), "5000.00", "USD", "atm", "purchase"), "organization_unavailable")
+	expectDecline(t, authorize(t, s, ordered.Id.String(), "1.00", "USD", "online", "purchase"), "organization_unavailable")
+	expectDecline(t, authorize(t, s, ordered.Id.String(), "1.00", "USD", "online", "refund"), "organization_unavailable")
 
 	setOrgStatus(t, s, o.id, "active")
 	if av, _ := balance(t, s, o.owner.token, o.id, "USD"); av != "100.00" {
@@ -584,7 +548,7 @@ func TestCardsUnderOrganizationStatus(t *testing.T) {
 	if n := len(feedRows(t, s, o.owner.token, o.id)); n != feedBefore {
 		t.Fatalf("declined authorizations added %d feed rows", n-feedBefore)
 	}
-	if got := getCard(t, s, o.owner.token, ordered.ID); got.Limit.SpentThisMonth != "0.00" || got.Frozen {
+	if got := getCard(t, s, o.owner.token, ordered.Id.String()); got.Limit.SpentThisMonth != "0.00" || got.Frozen {
 		t.Fatalf("after the ban: %+v", got)
 	}
 }
@@ -598,24 +562,24 @@ func TestCardOperationsRefuseAPIKeys(t *testing.T) {
 	keyBody := map[string]any{"name": "Card sync", "role": "admin", "scopes": []string{"balances:read", "transactions:read"}}
 	keys := "/api/v1/organizations/" + o.id + "/api-keys"
 	stepUpByCode(t, s, o.owner.token, o.owner.secret, s.Post(t, keys, o.owner.token, keyBody))
-	var k keyWithSecret
+	var k client.ApiKeyWithSecret
 	s.Post(t, keys, o.owner.token, keyBody).ExpectStatus(t, http.StatusCreated).Decode(t, &k)
 
 	for _, req := range []apitest.Request{
 		{Method: "GET", Path: "/api/v1/organizations/" + o.id + "/cards"},
-		{Method: "GET", Path: cardPath(c.ID, "")},
-		{Method: "PATCH", Path: cardPath(c.ID, ""), Body: map[string]any{"monthly_limit": 1}},
-		{Method: "POST", Path: cardPath(c.ID, "freeze")},
-		{Method: "POST", Path: cardPath(c.ID, "unfreeze")},
-		{Method: "POST", Path: cardPath(c.ID, "physical"), Body: map[string]any{"shipping_address": shippingAddress()}},
-		{Method: "POST", Path: cardPath(c.ID, "activate"), Body: map[string]any{"last_four": c.LastFour}},
-		{Method: "POST", Path: cardPath(c.ID, "pin"), Body: map[string]any{"pin": "4821"}},
-		{Method: "POST", Path: cardPath(c.ID, "mobile-wallet-provision"), Body: map[string]any{"server_session_id": "s1"}},
+		{Method: "GET", Path: cardPath(c.Id.String(), "")},
+		{Method: "PATCH", Path: cardPath(c.Id.String(), ""), Body: map[string]any{"monthly_limit": 1}},
+		{Method: "POST", Path: cardPath(c.Id.String(), "freeze")},
+		{Method: "POST", Path: cardPath(c.Id.String(), "unfreeze")},
+		{Method: "POST", Path: cardPath(c.Id.String(), "physical"), Body: map[string]any{"shipping_address": shippingAddress()}},
+		{Method: "POST", Path: cardPath(c.Id.String(), "activate"), Body: map[string]any{"last_four": c.LastFour}},
+		{Method: "POST", Path: cardPath(c.Id.String(), "pin"), Body: map[string]any{"pin": "4821"}},
+		{Method: "POST", Path: cardPath(c.Id.String(), "mobile-wallet-provision"), Body: map[string]any{"server_session_id": "s1"}},
 	} {
 		req.Bearer = k.Secret
 		s.Do(t, req).ExpectError(t, 403, "api_key_not_permitted")
 	}
-	got := getCard(t, s, o.owner.token, c.ID)
+	got := getCard(t, s, o.owner.token, c.Id.String())
 	if got.Frozen || got.Limit.MonthlyLimit != 1000 || got.Physical.State != "none" {
 		t.Fatalf("the key changed the card: %+v", got)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -18,15 +19,6 @@ import (
 // Mobile wallet provisioning (spec 4.7, CONTRACT §6): the cardholder, behind
 // a step-up, gets an opaque payment card that only the token service
 // provider's key opens; the full card number is never shown anywhere else.
-
-type walletProvision struct {
-	Address              map[string]any `json:"address"`
-	DisplayName          *string        `json:"display_name"`
-	LastFour             *string        `json:"last_four"`
-	Network              string         `json:"network"`
-	OpaquePaymentCard    string         `json:"opaque_payment_card"`
-	TokenServiceProvider string         `json:"token_service_provider"`
-}
 
 type walletPayload struct {
 	PAN                   string  `json:"pan"`
@@ -158,12 +150,12 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	o := newCardOrg(t, s, "acme.test")
 	year := now(t, s).UTC().Year()
 	visa := cardFor(t, s, o.id, o.alice.id, 1000)
-	orderPhysical(t, s, o.alice.token, visa.ID).ExpectStatus(t, 200)
+	orderPhysical(t, s, o.alice.token, visa.Id.String()).ExpectStatus(t, 200)
 	mc := issueCard(t, s, o.id, map[string]any{"user_id": o.alice.id, "monthly_limit": 100, "card_provider": "mastercard_issuer"})
 	frozen := cardFor(t, s, o.id, o.alice.id, 100)
-	cardAction(t, s, o.alice.token, frozen.ID, "freeze")
+	cardAction(t, s, o.alice.token, frozen.Id.String(), "freeze")
 	inactive := cardFor(t, s, o.id, o.alice.id, 100)
-	setCardStatus(t, s, inactive.ID, "inactive")
+	setCardStatus(t, s, inactive.Id.String(), "inactive")
 	visaKey, visaKid := providerKey(t, s, "visa")
 	mcKey, mcKid := providerKey(t, s, "mastercard")
 	if visaKid == mcKid || visaKey.N.Cmp(mcKey.N) == 0 {
@@ -183,27 +175,29 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	ids := map[string]any{"client_device_id": "device-7f3a", "client_wallet_account_id": "wallet-acct-19", "server_session_id": "push-session-1"}
 
 	// Only the cardholder, only an active card that is not frozen; both before any step-up.
-	provision(o.owner.token, visa.ID, ids).ExpectError(t, 403, "forbidden")
-	provision(o.admin.token, visa.ID, ids).ExpectError(t, 403, "forbidden")
-	provision(o.bob.token, visa.ID, ids).ExpectError(t, 404, "not_found")
-	provision(o.alice.token, frozen.ID, ids).ExpectError(t, 409, "conflict")
-	provision(o.alice.token, inactive.ID, ids).ExpectError(t, 409, "conflict")
-	expectInvalidField(t, provision(o.alice.token, visa.ID, map[string]any{"client_device_id": strings.Repeat("d", 256)}), "client_device_id")
-	expectInvalidField(t, provision(o.alice.token, visa.ID, map[string]any{"server_session_id": 42}), "server_session_id")
+	provision(o.owner.token, visa.Id.String(), ids).ExpectError(t, 403, "forbidden")
+	provision(o.admin.token, visa.Id.String(), ids).ExpectError(t, 403, "forbidden")
+	provision(o.bob.token, visa.Id.String(), ids).ExpectError(t, 404, "not_found")
+	provision(o.alice.token, frozen.Id.String(), ids).ExpectError(t, 409, "conflict")
+	provision(o.alice.token, inactive.Id.String(), ids).ExpectError(t, 409, "conflict")
+	expectInvalidField(t, provision(o.alice.token, visa.Id.String(), map[string]any{"client_device_id": strings.Repeat("d", 256)}), "client_device_id")
+	expectInvalidField(t, provision(o.alice.token, visa.Id.String(), map[string]any{"server_session_id": 42}), "server_session_id")
 
 	// Then a step-up with the authenticator.
-	up := expectStepUp(t, provision(o.alice.token, visa.ID, ids))
-	completeStepUp(t, s, o.alice.token, up.ID, "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
-	var w walletProvision
-	provision(o.alice.token, visa.ID, ids).ExpectStatus(t, 200).Decode(t, &w)
+	up := expectStepUp(t, provision(o.alice.token, visa.Id.String(), ids))
+	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
+	var w client.WalletProvision
+	r := provision(o.alice.token, visa.Id.String(), ids).ExpectStatus(t, 200)
+	r.Decode(t, &w)
+	address := r.JSON(t)["address"].(map[string]any)
 	if w.Network != "visa" || w.TokenServiceProvider != "VTS" || deref(w.LastFour) != visa.LastFour || deref(w.DisplayName) != "Alice Liddell" {
 		t.Fatalf("visa provisioning: network %q, provider %q, last four %v, display name %v", w.Network, w.TokenServiceProvider, deref(w.LastFour), deref(w.DisplayName))
 	}
 	wantAddress := map[string]any{"address_line1": "Friedrichstraße 68", "address_line2": "3. OG", "city": "Berlin", "country_code": "DE",
 		"name": "Alice Liddell", "phone": nil, "postal_code": "10117", "state": "Berlin"}
 	for _, k := range walletAddressFields {
-		if v, ok := w.Address[k]; !ok || v != wantAddress[k] {
-			t.Fatalf("address %v, want the shipping address %v", w.Address, wantAddress)
+		if v, ok := address[k]; !ok || v != wantAddress[k] {
+			t.Fatalf("address %v, want the shipping address %v", address, wantAddress)
 		}
 	}
 	p1, _ := openPaymentCard(t, w.OpaquePaymentCard, visaKey, visaKid)
@@ -218,8 +212,8 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	}
 
 	// Within the window, a second call: a fresh nonce, the same card; absent and null identifiers are null.
-	var w2 walletProvision
-	provision(o.alice.token, visa.ID, map[string]any{"server_session_id": "push-session-2", "client_device_id": nil}).ExpectStatus(t, 200).Decode(t, &w2)
+	var w2 client.WalletProvision
+	provision(o.alice.token, visa.Id.String(), map[string]any{"server_session_id": "push-session-2", "client_device_id": nil}).ExpectStatus(t, 200).Decode(t, &w2)
 	p2, fields2 := openPaymentCard(t, w2.OpaquePaymentCard, visaKey, visaKid)
 	if p2.Nonce == p1.Nonce || p2.PAN != p1.PAN || w2.OpaquePaymentCard == w.OpaquePaymentCard {
 		t.Fatal("a second provisioning reused the nonce or changed the card")
@@ -228,17 +222,19 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 		t.Fatalf("second plaintext identifiers: %v %v %v", fields2["client_device_id"], fields2["client_wallet_account_id"], fields2["server_session_id"])
 	}
 	// Still not for a frozen card, even within the window.
-	provision(o.alice.token, frozen.ID, ids).ExpectError(t, 409, "conflict")
+	provision(o.alice.token, frozen.Id.String(), ids).ExpectError(t, 409, "conflict")
 
 	// A mastercard goes to MDES; with no physical card every address field is null.
-	var w3 walletProvision
-	provision(o.alice.token, mc.ID, map[string]any{}).ExpectStatus(t, 200).Decode(t, &w3)
+	var w3 client.WalletProvision
+	r = provision(o.alice.token, mc.Id.String(), map[string]any{}).ExpectStatus(t, 200)
+	r.Decode(t, &w3)
+	address = r.JSON(t)["address"].(map[string]any)
 	if w3.Network != "mastercard" || w3.TokenServiceProvider != "MDES" || deref(w3.LastFour) != mc.LastFour || deref(w3.DisplayName) != "Alice Liddell" {
 		t.Fatalf("mastercard provisioning: network %q, provider %q", w3.Network, w3.TokenServiceProvider)
 	}
 	for _, k := range walletAddressFields {
-		if v, ok := w3.Address[k]; !ok || v != nil {
-			t.Fatalf("address %v, want every field present and null", w3.Address)
+		if v, ok := address[k]; !ok || v != nil {
+			t.Fatalf("address %v, want every field present and null", address)
 		}
 	}
 	p3, _ := openPaymentCard(t, w3.OpaquePaymentCard, mcKey, mcKid)
@@ -255,20 +251,20 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	tok := o.owner.token
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", tok))
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", o.alice.token))
-	for _, c := range []cardRecord{visa, mc, frozen, inactive} {
-		record(s.Get(t, cardPath(c.ID, ""), tok))
-		record(s.Get(t, cardPath(c.ID, ""), o.alice.token))
+	for _, c := range []client.Card{visa, mc, frozen, inactive} {
+		record(s.Get(t, cardPath(c.Id.String(), ""), tok))
+		record(s.Get(t, cardPath(c.Id.String(), ""), o.alice.token))
 	}
-	record(patchCard(t, s, tok, visa.ID, map[string]any{"monthly_limit": 900}))
-	record(s.Post(t, cardPath(mc.ID, "freeze"), tok, nil))
-	record(s.Post(t, cardPath(mc.ID, "unfreeze"), tok, nil))
-	record(orderPhysical(t, s, o.alice.token, mc.ID))
-	record(s.Post(t, "/api/v1/sandbox/cards/"+mc.ID+"/ship", sbx, nil))
-	record(activate(t, s, o.alice.token, mc.ID, mc.LastFour))
-	record(activate(t, s, o.alice.token, visa.ID, visa.LastFour))
-	record(s.Post(t, "/api/v1/sandbox/cards/"+inactive.ID+"/status", sbx, map[string]any{"status": "active"}))
+	record(patchCard(t, s, tok, visa.Id.String(), map[string]any{"monthly_limit": 900}))
+	record(s.Post(t, cardPath(mc.Id.String(), "freeze"), tok, nil))
+	record(s.Post(t, cardPath(mc.Id.String(), "unfreeze"), tok, nil))
+	record(orderPhysical(t, s, o.alice.token, mc.Id.String()))
+	record(s.Post(t, "/api/v1/sandbox/cards/"+mc.Id.String()+"/ship", sbx, nil))
+	record(activate(t, s, o.alice.token, mc.Id.String(), mc.LastFour))
+	record(activate(t, s, o.alice.token, visa.Id.String(), visa.LastFour))
+	record(s.Post(t, "/api/v1/sandbox/cards/"+inactive.Id.String()+"/status", sbx, map[string]any{"status": "active"}))
 	deposit(t, s, o.id, "USD", "10.00")
-	record(s.Post(t, authorizationsPath(visa.ID), sbx, map[string]any{"amount": "1.00", "currency": "USD", "merchant": merchant, "channel": "online"}))
+	record(s.Post(t, authorizationsPath(visa.Id.String()), sbx, map[string]any{"amount": "1.00", "currency": "USD", "merchant": merchant, "channel": "online"}))
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/transactions", tok))
 	record(issueCardResponse(t, s, o.id, map[string]any{"user_id": o.alice.id, "monthly_limit": 5}))
 	logs := s.Logs.String()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
@@ -31,20 +32,18 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 	var pending []approval
 	for range n {
 		pay := p.pay(t, first.Server, "10.00")
-		up := expectStepUp(t, first.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
-		pending = append(pending, approval{pay.ID, *pay.ApprovalRequestID, *up.MatchCode})
+		up := expectStepUp(t, first.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
+		pending = append(pending, approval{pay.Id.String(), pay.ApprovalRequestId.String(), *up.MatchCode})
 	}
-	challenges := map[string]challenge{}
-	var page struct {
-		Data []challenge `json:"data"`
-	}
+	challenges := map[string]client.Challenge{}
+	var page client.ChallengePage
 	first.Get(t, "/api/v1/me/challenges?limit=100", p.app).ExpectStatus(t, 200).Decode(t, &page)
 	for _, c := range page.Data {
-		challenges[*c.ApprovalID] = c
+		challenges[c.ApprovalId.String()] = c
 	}
 
 	// Approve everything at once from the app, and kill the server mid-stream.
-	client := &http.Client{Timeout: 5 * time.Second}
+	hc := &http.Client{Timeout: 5 * time.Second}
 	var wg sync.WaitGroup
 	for _, a := range pending {
 		wg.Add(1)
@@ -52,10 +51,10 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 			defer wg.Done()
 			c := challenges[a.approvalID]
 			body, _ := json.Marshal(map[string]any{"match_code": a.matchCode, "signature": p.sign(t, c)})
-			req, _ := http.NewRequest("POST", first.URL+"/api/v1/me/challenges/"+c.ID+"/approve", bytes.NewReader(body))
+			req, _ := http.NewRequest("POST", first.URL+"/api/v1/me/challenges/"+c.Id.String()+"/approve", bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+p.app)
 			req.Header.Set("Content-Type", "application/json")
-			if resp, err := client.Do(req); err == nil {
+			if resp, err := hc.Do(req); err == nil {
 				resp.Body.Close()
 			}
 		}()
@@ -70,21 +69,19 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 		pay := getPayment(t, second.Server, p.web, a.payment)
 		switch pay.Status {
 		case "awaiting_approval":
-			if pay.TransactionID != nil {
-				t.Errorf("payment %s waits for approval but has a feed row", pay.ID)
+			if pay.TransactionId != nil {
+				t.Errorf("payment %s waits for approval but has a feed row", pay.Id.String())
 			}
 		case "approved", "processing":
 			approved++
-			if pay.TransactionID == nil {
-				t.Errorf("payment %s is %s without its feed row", pay.ID, pay.Status)
+			if pay.TransactionId == nil {
+				t.Errorf("payment %s is %s without its feed row", pay.Id.String(), pay.Status)
 			}
 		default:
-			t.Errorf("payment %s is %s", pay.ID, pay.Status)
+			t.Errorf("payment %s is %s", pay.Id.String(), pay.Status)
 		}
 	}
-	var list struct {
-		Data []approvalRecord `json:"data"`
-	}
+	var list client.ApprovalPage
 	second.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status=approved&limit=100", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != approved {
 		t.Errorf("%d approvals recorded but %d payments approved", len(list.Data), approved)

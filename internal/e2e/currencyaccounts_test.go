@@ -8,53 +8,41 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 const partnerSecret = "partner-webhook-secret-for-tests"
 
-type currencyAccount struct {
-	Currency         string     `json:"currency"`
-	State            string     `json:"state"`
-	FailureNote      *string    `json:"failure_note"`
-	FirstRequestedAt *time.Time `json:"first_requested_at"`
-	RequestsEnabled  bool       `json:"requests_enabled"`
-}
-
-type accountsResult struct {
-	Data     []currencyAccount `json:"data"`
-	Outcomes []struct {
-		Currency string `json:"currency"`
-		Result   string `json:"result"`
-	} `json:"outcomes"`
-}
-
 func startWithPartner(t *testing.T) *apitest.Server {
 	return apitest.Start(t, "STRONGROOM_PARTNER_SECRET="+partnerSecret)
 }
 
-func accounts(t *testing.T, s *apitest.Server, token, org string) map[string]currencyAccount {
+// accounts lists the organization's currency accounts through the client.
+func accounts(t *testing.T, s *apitest.Server, token, org string) map[string]client.CurrencyAccount {
 	t.Helper()
-	var res accountsResult
-	s.Get(t, accountsPath(org), token).ExpectStatus(t, 200).Decode(t, &res)
-	out := map[string]currencyAccount{}
-	for _, a := range res.Data {
+	list, err := s.Client(t, token).CurrencyAccounts(t.Context(), org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]client.CurrencyAccount{}
+	for _, a := range list {
 		out[a.Currency] = a
 	}
 	return out
 }
 
-func request(t *testing.T, s *apitest.Server, token, org string, currencies ...string) accountsResult {
+func request(t *testing.T, s *apitest.Server, token, org string, currencies ...string) client.CurrencyAccountRequestResult {
 	t.Helper()
-	var res accountsResult
+	var res client.CurrencyAccountRequestResult
 	s.Post(t, accountsPath(org), token, map[string]any{"currencies": currencies}).ExpectStatus(t, 200).Decode(t, &res)
 	return res
 }
 
-func outcomes(r accountsResult) map[string]string {
+func outcomes(r client.CurrencyAccountRequestResult) map[string]string {
 	out := map[string]string{}
 	for _, o := range r.Outcomes {
-		out[o.Currency] = o.Result
+		out[o.Currency] = string(o.Result)
 	}
 	return out
 }
@@ -78,7 +66,7 @@ func eventually(t *testing.T, what string, check func() bool) {
 func TestCurrencyAccountListHasEveryConfiguredCurrency(t *testing.T) {
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
-	var res accountsResult
+	var res client.CurrencyAccountList
 	s.Get(t, accountsPath(orgOf(t, s, p)), p.web).ExpectStatus(t, 200).Decode(t, &res)
 	want := []string{"AUD", "CAD", "CHF", "EUR", "GBP", "HKD", "JPY", "MXN", "SGD", "USD"}
 	if len(res.Data) != len(want) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -12,15 +13,15 @@ import (
 // combined, search that treats LIKE wildcards as text, and keyset pages
 // whose cursor is bound to the filters.
 
-func listExpenses(t *testing.T, s *apitest.Server, token, org, query string) expensePage {
+func listExpenses(t *testing.T, s *apitest.Server, token, org, query string) client.ExpensePage {
 	t.Helper()
-	var p expensePage
+	var p client.ExpensePage
 	s.Get(t, expensesPath(org)+"?"+query, token).ExpectStatus(t, 200).Decode(t, &p)
 	return p
 }
 
-func expenseIDs(es []expenseRecord) []string {
-	return idsOf(es, func(e expenseRecord) string { return e.ID })
+func expenseIDs(es []client.Expense) []string {
+	return idsOf(es, func(e client.Expense) string { return e.Id.String() })
 }
 
 // idsOf lists the ids of xs, in order.
@@ -70,7 +71,7 @@ func TestExpenseListFiltersAndPages(t *testing.T) {
 	tok := o.owner.token
 	mk := func(token string, body map[string]any) string {
 		advance(t, s, time.Millisecond)
-		return createExpense(t, s, token, o.id, body).ID
+		return createExpense(t, s, token, o.id, body).Id.String()
 	}
 	e1 := mk(o.alice.token, map[string]any{"business_name": "Café Sacher", "transaction_date": "2026-01-01"})
 	e2 := mk(o.alice.token, map[string]any{"description": "Taxi to the AIRPORT", "transaction_date": "2026-01-15"})

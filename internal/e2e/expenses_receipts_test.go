@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -22,7 +23,7 @@ func receiptFile(t *testing.T, s *apitest.Server, token, org, name, mimeType str
 	if uploaded {
 		upload(t, s, f, content)
 	}
-	return f.ID
+	return f.Id.String()
 }
 
 var pdfBytes = pdfOf("receipt", 0)
@@ -43,22 +44,25 @@ func TestExpenseReceipts(t *testing.T) {
 	e := completeDraft(t, s, o.alice.token, o.id)
 
 	// A receipt is enough to submit.
-	moveExpense(t, s, o.alice.token, e.ID, "submit").ExpectError(t, 422, "expense_incomplete")
-	var got expenseRecord
-	addReceipt(t, s, o.alice.token, e.ID, photo).ExpectStatus(t, 200).Decode(t, &got)
-	addReceipt(t, s, o.alice.token, e.ID, pdf).ExpectStatus(t, 200).Decode(t, &got)
+	moveExpense(t, s, o.alice.token, e.Id.String(), "submit").ExpectError(t, 422, "expense_incomplete")
+	var got client.Expense
+	addReceipt(t, s, o.alice.token, e.Id.String(), photo).ExpectStatus(t, 200).Decode(t, &got)
+	addReceipt(t, s, o.alice.token, e.Id.String(), pdf).ExpectStatus(t, 200).Decode(t, &got)
 	if len(got.Receipts) != 2 {
 		t.Fatalf("receipts: %+v", got.Receipts)
 	}
 	img, doc := got.Receipts[0], got.Receipts[1]
-	if img["file_name"] != "breakfast.png" || img["mime_type"] != "image/png" || img["file_size"] != float64(len(pngOf(t, 600, 300))) ||
-		doc["file_name"] != "hotel.pdf" || doc["mime_type"] != "application/pdf" || doc["thumbnail_url"] != nil {
+	if img.FileName != "breakfast.png" || img.MimeType != "image/png" || img.FileSize != len(pngOf(t, 600, 300)) ||
+		doc.FileName != "hotel.pdf" || doc.MimeType != "application/pdf" || doc.ThumbnailUrl != nil {
 		t.Fatalf("receipts: %+v", got.Receipts)
 	}
 	// The paths are on this server and signed: the bytes, and a PNG thumbnail at most 256 px wide.
-	download(t, s, img["url"].(string), "image/png", "breakfast.png", pngOf(t, 600, 300))
-	download(t, s, doc["url"].(string), "application/pdf", "hotel.pdf", pdfBytes)
-	thumb, _ := img["thumbnail_url"].(string)
+	download(t, s, img.Url, "image/png", "breakfast.png", pngOf(t, 600, 300))
+	download(t, s, doc.Url, "application/pdf", "hotel.pdf", pdfBytes)
+	var thumb string
+	if img.ThumbnailUrl != nil {
+		thumb = *img.ThumbnailUrl
+	}
 	r := s.Get(t, thumb, "").ExpectStatus(t, http.StatusOK)
 	if cfg, err := png.DecodeConfig(bytes.NewReader(r.Body)); err != nil || cfg.Width > 256 || r.Header.Get("Content-Type") != "image/png" {
 		t.Fatalf("thumbnail: %v, %+v", err, cfg)
@@ -66,31 +70,31 @@ func TestExpenseReceipts(t *testing.T) {
 	s.Get(t, withQuery(t, thumb, "signature", "x"+queryValue(t, thumb, "signature")), "").ExpectError(t, http.StatusForbidden, "forbidden")
 
 	// Not found, not stored, already a receipt.
-	addReceipt(t, s, o.alice.token, e.ID, foreign).ExpectError(t, 404, "not_found")
-	addReceipt(t, s, o.alice.token, e.ID, uuid.NewString()).ExpectError(t, 404, "not_found")
-	addReceipt(t, s, o.alice.token, e.ID, pending).ExpectError(t, 422, "file_not_stored")
-	addReceipt(t, s, o.alice.token, e.ID, photo).ExpectError(t, 409, "conflict")
+	addReceipt(t, s, o.alice.token, e.Id.String(), foreign).ExpectError(t, 404, "not_found")
+	addReceipt(t, s, o.alice.token, e.Id.String(), uuid.NewString()).ExpectError(t, 404, "not_found")
+	addReceipt(t, s, o.alice.token, e.Id.String(), pending).ExpectError(t, 422, "file_not_stored")
+	addReceipt(t, s, o.alice.token, e.Id.String(), photo).ExpectError(t, 409, "conflict")
 	second := createExpense(t, s, o.alice.token, o.id, nil)
-	addReceipt(t, s, o.alice.token, second.ID, pdf).ExpectError(t, 409, "conflict")
-	expectInvalidField(t, s.Post(t, expensePath(e.ID, "receipts"), o.alice.token, map[string]any{}), "file_id")
-	expectInvalidField(t, s.Post(t, expensePath(e.ID, "receipts"), o.alice.token, map[string]any{"file_id": "x"}), "file_id")
-	addReceipt(t, s, o.bob.token, e.ID, pending).ExpectError(t, 404, "not_found")
+	addReceipt(t, s, o.alice.token, second.Id.String(), pdf).ExpectError(t, 409, "conflict")
+	expectInvalidField(t, s.Post(t, expensePath(e.Id.String(), "receipts"), o.alice.token, map[string]any{}), "file_id")
+	expectInvalidField(t, s.Post(t, expensePath(e.Id.String(), "receipts"), o.alice.token, map[string]any{"file_id": "x"}), "file_id")
+	addReceipt(t, s, o.bob.token, e.Id.String(), pending).ExpectError(t, 404, "not_found")
 
 	// Removing one leaves the file, which can be attached again.
-	var after expenseRecord
-	removePath := expensePath(e.ID, "receipts/"+doc["id"].(string))
+	var after client.Expense
+	removePath := expensePath(e.Id.String(), "receipts/"+doc.Id.String())
 	s.Do(t, apitest.Request{Method: "DELETE", Path: removePath, Bearer: o.alice.token}).ExpectStatus(t, 200).Decode(t, &after)
-	if len(after.Receipts) != 1 || after.Receipts[0]["id"] != img["id"] {
+	if len(after.Receipts) != 1 || after.Receipts[0].Id != img.Id {
 		t.Fatalf("after removing: %+v", after.Receipts)
 	}
 	s.Do(t, apitest.Request{Method: "DELETE", Path: removePath, Bearer: o.alice.token}).ExpectError(t, 404, "not_found")
-	addReceipt(t, s, o.alice.token, second.ID, pdf).ExpectStatus(t, 200)
+	addReceipt(t, s, o.alice.token, second.Id.String(), pdf).ExpectStatus(t, 200)
 
 	// Submitted: receipts no longer change.
-	expectExpenseStatus(t, moveExpense(t, s, o.alice.token, e.ID, "submit"), "submitted")
-	addReceipt(t, s, o.alice.token, e.ID, receiptFile(t, s, o.alice.token, o.id, "more.pdf", "application/pdf", pdfBytes, true)).
+	expectExpenseStatus(t, moveExpense(t, s, o.alice.token, e.Id.String(), "submit"), "submitted")
+	addReceipt(t, s, o.alice.token, e.Id.String(), receiptFile(t, s, o.alice.token, o.id, "more.pdf", "application/pdf", pdfBytes, true)).
 		ExpectError(t, 409, "conflict")
-	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.ID, "receipts/"+img["id"].(string)), Bearer: o.alice.token}).
+	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.Id.String(), "receipts/"+img.Id.String()), Bearer: o.alice.token}).
 		ExpectError(t, 409, "conflict")
 	// Owners see the receipts in the list too.
 	listed := listExpenses(t, s, o.owner.token, o.id, "status=submitted").Data
@@ -102,16 +106,16 @@ func TestExpenseReceipts(t *testing.T) {
 	// draft frees its receipt's file.
 	draft := createExpense(t, s, o.bob.token, o.id, nil)
 	bobs := receiptFile(t, s, o.bob.token, o.id, "taxi.pdf", "application/pdf", pdfBytes, true)
-	addReceipt(t, s, o.bob.token, draft.ID, bobs).ExpectStatus(t, 200)
-	deleteExpense(t, s, o.bob.token, draft.ID).ExpectStatus(t, 200)
-	addReceipt(t, s, o.bob.token, createExpense(t, s, o.bob.token, o.id, nil).ID, bobs).ExpectStatus(t, 200)
+	addReceipt(t, s, o.bob.token, draft.Id.String(), bobs).ExpectStatus(t, 200)
+	deleteExpense(t, s, o.bob.token, draft.Id.String()).ExpectStatus(t, 200)
+	addReceipt(t, s, o.bob.token, createExpense(t, s, o.bob.token, o.id, nil).Id.String(), bobs).ExpectStatus(t, 200)
 	deposit(t, s, o.id, "USD", "10.00")
-	purchase(t, s, cardFor(t, s, o.id, o.bob.id, 100).ID, "2.00")
+	purchase(t, s, cardFor(t, s, o.id, o.bob.id, 100).Id.String(), "2.00")
 	filed := listExpenses(t, s, o.bob.token, o.id, "status=pending").Data
 	if len(filed) != 1 {
 		t.Fatalf("%d pending", len(filed))
 	}
-	expectExpenseStatus(t, addReceipt(t, s, o.bob.token, filed[0].ID, receiptFile(t, s, o.bob.token, o.id, "r.pdf", "application/pdf", pdfBytes, true)), "working")
+	expectExpenseStatus(t, addReceipt(t, s, o.bob.token, filed[0].Id.String(), receiptFile(t, s, o.bob.token, o.id, "r.pdf", "application/pdf", pdfBytes, true)), "working")
 }
 
 // TestConcurrentReceiptsOfOneFile: one file attached to ten expenses at
@@ -123,7 +127,7 @@ func TestConcurrentReceiptsOfOneFile(t *testing.T) {
 	const n = 10
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = createExpense(t, s, o.owner.token, o.id, nil).ID
+		ids[i] = createExpense(t, s, o.owner.token, o.id, nil).Id.String()
 	}
 	got := answersAtOnce(t, s, n, func(i int) apitest.Request {
 		return apitest.Request{Method: "POST", Path: expensePath(ids[i], "receipts"), Bearer: o.owner.token, Body: map[string]any{"file_id": f}}

@@ -5,26 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-type feedRow struct {
-	ID          string  `json:"id"`
-	Type        string  `json:"type"`
-	Description string  `json:"description"`
-	PaymentID   *string `json:"payment_id"`
-}
-
 // feedRows reads the whole transactions feed of org (one page is enough here).
-func feedRows(t *testing.T, s *apitest.Server, token, org string) []feedRow {
+func feedRows(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
 	t.Helper()
-	var feed struct {
-		Data    []feedRow `json:"data"`
-		HasMore bool      `json:"has_more"`
-	}
-	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &feed)
+	feed := ok[*client.ListTransactionsResponse](t, 200)(s.Client(t, token).API().ListTransactionsWithResponse(t.Context(), uuidOf(t, org),
+		&client.ListTransactionsParams{Limit: ptr(100)})).JSON200
 	if feed.HasMore {
 		t.Fatal("the feed has more than one page")
 	}
@@ -33,13 +24,9 @@ func feedRows(t *testing.T, s *apitest.Server, token, org string) []feedRow {
 
 func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) string {
 	t.Helper()
-	var c struct {
-		ID string `json:"id"`
-	}
-	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
-		"name": name, "currency": "EUR", "rail": "fiat", "iban": iban,
-	}).ExpectStatus(t, 201).Decode(t, &c)
-	return c.ID
+	c := ok[*client.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
+		client.PaymentContactCreation{Name: name, Currency: "EUR", Rail: client.RailFiat, Iban: &iban}))
+	return c.JSON201.Id.String()
 }
 
 // TestFeedNamesTheCounterparty: every feed row a payment makes (the payment,
@@ -52,52 +39,47 @@ func TestFeedNamesTheCounterparty(t *testing.T) {
 
 	// One payment completes; another fails at the rail and is reversed.
 	done := p.pay(t, s, "100.00")
-	p.approveInApp(t, s, *done.ApprovalRequestID)
-	s.Post(t, "/api/v1/sandbox/payments/"+done.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	p.approveInApp(t, s, done.ApprovalRequestId.String())
+	s.Post(t, "/api/v1/sandbox/payments/"+done.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
 	failed := p.pay(t, s, "50.00")
-	p.approveInApp(t, s, *failed.ApprovalRequestID)
-	s.Post(t, "/api/v1/sandbox/payments/"+failed.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+	p.approveInApp(t, s, failed.ApprovalRequestId.String())
+	s.Post(t, "/api/v1/sandbox/payments/"+failed.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 
 	// A batch pays two contacts; each row names its own.
 	dupont := p.newContact(t, s, "Dupont SARL", "FR1420041010050500013M02606")
 	q1 := p.quote(t, s, "10.00")
 	p.contact = dupont
 	q2 := p.quote(t, s, "20.00")
-	var batch struct {
-		ApprovalRequestID string `json:"approval_request_id"`
-		Payments          []struct {
-			ID string `json:"id"`
-		} `json:"payments"`
-	}
-	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.ID), executeBody(q2.ID)}}).
+	var batch client.PaymentBatch
+	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.Id.String()), executeBody(q2.Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
-	p.approveInApp(t, s, batch.ApprovalRequestID)
+	p.approveInApp(t, s, batch.ApprovalRequestId.String())
 
 	want := map[string]map[string]string{ // payment id → feed type → description
-		done.ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
-		failed.ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH",
+		done.Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
+		failed.Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH",
 			"reversal": "Reversal of payment to Müller GmbH"},
-		batch.Payments[0].ID: {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
-		batch.Payments[1].ID: {"fiat_outgoing": "Payment to Dupont SARL", "fee": "Fee for payment to Dupont SARL"},
+		batch.Payments[0].Id.String(): {"fiat_outgoing": "Payment to Müller GmbH", "fee": "Fee for payment to Müller GmbH"},
+		batch.Payments[1].Id.String(): {"fiat_outgoing": "Payment to Dupont SARL", "fee": "Fee for payment to Dupont SARL"},
 	}
 	seen := 0
 	for _, row := range feedRows(t, s, p.web, p.org) {
 		if uuidPattern.MatchString(row.Description) {
-			t.Errorf("feed row %s (%s) shows an id: %q", row.ID, row.Type, row.Description)
+			t.Errorf("feed row %s (%s) shows an id: %q", row.Id.String(), row.Type, row.Description)
 		}
 		if strings.TrimSpace(row.Description) == "" {
-			t.Errorf("feed row %s (%s) has no description", row.ID, row.Type)
+			t.Errorf("feed row %s (%s) has no description", row.Id.String(), row.Type)
 		}
-		if row.PaymentID == nil {
+		if row.PaymentId == nil {
 			continue
 		}
-		descriptions, ok := want[*row.PaymentID]
+		descriptions, ok := want[row.PaymentId.String()]
 		if !ok {
-			t.Errorf("feed row %s names an unknown payment", row.ID)
+			t.Errorf("feed row %s names an unknown payment", row.Id.String())
 			continue
 		}
-		if got, wanted := row.Description, descriptions[row.Type]; got != wanted {
-			t.Errorf("payment %s, %s row: description %q, want %q", *row.PaymentID, row.Type, got, wanted)
+		if got, wanted := row.Description, descriptions[string(row.Type)]; got != wanted {
+			t.Errorf("payment %s, %s row: description %q, want %q", row.PaymentId.String(), row.Type, got, wanted)
 		}
 		seen++
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"image"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -30,19 +32,6 @@ import (
 // Files (CONTRACT §8): create, PUT the bytes to the signed upload URL,
 // download them through the signed download URL; every refusal stores
 // nothing; thumbnails of images.
-
-type fileRecord struct {
-	ID             string     `json:"id"`
-	OrganizationID string     `json:"organization_id"`
-	FileName       string     `json:"file_name"`
-	MimeType       string     `json:"mime_type"`
-	Size           int64      `json:"size"`
-	Status         string     `json:"status"`
-	InsertedAt     time.Time  `json:"inserted_at"`
-	UploadURL      string     `json:"upload_url"`
-	DownloadURL    *string    `json:"download_url"`
-	ExpiresAt      *time.Time `json:"expires_at"`
-}
 
 // testRootSecret is STRONGROOM_SECRET of apitest servers: the tests sign
 // thumbnail URLs with it (no operation hands them out yet) and forge
@@ -63,22 +52,24 @@ func filesPath(org string) string { return "/api/v1/organizations/" + org + "/fi
 
 func filePath(id string) string { return "/api/v1/files/" + id }
 
-func createFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string, size int) fileRecord {
+func createFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string, size int) client.FileCreated {
 	t.Helper()
-	var f fileRecord
-	s.Post(t, filesPath(org), token, map[string]any{"file_name": name, "mime_type": mimeType, "size": size}).
-		ExpectStatus(t, http.StatusCreated).Decode(t, &f)
-	if f.Status != "pending" || f.DownloadURL != nil || !strings.HasPrefix(f.UploadURL, "/api/v1/files/"+f.ID+"/content?") {
+	r := ok[*client.CreateFileResponse](t, http.StatusCreated)(s.Client(t, token).API().CreateFileWithResponse(t.Context(), uuidOf(t, org), nil,
+		client.CreateFileRequest{FileName: name, MimeType: client.FileMimeType(mimeType), Size: int64(size)}))
+	f := *r.JSON201
+	var raw map[string]any
+	if err := json.Unmarshal(r.Body, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if f.Status != "pending" || raw["download_url"] != nil || !strings.HasPrefix(f.UploadUrl, "/api/v1/files/"+f.Id.String()+"/content?") {
 		t.Fatalf("created file: %+v", f)
 	}
 	return f
 }
 
-func getFile(t *testing.T, s *apitest.Server, token, id string) fileRecord {
+func getFile(t *testing.T, s *apitest.Server, token, id string) client.File {
 	t.Helper()
-	var f fileRecord
-	s.Get(t, filePath(id), token).ExpectStatus(t, http.StatusOK).Decode(t, &f)
-	return f
+	return *ok[*client.GetFileResponse](t, http.StatusOK)(s.Client(t, token).API().GetFileWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
 }
 
 // put sends body to a signed upload URL, with no bearer.
@@ -92,11 +83,11 @@ func put(t *testing.T, s *apitest.Server, link string, body any, header map[stri
 }
 
 // upload PUTs body to f's upload URL and expects it stored.
-func upload(t *testing.T, s *apitest.Server, f fileRecord, body []byte) fileRecord {
+func upload(t *testing.T, s *apitest.Server, f client.FileCreated, body []byte) client.File {
 	t.Helper()
-	var got fileRecord
-	put(t, s, f.UploadURL, body, map[string]string{"Content-Type": f.MimeType}).ExpectStatus(t, http.StatusOK).Decode(t, &got)
-	if got.ID != f.ID || got.Status != "stored" || got.DownloadURL == nil || got.ExpiresAt == nil {
+	var got client.File
+	put(t, s, f.UploadUrl, body, map[string]string{"Content-Type": string(f.MimeType)}).ExpectStatus(t, http.StatusOK).Decode(t, &got)
+	if got.Id != f.Id || got.Status != "stored" || got.DownloadUrl == nil || got.ExpiresAt == nil {
 		t.Fatalf("uploaded file: %+v", got)
 	}
 	return got
@@ -123,13 +114,13 @@ func download(t *testing.T, s *apitest.Server, link, mimeType, name string, want
 
 // expectNothingStored checks that f is still pending and that no bytes can
 // be read, even through a correctly signed download URL.
-func expectNothingStored(t *testing.T, s *apitest.Server, token string, f fileRecord) {
+func expectNothingStored(t *testing.T, s *apitest.Server, token string, f client.FileCreated) {
 	t.Helper()
-	got := getFile(t, s, token, f.ID)
-	if got.Status != "pending" || got.DownloadURL != nil || got.ExpiresAt != nil {
+	got := getFile(t, s, token, f.Id.String())
+	if got.Status != "pending" || got.DownloadUrl != nil || got.ExpiresAt != nil {
 		t.Fatalf("after a refused upload the file is %+v, want pending without a download URL", got)
 	}
-	forged := signer(t).DownloadLink(file.File{ID: uuid.MustParse(f.ID)}, now(t, s))
+	forged := signer(t).DownloadLink(file.File{ID: f.Id}, now(t, s))
 	s.Get(t, forged.URL, "").ExpectError(t, http.StatusNotFound, "not_found")
 }
 
@@ -240,11 +231,11 @@ func TestFileUploadAndDownload(t *testing.T) {
 	} {
 		created := now(t, s)
 		f := createFile(t, s, member.token, o.id, c.name, c.mimeType, len(c.body))
-		if f.OrganizationID != o.id || f.FileName != c.name || f.MimeType != c.mimeType || f.Size != int64(len(c.body)) ||
-			!f.InsertedAt.Equal(created) || f.ExpiresAt == nil || !f.ExpiresAt.Equal(created.Add(15*time.Minute)) {
+		if f.OrganizationId.String() != o.id || f.FileName != c.name || string(f.MimeType) != c.mimeType || f.Size != int64(len(c.body)) ||
+			!f.InsertedAt.Equal(created) || !f.ExpiresAt.Equal(created.Add(15*time.Minute)) {
 			t.Fatalf("created %s: %+v (now %v)", c.name, f, created)
 		}
-		if got := getFile(t, s, o.owner.token, f.ID); got.Status != "pending" || got.DownloadURL != nil || got.ExpiresAt != nil {
+		if got := getFile(t, s, o.owner.token, f.Id.String()); got.Status != "pending" || got.DownloadUrl != nil || got.ExpiresAt != nil {
 			t.Fatalf("pending %s reads %+v", c.name, got)
 		}
 		advance(t, s, time.Minute)
@@ -252,25 +243,25 @@ func TestFileUploadAndDownload(t *testing.T) {
 		if !stored.InsertedAt.Equal(created) || !stored.ExpiresAt.Equal(created.Add(16*time.Minute)) {
 			t.Fatalf("stored %s: %+v", c.name, stored)
 		}
-		download(t, s, *stored.DownloadURL, c.mimeType, c.name, c.body)
+		download(t, s, *stored.DownloadUrl, c.mimeType, c.name, c.body)
 
 		// Any member reads it, with a fresh download URL; the bytes are the same.
 		advance(t, s, time.Minute)
 		for _, token := range []string{o.owner.token, member.token} {
-			got := getFile(t, s, token, f.ID)
-			if got.Status != "stored" || got.DownloadURL == nil || !got.ExpiresAt.Equal(created.Add(17*time.Minute)) || got.Size != f.Size {
+			got := getFile(t, s, token, f.Id.String())
+			if got.Status != "stored" || got.DownloadUrl == nil || !got.ExpiresAt.Equal(created.Add(17*time.Minute)) || got.Size != f.Size {
 				t.Fatalf("stored %s reads %+v", c.name, got)
 			}
-			download(t, s, *got.DownloadURL, c.mimeType, c.name, c.body)
+			download(t, s, *got.DownloadUrl, c.mimeType, c.name, c.body)
 		}
 
 		// Each signed URL does only what it was signed for.
-		s.Get(t, f.UploadURL, "").ExpectError(t, http.StatusForbidden, "forbidden")
-		put(t, s, *stored.DownloadURL, c.body, nil).ExpectError(t, http.StatusForbidden, "forbidden")
-		s.Get(t, strings.Replace(*stored.DownloadURL, "/content?", "/thumbnail?", 1), "").ExpectError(t, http.StatusForbidden, "forbidden")
+		s.Get(t, f.UploadUrl, "").ExpectError(t, http.StatusForbidden, "forbidden")
+		put(t, s, *stored.DownloadUrl, c.body, nil).ExpectError(t, http.StatusForbidden, "forbidden")
+		s.Get(t, strings.Replace(*stored.DownloadUrl, "/content?", "/thumbnail?", 1), "").ExpectError(t, http.StatusForbidden, "forbidden")
 
 		// Another organization does not see it; neither does an unknown id.
-		s.Get(t, filePath(f.ID), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
+		s.Get(t, filePath(f.Id.String()), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
 	}
 	s.Get(t, filePath(uuid.NewString()), o.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, filePath("not-a-uuid"), o.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
@@ -315,17 +306,17 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 	f := createFile(t, s, tok, o.id, "invoice.pdf", file.PDF, len(body))
 	pdf := map[string]string{"Content-Type": file.PDF}
 
-	expires := queryValue(t, f.UploadURL, "expires")
+	expires := queryValue(t, f.UploadUrl, "expires")
 	later, _ := strconv.ParseInt(expires, 10, 64)
-	sig := []byte(queryValue(t, f.UploadURL, "signature"))
+	sig := []byte(queryValue(t, f.UploadUrl, "signature"))
 	sig[0] ^= 1
 	for name, link := range map[string]string{
-		"altered signature": withQuery(t, f.UploadURL, "signature", string(sig)),
-		"no signature":      withQuery(t, f.UploadURL, "signature", ""),
-		"altered expires":   withQuery(t, f.UploadURL, "expires", strconv.FormatInt(later+3600, 10)),
-		"no expires":        withQuery(t, f.UploadURL, "expires", ""),
-		"another file":      strings.Replace(f.UploadURL, f.ID, uuid.NewString(), 1),
-		"download URL":      signer(t).DownloadLink(file.File{ID: uuid.MustParse(f.ID)}, now(t, s)).URL,
+		"altered signature": withQuery(t, f.UploadUrl, "signature", string(sig)),
+		"no signature":      withQuery(t, f.UploadUrl, "signature", ""),
+		"altered expires":   withQuery(t, f.UploadUrl, "expires", strconv.FormatInt(later+3600, 10)),
+		"no expires":        withQuery(t, f.UploadUrl, "expires", ""),
+		"another file":      strings.Replace(f.UploadUrl, f.Id.String(), uuid.NewString(), 1),
+		"download URL":      signer(t).DownloadLink(file.File{ID: f.Id}, now(t, s)).URL,
 	} {
 		if e := put(t, s, link, body, pdf).ExpectError(t, http.StatusForbidden, "forbidden"); e.Error.Message == "" {
 			t.Errorf("%s: no message", name)
@@ -335,12 +326,12 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 
 	// Fewer or more bytes, with a Content-Length that says so, or chunked.
 	for name, r := range map[string]*apitest.Response{
-		"one byte fewer":   put(t, s, f.UploadURL, body[:len(body)-1], pdf),
-		"one byte more":    put(t, s, f.UploadURL, append(bytes.Clone(body), '\n'), pdf),
-		"empty":            put(t, s, f.UploadURL, []byte{}, pdf),
-		"chunked, fewer":   put(t, s, f.UploadURL, io.MultiReader(bytes.NewReader(body[:len(body)-1])), pdf),
-		"chunked, more":    put(t, s, f.UploadURL, io.MultiReader(bytes.NewReader(body), strings.NewReader("x")), pdf),
-		"chunked, doubled": put(t, s, f.UploadURL, io.MultiReader(bytes.NewReader(body), bytes.NewReader(body)), pdf),
+		"one byte fewer":   put(t, s, f.UploadUrl, body[:len(body)-1], pdf),
+		"one byte more":    put(t, s, f.UploadUrl, append(bytes.Clone(body), '\n'), pdf),
+		"empty":            put(t, s, f.UploadUrl, []byte{}, pdf),
+		"chunked, fewer":   put(t, s, f.UploadUrl, io.MultiReader(bytes.NewReader(body[:len(body)-1])), pdf),
+		"chunked, more":    put(t, s, f.UploadUrl, io.MultiReader(bytes.NewReader(body), strings.NewReader("x")), pdf),
+		"chunked, doubled": put(t, s, f.UploadUrl, io.MultiReader(bytes.NewReader(body), bytes.NewReader(body)), pdf),
 	} {
 		e := r.ExpectError(t, http.StatusBadRequest, "invalid_request")
 		if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body" {
@@ -352,15 +343,15 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 	// Bytes of another type than declared, of exactly the declared size.
 	notPDF := append([]byte("<html><body>"), bytes.Repeat([]byte(" "), len(body)-len("<html><body></body></html>"))...)
 	notPDF = append(notPDF, "</body></html>"...)
-	put(t, s, f.UploadURL, notPDF, pdf).ExpectError(t, http.StatusUnprocessableEntity, "file_type_mismatch")
+	put(t, s, f.UploadUrl, notPDF, pdf).ExpectError(t, http.StatusUnprocessableEntity, "file_type_mismatch")
 	expectNothingStored(t, s, tok, f)
 
 	// The same URL, with the right bytes, now succeeds; a second PUT does not replace them.
 	stored := upload(t, s, f, body)
-	download(t, s, *stored.DownloadURL, file.PDF, "invoice.pdf", body)
-	put(t, s, f.UploadURL, body, pdf).ExpectError(t, http.StatusConflict, "conflict")
-	put(t, s, f.UploadURL, pdfOf("the other", len(body)), pdf).ExpectError(t, http.StatusConflict, "conflict")
-	download(t, s, *getFile(t, s, tok, f.ID).DownloadURL, file.PDF, "invoice.pdf", body)
+	download(t, s, *stored.DownloadUrl, file.PDF, "invoice.pdf", body)
+	put(t, s, f.UploadUrl, body, pdf).ExpectError(t, http.StatusConflict, "conflict")
+	put(t, s, f.UploadUrl, pdfOf("the other", len(body)), pdf).ExpectError(t, http.StatusConflict, "conflict")
+	download(t, s, *getFile(t, s, tok, f.Id.String()).DownloadUrl, file.PDF, "invoice.pdf", body)
 
 	// Declared types are checked against the bytes.
 	png := pngOf(t, 20, 20)
@@ -377,7 +368,7 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 		{"truncated.png", file.PNG, png[:20]},
 	} {
 		f := createFile(t, s, tok, o.id, c.name, c.mimeType, len(c.body))
-		put(t, s, f.UploadURL, c.body, map[string]string{"Content-Type": c.mimeType}).
+		put(t, s, f.UploadUrl, c.body, map[string]string{"Content-Type": c.mimeType}).
 			ExpectError(t, http.StatusUnprocessableEntity, "file_type_mismatch")
 		expectNothingStored(t, s, tok, f)
 	}
@@ -385,10 +376,10 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 	// An expired upload URL is refused, and stores nothing.
 	late := createFile(t, s, tok, o.id, "late.pdf", file.PDF, len(body))
 	advance(t, s, 16*time.Minute)
-	put(t, s, late.UploadURL, body, pdf).ExpectError(t, http.StatusForbidden, "forbidden")
+	put(t, s, late.UploadUrl, body, pdf).ExpectError(t, http.StatusForbidden, "forbidden")
 	expectNothingStored(t, s, tok, late)
 	// So is a download URL that has expired.
-	s.Get(t, *stored.DownloadURL, "").ExpectError(t, http.StatusForbidden, "forbidden")
+	s.Get(t, *stored.DownloadUrl, "").ExpectError(t, http.StatusForbidden, "forbidden")
 }
 
 // TestUploadsOverTwentyMiB: the declared size and the bytes sent are bounded
@@ -401,15 +392,15 @@ func TestUploadsOverTwentyMiB(t *testing.T) {
 	pdf := map[string]string{"Content-Type": file.PDF}
 
 	// Refused from the Content-Length before the body is sent (the client waits for 100 Continue).
-	put(t, s, f.UploadURL, append(bytes.Clone(body), '\n'), map[string]string{"Content-Type": file.PDF, "Expect": "100-continue"}).
+	put(t, s, f.UploadUrl, append(bytes.Clone(body), '\n'), map[string]string{"Content-Type": file.PDF, "Expect": "100-continue"}).
 		ExpectError(t, http.StatusRequestEntityTooLarge, "payload_too_large")
 	// Counted while reading a body of unknown length.
-	put(t, s, f.UploadURL, io.MultiReader(bytes.NewReader(body), strings.NewReader("\n")), pdf).
+	put(t, s, f.UploadUrl, io.MultiReader(bytes.NewReader(body), strings.NewReader("\n")), pdf).
 		ExpectError(t, http.StatusRequestEntityTooLarge, "payload_too_large")
 	expectNothingStored(t, s, o.owner.token, f)
 
 	stored := upload(t, s, f, body)
-	download(t, s, *stored.DownloadURL, file.PDF, "large.pdf", body)
+	download(t, s, *stored.DownloadUrl, file.PDF, "large.pdf", body)
 }
 
 // TestConcurrentUploadsStoreOne: two PUTs of one file at once: one is stored
@@ -427,7 +418,7 @@ func TestConcurrentUploadsStoreOne(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses[i] = put(t, s, f.UploadURL, b, map[string]string{"Content-Type": file.PDF, "Connection": "close"}).Status
+				statuses[i] = put(t, s, f.UploadUrl, b, map[string]string{"Content-Type": file.PDF, "Connection": "close"}).Status
 			}()
 		}
 		wg.Wait()
@@ -440,8 +431,8 @@ func TestConcurrentUploadsStoreOne(t *testing.T) {
 		default:
 			t.Fatalf("round %d: statuses %v, want one 200 and one 409", round, statuses)
 		}
-		got := getFile(t, s, o.owner.token, f.ID)
-		download(t, s, *got.DownloadURL, file.PDF, f.FileName, bodies[winner])
+		got := getFile(t, s, o.owner.token, f.Id.String())
+		download(t, s, *got.DownloadUrl, file.PDF, f.FileName, bodies[winner])
 	}
 }
 
@@ -456,21 +447,21 @@ func TestFilesUnderOrganizationStatus(t *testing.T) {
 
 	setOrgStatus(t, s, o.id, "paused")
 	expectUnavailable(t, s.Post(t, filesPath(o.id), o.owner.token, create))
-	expectUnavailable(t, put(t, s, pending.UploadURL, body, nil))
+	expectUnavailable(t, put(t, s, pending.UploadUrl, body, nil))
 	expectNothingStored(t, s, member.token, pending)
-	got := getFile(t, s, member.token, stored.ID)
-	download(t, s, *got.DownloadURL, file.PDF, "kept.pdf", body)
-	download(t, s, *stored.DownloadURL, file.PDF, "kept.pdf", body)
+	got := getFile(t, s, member.token, stored.Id.String())
+	download(t, s, *got.DownloadUrl, file.PDF, "kept.pdf", body)
+	download(t, s, *stored.DownloadUrl, file.PDF, "kept.pdf", body)
 
 	setOrgStatus(t, s, o.id, "banned")
-	expectUnavailable(t, s.Get(t, filePath(stored.ID), o.owner.token))
+	expectUnavailable(t, s.Get(t, filePath(stored.Id.String()), o.owner.token))
 	expectUnavailable(t, s.Post(t, filesPath(o.id), o.owner.token, create))
-	expectUnavailable(t, s.Get(t, *got.DownloadURL, ""))
-	expectUnavailable(t, put(t, s, pending.UploadURL, body, nil))
+	expectUnavailable(t, s.Get(t, *got.DownloadUrl, ""))
+	expectUnavailable(t, put(t, s, pending.UploadUrl, body, nil))
 
 	setOrgStatus(t, s, o.id, "active")
 	upload(t, s, pending, body)
-	download(t, s, *got.DownloadURL, file.PDF, "kept.pdf", body)
+	download(t, s, *got.DownloadUrl, file.PDF, "kept.pdf", body)
 }
 
 // TestFileOperationsRefuseAPIKeys: files are for people and for holders of
@@ -481,7 +472,7 @@ func TestFileOperationsRefuseAPIKeys(t *testing.T) {
 	keyBody := map[string]any{"name": "Files sync", "role": "admin", "scopes": []string{"balances:read"}}
 	keys := "/api/v1/organizations/" + o.id + "/api-keys"
 	stepUpByCode(t, s, o.owner.token, o.owner.secret, s.Post(t, keys, o.owner.token, keyBody))
-	var k keyWithSecret
+	var k client.ApiKeyWithSecret
 	s.Post(t, keys, o.owner.token, keyBody).ExpectStatus(t, http.StatusCreated).Decode(t, &k)
 
 	body := pdfOf("x", 300)
@@ -489,9 +480,9 @@ func TestFileOperationsRefuseAPIKeys(t *testing.T) {
 	pending := createFile(t, s, o.owner.token, o.id, "b.pdf", file.PDF, len(body))
 	for _, req := range []apitest.Request{
 		{Method: "POST", Path: filesPath(o.id), Body: map[string]any{"file_name": "c.pdf", "mime_type": file.PDF, "size": 10}},
-		{Method: "GET", Path: filePath(stored.ID)},
-		{Method: "PUT", Path: pending.UploadURL, Body: body, Header: map[string]string{"Content-Type": file.PDF}},
-		{Method: "GET", Path: *stored.DownloadURL},
+		{Method: "GET", Path: filePath(stored.Id.String())},
+		{Method: "PUT", Path: pending.UploadUrl, Body: body, Header: map[string]string{"Content-Type": file.PDF}},
+		{Method: "GET", Path: *stored.DownloadUrl},
 	} {
 		req.Bearer = k.Secret
 		s.Do(t, req).ExpectError(t, http.StatusForbidden, "api_key_not_permitted")
@@ -508,8 +499,8 @@ func TestFileThumbnails(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	sign := signer(t)
-	thumbnail := func(f fileRecord) string {
-		l := sign.ThumbnailLink(file.File{ID: uuid.MustParse(f.ID), MimeType: file.PNG}, now(t, s))
+	thumbnail := func(id uuid.UUID) string {
+		l := sign.ThumbnailLink(file.File{ID: id, MimeType: file.PNG}, now(t, s))
 		return l.URL
 	}
 	for _, c := range []struct {
@@ -523,7 +514,7 @@ func TestFileThumbnails(t *testing.T) {
 		{"small.jpg", file.JPEG, jpegOf(t, 100, 50), 100, 50},
 	} {
 		f := upload(t, s, createFile(t, s, o.owner.token, o.id, c.name, c.mimeType, len(c.body)), c.body)
-		link := thumbnail(f)
+		link := thumbnail(f.Id)
 		first := s.Get(t, link, "").ExpectStatus(t, http.StatusOK)
 		if ct := first.Header.Get("Content-Type"); ct != file.PNG {
 			t.Fatalf("%s: thumbnail Content-Type %q", c.name, ct)
@@ -540,20 +531,20 @@ func TestFileThumbnails(t *testing.T) {
 		}
 		// A thumbnail URL is not a download URL, and the other way round.
 		s.Get(t, strings.Replace(link, "/thumbnail?", "/content?", 1), "").ExpectError(t, http.StatusForbidden, "forbidden")
-		s.Get(t, strings.Replace(*f.DownloadURL, "/content?", "/thumbnail?", 1), "").ExpectError(t, http.StatusForbidden, "forbidden")
+		s.Get(t, strings.Replace(*f.DownloadUrl, "/content?", "/thumbnail?", 1), "").ExpectError(t, http.StatusForbidden, "forbidden")
 	}
 
 	// A PDF has no thumbnail, and neither has a pending image.
 	body := pdfOf("x", 400)
 	pdf := upload(t, s, createFile(t, s, o.owner.token, o.id, "a.pdf", file.PDF, len(body)), body)
-	s.Get(t, thumbnail(pdf), "").ExpectError(t, http.StatusNotFound, "not_found")
+	s.Get(t, thumbnail(pdf.Id), "").ExpectError(t, http.StatusNotFound, "not_found")
 	pending := createFile(t, s, o.owner.token, o.id, "later.png", file.PNG, 100)
-	s.Get(t, thumbnail(pending), "").ExpectError(t, http.StatusNotFound, "not_found")
+	s.Get(t, thumbnail(pending.Id), "").ExpectError(t, http.StatusNotFound, "not_found")
 
 	// An expired thumbnail URL is refused.
 	img := pngOf(t, 10, 10)
 	f := upload(t, s, createFile(t, s, o.owner.token, o.id, "b.png", file.PNG, len(img)), img)
-	link := thumbnail(f)
+	link := thumbnail(f.Id)
 	advance(t, s, 16*time.Minute)
 	s.Get(t, link, "").ExpectError(t, http.StatusForbidden, "forbidden")
 }

@@ -14,31 +14,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/app"
 )
 
 const sbx = apitest.SandboxToken
 
-type createdOrg struct {
-	Organization struct {
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"organization"`
-	Owner struct {
-		UserID     string  `json:"user_id"`
-		TOTPSecret *string `json:"totp_secret"`
-	} `json:"owner"`
-}
-
-func createOrg(t *testing.T, s *apitest.Server, email string) createdOrg {
+// createOrg creates an organization (Acme Ltd) in the sandbox whose owner,
+// Ada, has email, the test password and an authenticator app.
+func createOrg(t *testing.T, s *apitest.Server, email string) client.SandboxCreatedOrganization {
 	t.Helper()
-	var out createdOrg
-	s.Post(t, "/api/v1/sandbox/organizations", sbx, map[string]any{
-		"name":  "Acme Ltd",
-		"owner": map[string]any{"email": email, "password": "correct horse battery", "first_name": "Ada"},
-	}).ExpectStatus(t, http.StatusCreated).Decode(t, &out)
-	return out
+	r := ok[*client.SandboxCreateOrganizationResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxCreateOrganizationWithResponse(t.Context(), nil,
+		client.SandboxNewOrganization{Name: "Acme Ltd", Owner: client.SandboxPerson{Email: email, Password: ptr(password), FirstName: ptr("Ada")}}))
+	return *r.JSON201
 }
 
 func TestServerAnswersHealthReadinessAndMetrics(t *testing.T) {
@@ -95,9 +84,7 @@ func TestStrictJSONDecoding(t *testing.T) {
 	path := "/api/v1/sandbox/organizations"
 	owner := map[string]any{"email": "o@example.com", "password": "long enough password"}
 	countMessages := func() int {
-		var page struct {
-			Data []any `json:"data"`
-		}
+		var page client.OutboxMessagePage
 		s.Get(t, "/api/v1/sandbox/outbox", sbx).ExpectStatus(t, 200).Decode(t, &page)
 		return len(page.Data)
 	}
@@ -153,29 +140,19 @@ func TestPaginationLimitsAndCursors(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
 	for i := range 4 {
-		s.Post(t, "/api/v1/sandbox/organizations/"+org.Organization.ID+"/users", sbx, map[string]any{
+		s.Post(t, "/api/v1/sandbox/organizations/"+org.Organization.Id.String()+"/users", sbx, map[string]any{
 			"email": fmt.Sprintf("member%d@acme.test", i), "password": "correct horse battery", "role": "member", "totp": false,
 		}).ExpectStatus(t, http.StatusCreated)
-	}
-	type msg struct {
-		ID     string  `json:"id"`
-		UserID *string `json:"user_id"`
-		Kind   string  `json:"kind"`
-	}
-	type page struct {
-		Data       []msg   `json:"data"`
-		HasMore    bool    `json:"has_more"`
-		NextCursor *string `json:"next_cursor"`
 	}
 	// Walk all six membership notices (five here and the demo owner's) two at a time, newest first.
 	var seen []string
 	var firstCursor string
 	path := "/api/v1/sandbox/outbox?kind=notification&limit=2"
 	for pages := 0; ; pages++ {
-		var p page
+		var p client.OutboxMessagePage
 		s.Get(t, path, sbx).ExpectStatus(t, 200).Decode(t, &p)
 		for _, m := range p.Data {
-			seen = append(seen, m.ID)
+			seen = append(seen, m.Id.String())
 		}
 		if !p.HasMore {
 			if p.NextCursor != nil {
@@ -216,22 +193,19 @@ func TestPaginationLimitsAndCursors(t *testing.T) {
 func TestSandboxHelpers(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "Owner@Acme.test")
-	if org.Owner.TOTPSecret == nil || len(*org.Owner.TOTPSecret) < 16 {
-		t.Fatalf("owner totp_secret = %v, want a base32 seed", org.Owner.TOTPSecret)
+	if org.Owner.TotpSecret == nil || len(*org.Owner.TotpSecret) < 16 {
+		t.Fatalf("owner totp_secret = %v, want a base32 seed", org.Owner.TotpSecret)
 	}
-	orgPath := "/api/v1/sandbox/organizations/" + org.Organization.ID
+	orgPath := "/api/v1/sandbox/organizations/" + org.Organization.Id.String()
 
 	// An email that exists, in any letter case, adds a membership to that user.
-	var again struct {
-		UserID     string  `json:"user_id"`
-		TOTPSecret *string `json:"totp_secret"`
-	}
+	var again client.SandboxCreatedUser
 	other := createOrg(t, s, "other-owner@acme.test")
-	s.Post(t, "/api/v1/sandbox/organizations/"+other.Organization.ID+"/users", sbx, map[string]any{
+	s.Post(t, "/api/v1/sandbox/organizations/"+other.Organization.Id.String()+"/users", sbx, map[string]any{
 		"email": "OWNER@acme.test", "password": "ignored password", "role": "admin",
 	}).ExpectStatus(t, 201).Decode(t, &again)
-	if again.UserID != org.Owner.UserID || again.TOTPSecret != nil {
-		t.Fatalf("existing email: got %+v, want user %s and a null totp_secret", again, org.Owner.UserID)
+	if again.UserId != org.Owner.UserId || again.TotpSecret != nil {
+		t.Fatalf("existing email: got %+v, want user %s and a null totp_secret", again, org.Owner.UserId.String())
 	}
 	s.Post(t, orgPath+"/users", sbx, map[string]any{"email": "owner@acme.test", "password": "whatever123", "role": "member"}).
 		ExpectError(t, 409, "conflict")
@@ -242,7 +216,7 @@ func TestSandboxHelpers(t *testing.T) {
 
 	var status map[string]any
 	s.Post(t, orgPath+"/status", sbx, map[string]any{"status": "paused"}).ExpectStatus(t, 200).Decode(t, &status)
-	if status["status"] != "paused" || status["id"] != org.Organization.ID {
+	if status["status"] != "paused" || status["id"] != org.Organization.Id.String() {
 		t.Fatalf("status = %v", status)
 	}
 	s.Post(t, orgPath+"/status", sbx, map[string]any{"status": "gone"}).ExpectError(t, 400, "invalid_request")
@@ -253,9 +227,7 @@ func TestSandboxHelpers(t *testing.T) {
 	}
 
 	// The manual clock stands still until advanced.
-	var t0, t1 struct {
-		Now time.Time `json:"now"`
-	}
+	var t0, t1 client.SandboxClock
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": 0}).ExpectStatus(t, 200).Decode(t, &t0)
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": 1800}).ExpectStatus(t, 200).Decode(t, &t1)
 	if got := t1.Now.Sub(t0.Now); got != 30*time.Minute {
@@ -267,14 +239,9 @@ func TestSandboxHelpers(t *testing.T) {
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": -5}).ExpectError(t, 400, "invalid_request")
 
 	// Messages can be filtered by person.
-	var msgs struct {
-		Data []struct {
-			UserID string `json:"user_id"`
-			Kind   string `json:"kind"`
-		} `json:"data"`
-	}
-	s.Get(t, "/api/v1/sandbox/outbox?user_id="+org.Owner.UserID, sbx).ExpectStatus(t, 200).Decode(t, &msgs)
-	if len(msgs.Data) != 2 || msgs.Data[0].UserID != org.Owner.UserID || msgs.Data[0].Kind != "notification" {
+	var msgs client.OutboxMessagePage
+	s.Get(t, "/api/v1/sandbox/outbox?user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200).Decode(t, &msgs)
+	if len(msgs.Data) != 2 || msgs.Data[0].UserId == nil || *msgs.Data[0].UserId != org.Owner.UserId || msgs.Data[0].Kind != "notification" {
 		t.Fatalf("owner's messages = %+v, want two membership notices", msgs.Data)
 	}
 }
@@ -331,7 +298,7 @@ func TestDemoIsSeededOnceOnAnEmptyDatabase(t *testing.T) {
 func TestAccessLogLinesAndNoSecrets(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "logs@acme.test")
-	s.Get(t, "/api/v1/sandbox/outbox?user_id="+org.Owner.UserID, sbx).ExpectStatus(t, 200)
+	s.Get(t, "/api/v1/sandbox/outbox?user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200)
 	var found bool
 	sc := bufio.NewScanner(strings.NewReader(s.Logs.String()))
 	for sc.Scan() {
@@ -344,14 +311,14 @@ func TestAccessLogLinesAndNoSecrets(t *testing.T) {
 				t.Errorf("access line lacks %s: %s", k, sc.Text())
 			}
 		}
-		if line["route"] == "POST /api/v1/sandbox/organizations" && line["organization_id"] == org.Organization.ID {
+		if line["route"] == "POST /api/v1/sandbox/organizations" && line["organization_id"] == org.Organization.Id.String() {
 			found = true
 		}
 	}
 	if !found {
 		t.Error("no access line names the organization created")
 	}
-	assertNoSecrets(t, s, sbx, "correct horse battery", *org.Owner.TOTPSecret)
+	assertNoSecrets(t, s, sbx, "correct horse battery", *org.Owner.TotpSecret)
 }
 
 // assertNoSecrets fails t if any of secrets appears anywhere in s's logs.

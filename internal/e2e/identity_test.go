@@ -10,23 +10,11 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 const password = "correct horse battery"
-
-type signInResult struct {
-	Status         string  `json:"status"`
-	Token          *string `json:"token"`
-	ChallengeToken *string `json:"challenge_token"`
-	DeviceID       *string `json:"device_id"`
-	TrustToken     *string `json:"trust_token"`
-	User           *struct {
-		ID          string `json:"id"`
-		Email       string `json:"email"`
-		TOTPEnabled bool   `json:"totp_enabled"`
-	} `json:"user"`
-}
 
 // now reads the server's manual clock.
 func now(t *testing.T, s *apitest.Server) time.Time {
@@ -36,11 +24,9 @@ func now(t *testing.T, s *apitest.Server) time.Time {
 
 func advance(t *testing.T, s *apitest.Server, d time.Duration) time.Time {
 	t.Helper()
-	var out struct {
-		Now time.Time `json:"now"`
-	}
-	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": int(d.Seconds())}).ExpectStatus(t, 200).Decode(t, &out)
-	return out.Now
+	r := ok[*client.SandboxAdvanceClockResponse](t, 200)(sandboxClient(t, s).API().SandboxAdvanceClockWithResponse(t.Context(), nil,
+		client.SandboxClockAdvance{Seconds: int(d.Seconds())}))
+	return r.JSON200.Now
 }
 
 // code is the authenticator app's code for secret at the server's current time.
@@ -53,29 +39,37 @@ func code(t *testing.T, s *apitest.Server, secret string) string {
 	return c
 }
 
-func signIn(t *testing.T, s *apitest.Server, body map[string]any) signInResult {
+func signIn(t *testing.T, s *apitest.Server, body map[string]any) client.SignInResult {
 	t.Helper()
-	var out signInResult
+	var out client.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in", "", body).ExpectStatus(t, 200).Decode(t, &out)
 	return out
 }
 
-func mfa(t *testing.T, s *apitest.Server, challenge, code string) signInResult {
+func mfa(t *testing.T, s *apitest.Server, challenge, code string) client.SignInResult {
 	t.Helper()
-	var out signInResult
+	var out client.SignInResult
 	s.Post(t, "/api/v1/auth/mfa", "", map[string]any{"challenge_token": challenge, "code": code}).ExpectStatus(t, 200).Decode(t, &out)
 	return out
 }
 
-// signInFully signs email in with password and code and returns the session token.
+// signInFully signs email in with password and code through the client
+// and returns the session token.
 func signInFully(t *testing.T, s *apitest.Server, email, secret string) string {
 	t.Helper()
-	step1 := signIn(t, s, map[string]any{"email": email, "password": password})
-	if step1.Status != "mfa_required" {
+	c := s.Client(t, "")
+	step1, err := c.SignIn(t.Context(), client.Credentials{Email: email, Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step1.Status != client.SignInStatusMfaRequired {
 		t.Fatalf("sign-in status %q, want mfa_required", step1.Status)
 	}
-	step2 := mfa(t, s, *step1.ChallengeToken, code(t, s, secret))
-	if step2.Status != "authenticated" || step2.Token == nil {
+	step2, err := c.CompleteMFA(t.Context(), *step1.ChallengeToken, code(t, s, secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step2.Status != client.SignInStatusAuthenticated || step2.Token == nil || c.Token() != *step2.Token {
 		t.Fatalf("mfa status %q, want authenticated", step2.Status)
 	}
 	// The next code must come from a later time step: each code works once.
@@ -83,19 +77,16 @@ func signInFully(t *testing.T, s *apitest.Server, email, secret string) string {
 	return *step2.Token
 }
 
+// addUser adds a person with the test password to the organization in the
+// sandbox and returns their id and authenticator secret ("" without one).
 func addUser(t *testing.T, s *apitest.Server, orgID, email, role string, withTOTP bool) (string, string) {
 	t.Helper()
-	var out struct {
-		UserID     string  `json:"user_id"`
-		TOTPSecret *string `json:"totp_secret"`
+	r := ok[*client.SandboxAddOrganizationUserResponse](t, 201)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(), uuidOf(t, orgID), nil,
+		client.SandboxNewMember{Email: email, Password: ptr(password), Role: client.Role(role), Totp: &withTOTP}))
+	if r.JSON201.TotpSecret == nil {
+		return r.JSON201.UserId.String(), ""
 	}
-	s.Post(t, "/api/v1/sandbox/organizations/"+orgID+"/users", sbx, map[string]any{
-		"email": email, "password": password, "role": role, "totp": withTOTP,
-	}).ExpectStatus(t, 201).Decode(t, &out)
-	if out.TOTPSecret == nil {
-		return out.UserID, ""
-	}
-	return out.UserID, *out.TOTPSecret
+	return r.JSON201.UserId.String(), *r.JSON201.TotpSecret
 }
 
 func TestSignInWrongEmailOrPassword(t *testing.T) {
@@ -115,25 +106,16 @@ func TestSignInWithAuthenticatorCode(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "Ada@Acme.test")
 	step1 := signIn(t, s, map[string]any{"email": "ada@ACME.test", "password": password})
-	if step1.Status != "mfa_required" || step1.ChallengeToken == nil || step1.Token != nil || step1.DeviceID == nil {
+	if step1.Status != "mfa_required" || step1.ChallengeToken == nil || step1.Token != nil || step1.DeviceId == nil {
 		t.Fatalf("step 1 = %+v, want mfa_required with a challenge token and a device id", step1)
 	}
-	step2 := mfa(t, s, *step1.ChallengeToken, code(t, s, *org.Owner.TOTPSecret))
-	if step2.Status != "authenticated" || step2.Token == nil || step2.User == nil || step2.User.ID != org.Owner.UserID || !step2.User.TOTPEnabled {
+	step2 := mfa(t, s, *step1.ChallengeToken, code(t, s, *org.Owner.TotpSecret))
+	if step2.Status != "authenticated" || step2.Token == nil || step2.User == nil || step2.User.Id != org.Owner.UserId || !step2.User.TotpEnabled {
 		t.Fatalf("step 2 = %+v", step2)
 	}
-	var me struct {
-		User        struct{ Email string } `json:"user"`
-		Memberships []struct {
-			OrganizationID string `json:"organization_id"`
-			Role           string `json:"role"`
-		} `json:"memberships"`
-		Session struct {
-			DeviceID string `json:"device_id"`
-		} `json:"session"`
-	}
+	var me client.Me
 	s.Get(t, "/api/v1/me", *step2.Token).ExpectStatus(t, 200).Decode(t, &me)
-	if len(me.Memberships) != 1 || me.Memberships[0].OrganizationID != org.Organization.ID || me.Memberships[0].Role != "owner" || me.Session.DeviceID != *step1.DeviceID {
+	if len(me.Memberships) != 1 || me.Memberships[0].OrganizationId != org.Organization.Id || me.Memberships[0].Role != "owner" || me.Session.DeviceId != *step1.DeviceId {
 		t.Fatalf("me = %+v", me)
 	}
 }
@@ -141,9 +123,9 @@ func TestSignInWithAuthenticatorCode(t *testing.T) {
 func TestSignInWithoutAuthenticatorIsPasswordAlone(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
-	addUser(t, s, org.Organization.ID, "plain@acme.test", "member", false)
+	addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	res := signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password})
-	if res.Status != "authenticated" || res.Token == nil || res.User == nil || res.User.TOTPEnabled {
+	if res.Status != "authenticated" || res.Token == nil || res.User == nil || res.User.TotpEnabled {
 		t.Fatalf("sign-in = %+v, want authenticated by password alone", res)
 	}
 	s.Get(t, "/api/v1/me", *res.Token).ExpectStatus(t, 200)
@@ -151,39 +133,36 @@ func TestSignInWithoutAuthenticatorIsPasswordAlone(t *testing.T) {
 
 func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 	s := apitest.Start(t)
-	var org createdOrg
+	var org client.SandboxCreatedOrganization
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, map[string]any{
 		"name": "Strict Ltd", "requires_totp": true,
 		"owner": map[string]any{"email": "boss@strict.test", "password": password},
 	}).ExpectStatus(t, 201).Decode(t, &org)
-	addUser(t, s, org.Organization.ID, "new@strict.test", "member", false)
+	addUser(t, s, org.Organization.Id.String(), "new@strict.test", "member", false)
 
 	res := signIn(t, s, map[string]any{"email": "new@strict.test", "password": password})
 	if res.Status != "totp_setup_required" || res.ChallengeToken == nil || res.Token != nil {
 		t.Fatalf("sign-in = %+v, want totp_setup_required", res)
 	}
-	var setup struct {
-		URI           string `json:"uri"`
-		SecretEncoded string `json:"secret_encoded"`
-	}
+	var setup client.SignInTotpSetup
 	s.Post(t, "/api/v1/auth/sign-in/totp/setup", "", map[string]any{"challenge_token": *res.ChallengeToken}).ExpectStatus(t, 200).Decode(t, &setup)
-	if !strings.HasPrefix(setup.URI, "otpauth://totp/") || !strings.Contains(setup.URI, setup.SecretEncoded) {
+	if !strings.HasPrefix(setup.Uri, "otpauth://totp/") || !strings.Contains(setup.Uri, setup.SecretEncoded) {
 		t.Fatalf("setup = %+v", setup)
 	}
 	// The challenge token cannot be used as an MFA challenge.
 	if r := mfa(t, s, *res.ChallengeToken, code(t, s, setup.SecretEncoded)); r.Status == "authenticated" {
 		t.Fatal("a setup challenge signed in through the MFA call")
 	}
-	var wrong signInResult
+	var wrong client.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": "000000"}).
 		ExpectStatus(t, 200).Decode(t, &wrong)
 	if wrong.Status != "mfa_failed" {
 		t.Fatalf("wrong activation code: %q, want mfa_failed", wrong.Status)
 	}
-	var done signInResult
+	var done client.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": code(t, s, setup.SecretEncoded)}).
 		ExpectStatus(t, 200).Decode(t, &done)
-	if done.Status != "authenticated" || done.Token == nil || !done.User.TOTPEnabled {
+	if done.Status != "authenticated" || done.Token == nil || !done.User.TotpEnabled {
 		t.Fatalf("activation = %+v", done)
 	}
 	// From now on the code is asked for at every sign-in.
@@ -194,7 +173,7 @@ func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 func TestWrongAndReusedCodes(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	secret := *org.Owner.TOTPSecret
+	secret := *org.Owner.TotpSecret
 
 	step1 := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
 	if r := mfa(t, s, *step1.ChallengeToken, "123456"); r.Status != "mfa_failed" && code(t, s, secret) != "123456" {
@@ -219,7 +198,7 @@ func TestWrongAndReusedCodes(t *testing.T) {
 func TestFiveWrongCodesLockTheChallenge(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	secret := *org.Owner.TOTPSecret
+	secret := *org.Owner.TotpSecret
 	step1 := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
 	right := code(t, s, secret)
 	wrong := fmt.Sprintf("%06d", (mustAtoi(t, right)+1)%1000000)
@@ -252,7 +231,7 @@ func TestChallengeTokenLivesTenMinutes(t *testing.T) {
 	org := createOrg(t, s, "ada@acme.test")
 	step1 := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
 	advance(t, s, 10*time.Minute)
-	if r := mfa(t, s, *step1.ChallengeToken, code(t, s, *org.Owner.TOTPSecret)); r.Status != "challenge_expired" {
+	if r := mfa(t, s, *step1.ChallengeToken, code(t, s, *org.Owner.TotpSecret)); r.Status != "challenge_expired" {
 		t.Fatalf("after 10 minutes: %q, want challenge_expired", r.Status)
 	}
 	if r := mfa(t, s, "src_not-a-real-token", "123456"); r.Status != "challenge_expired" {
@@ -260,7 +239,7 @@ func TestChallengeTokenLivesTenMinutes(t *testing.T) {
 	}
 	step1 = signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
 	advance(t, s, 9*time.Minute+59*time.Second)
-	if r := mfa(t, s, *step1.ChallengeToken, code(t, s, *org.Owner.TOTPSecret)); r.Status != "authenticated" {
+	if r := mfa(t, s, *step1.ChallengeToken, code(t, s, *org.Owner.TotpSecret)); r.Status != "authenticated" {
 		t.Fatalf("just before 10 minutes: %q, want authenticated", r.Status)
 	}
 }
@@ -268,7 +247,7 @@ func TestChallengeTokenLivesTenMinutes(t *testing.T) {
 func TestSessionEndsAfterThirtyIdleMinutes(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	for range 3 {
 		advance(t, s, 29*time.Minute)
 		s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200) // each use moves the idle end
@@ -286,12 +265,8 @@ func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
 	// Thirty days of use every 25 minutes is ~3,500 requests in a few real seconds.
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_ADDRESS=off", "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
-	var me struct {
-		Session struct {
-			ExpiresAt time.Time `json:"expires_at"`
-		} `json:"session"`
-	}
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
+	var me client.Me
 	s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200).Decode(t, &me)
 	// Use the session every 25 minutes until just before its absolute end.
 	for now(t, s).Add(25 * time.Minute).Before(me.Session.ExpiresAt) {
@@ -308,7 +283,7 @@ func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
 func TestSignOut(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	first := s.Post(t, "/api/v1/auth/sign-out", token, nil).ExpectStatus(t, 200).JSON(t)
 	s.Get(t, "/api/v1/me", token).ExpectError(t, 401, "not_authenticated")
 	again := s.Post(t, "/api/v1/auth/sign-out", token, nil).ExpectStatus(t, 200).JSON(t)
@@ -321,40 +296,27 @@ func TestSignOut(t *testing.T) {
 func TestDevicesAndNewDeviceNotices(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	secret := *org.Owner.TOTPSecret
+	secret := *org.Owner.TotpSecret
 	first := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "device_name": "Laptop"})
 	token := *mfa(t, s, *first.ChallengeToken, code(t, s, secret)).Token
 	advance(t, s, 30*time.Second)
 
 	// Reusing the device id records no new device and sends no notice.
-	reuse := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "device_id": *first.DeviceID})
-	if *reuse.DeviceID != *first.DeviceID {
-		t.Fatalf("device_id not reused: %s vs %s", *reuse.DeviceID, *first.DeviceID)
+	reuse := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "device_id": first.DeviceId.String()})
+	if reuse.DeviceId.String() != first.DeviceId.String() {
+		t.Fatalf("device_id not reused: %s vs %s", reuse.DeviceId.String(), first.DeviceId.String())
 	}
 	other := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "platform": "cli"})
-	if *other.DeviceID == *first.DeviceID {
+	if other.DeviceId.String() == first.DeviceId.String() {
 		t.Fatal("a sign-in without device_id reused a device")
 	}
-	var notices struct {
-		Data []struct {
-			Kind string `json:"kind"`
-			Body string `json:"body"`
-		} `json:"data"`
-	}
-	s.Get(t, "/api/v1/sandbox/outbox?kind=new_device&user_id="+org.Owner.UserID, sbx).ExpectStatus(t, 200).Decode(t, &notices)
+	var notices client.OutboxMessagePage
+	s.Get(t, "/api/v1/sandbox/outbox?kind=new_device&user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200).Decode(t, &notices)
 	if len(notices.Data) != 2 || !strings.Contains(notices.Data[1].Body, "Laptop") {
 		t.Fatalf("new-device notices = %+v, want two, the first naming Laptop", notices.Data)
 	}
 
-	var devices struct {
-		Data []struct {
-			ID         string  `json:"id"`
-			ThisDevice bool    `json:"this_device"`
-			Name       *string `json:"name"`
-			Platform   string  `json:"platform"`
-		} `json:"data"`
-		HasMore bool `json:"has_more"`
-	}
+	var devices client.DevicePage
 	s.Get(t, "/api/v1/devices", token).ExpectStatus(t, 200).Decode(t, &devices)
 	if len(devices.Data) != 2 || devices.HasMore {
 		t.Fatalf("devices = %+v", devices)
@@ -363,7 +325,7 @@ func TestDevicesAndNewDeviceNotices(t *testing.T) {
 	for _, d := range devices.Data {
 		if d.ThisDevice {
 			this++
-			if d.ID != *first.DeviceID || d.Name == nil || *d.Name != "Laptop" || d.Platform != "web" {
+			if d.Id.String() != first.DeviceId.String() || d.Name == nil || *d.Name != "Laptop" || d.Platform != "web" {
 				t.Fatalf("this device = %+v", d)
 			}
 		}
@@ -378,7 +340,7 @@ func TestDevicesAndNewDeviceNotices(t *testing.T) {
 func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	secret := *org.Owner.TOTPSecret
+	secret := *org.Owner.TotpSecret
 	for _, platform := range []string{"web", "cli", ""} {
 		body := map[string]any{"email": "ada@acme.test", "password": password, "remember_me": true}
 		if platform != "" {
@@ -398,7 +360,7 @@ func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
 		t.Fatalf("remembered sign-in = %+v, want a trust token", done)
 	}
 	trusted := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "platform": "ios",
-		"device_id": *phone.DeviceID, "trust_tokens": []string{*done.TrustToken}})
+		"device_id": phone.DeviceId.String(), "trust_tokens": []string{*done.TrustToken}})
 	if trusted.Status != "authenticated" || trusted.Token == nil {
 		t.Fatalf("trusted device sign-in = %+v, want authenticated without a code", trusted)
 	}
@@ -410,7 +372,7 @@ func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
 	}
 	advance(t, s, 30*24*time.Hour)
 	late := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "platform": "ios",
-		"device_id": *phone.DeviceID, "trust_tokens": []string{*done.TrustToken}})
+		"device_id": phone.DeviceId.String(), "trust_tokens": []string{*done.TrustToken}})
 	if late.Status != "mfa_required" {
 		t.Fatalf("trust token after 30 days: %q", late.Status)
 	}
@@ -419,24 +381,15 @@ func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
 func TestSignedInAuthenticatorSetup(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
-	userID, _ := addUser(t, s, org.Organization.ID, "plain@acme.test", "member", false)
+	userID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	token := *signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password}).Token
 
-	var setup struct {
-		Enabled       bool   `json:"enabled"`
-		SecretEncoded string `json:"secret_encoded"`
-		URI           string `json:"uri"`
-	}
+	var setup client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/setup", token, nil).ExpectStatus(t, 200).Decode(t, &setup)
 	if setup.Enabled || setup.SecretEncoded == "" {
 		t.Fatalf("setup = %+v", setup)
 	}
-	var msgs struct {
-		Data []struct {
-			Channel string  `json:"channel"`
-			Code    *string `json:"code"`
-		} `json:"data"`
-	}
+	var msgs client.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=totp_activation_code&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &msgs)
 	if len(msgs.Data) != 1 || msgs.Data[0].Code == nil || msgs.Data[0].Channel != "messaging_app" {
 		t.Fatalf("messaging code = %+v", msgs.Data)
@@ -450,9 +403,7 @@ func TestSignedInAuthenticatorSetup(t *testing.T) {
 	s.Post(t, "/api/v1/auth/totp/activate", token, map[string]any{"code": code(t, s, setup.SecretEncoded)}).
 		ExpectError(t, 400, "invalid_request")
 	advance(t, s, 30*time.Second)
-	var active struct {
-		Enabled bool `json:"enabled"`
-	}
+	var active client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/activate", token, map[string]any{"code": code(t, s, setup.SecretEncoded), "messaging_code": messaging}).
 		ExpectStatus(t, 200).Decode(t, &active)
 	if !active.Enabled {
@@ -506,7 +457,7 @@ func TestSessionTokenIsRequired(t *testing.T) {
 func TestLogsHoldNoSecretsOfASignInFlow(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	secret := *org.Owner.TOTPSecret
+	secret := *org.Owner.TotpSecret
 	step1 := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "platform": "ios", "remember_me": true})
 	c := code(t, s, secret)
 	done := mfa(t, s, *step1.ChallengeToken, c)
@@ -518,8 +469,8 @@ func TestLogsHoldNoSecretsOfASignInFlow(t *testing.T) {
 func TestRequestsPerCredentialAreLimited(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=3/1m")
 	org := createOrg(t, s, "ada@acme.test")
-	a := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
-	b := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	a := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
+	b := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	for range 3 {
 		s.Get(t, "/api/v1/me", a).ExpectStatus(t, 200)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -60,7 +61,7 @@ func stepUpByCode(t *testing.T, s *apitest.Server, token, secret string, r *apit
 		return
 	}
 	up := expectStepUp(t, r)
-	s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": up.ID, "method": "totp", "code": code(t, s, secret)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": code(t, s, secret)}).
 		ExpectStatus(t, http.StatusOK)
 	advance(t, s, 30*time.Second) // the code's time step is spent
 }
@@ -107,24 +108,24 @@ func TestBadTextNeverReachesTheDatabase(t *testing.T) {
 		}},
 		{"label", "/api/v1/me/approval-credential", phoneToken, func() any { return map[string]any{"public_key": pub, "label": textMarker} }},
 		{"statement_description", "/api/v1/payments/execute", p.web, func() any {
-			return map[string]any{"quote_id": p.quote(t, s, "5.00").ID, "payout_reason": "PYR002", "statement_description": textMarker}
+			return map[string]any{"quote_id": p.quote(t, s, "5.00").Id.String(), "payout_reason": "PYR002", "statement_description": textMarker}
 		}},
 		{"internal_notes", "/api/v1/payments/execute", p.web, func() any {
-			b := executeBody(p.quote(t, s, "5.00").ID)
+			b := executeBody(p.quote(t, s, "5.00").Id.String())
 			b["internal_notes"] = textMarker
 			return b
 		}},
 		{"tag", "/api/v1/payments/execute", p.web, func() any {
-			b := executeBody(p.quote(t, s, "5.00").ID)
+			b := executeBody(p.quote(t, s, "5.00").Id.String())
 			b["tag"] = textMarker
 			return b
 		}},
 		{"payments[0].internal_notes", "/api/v1/payment-batches", p.web, func() any {
-			b := executeBody(p.quote(t, s, "5.00").ID)
+			b := executeBody(p.quote(t, s, "5.00").Id.String())
 			b["internal_notes"] = textMarker
 			return map[string]any{"organization_id": p.org, "payments": []any{b}}
 		}},
-		{"reason", "/api/v1/approvals/" + *pending.ApprovalRequestID + "/reject", p.web, func() any { return map[string]any{"reason": textMarker} }},
+		{"reason", "/api/v1/approvals/" + pending.ApprovalRequestId.String() + "/reject", p.web, func() any { return map[string]any{"reason": textMarker} }},
 		{"name", "/api/v1/sandbox/organizations", sbx, func() any {
 			return map[string]any{"name": textMarker, "owner": map[string]any{"email": email("grace"), "password": password}}
 		}},
@@ -152,7 +153,7 @@ func TestBadTextNeverReachesTheDatabase(t *testing.T) {
 		}
 	}
 	// The pending payment is untouched: its approval was never rejected.
-	if got := getPayment(t, s, p.web, pending.ID); got.Status != "awaiting_approval" {
+	if got := getPayment(t, s, p.web, pending.Id.String()); got.Status != "awaiting_approval" {
 		t.Fatalf("payment %+v", got)
 	}
 }
@@ -220,26 +221,22 @@ func TestAmountsHaveAtMostFifteenIntegerDigits(t *testing.T) {
 func TestBatchTotalsFitTheLedger(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var kwd struct {
-		ID string `json:"id"`
-	}
+	var kwd client.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
 		"name": "Gulf Trading", "currency": "KWD", "rail": "fiat", "iban": "KW81CBKU0000000000001234560101",
 	}).ExpectStatus(t, 201).Decode(t, &kwd)
 	var payments []any
 	for range 10 {
-		var q quoteRecord
-		s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": kwd.ID,
+		var q client.Quote
+		s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": kwd.Id.String(),
 			"source_currency": "KWD", "amount": "999999999999999.999", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
-		payments = append(payments, executeBody(q.ID))
+		payments = append(payments, executeBody(q.Id.String()))
 	}
 	expectInvalidField(t, s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": payments}), "payments")
 	// Nine fit: created, and approving them finds the empty KWD balance short.
-	var b struct {
-		ApprovalRequestID string `json:"approval_request_id"`
-	}
+	var b client.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": payments[1:]}).ExpectStatus(t, 201).Decode(t, &b)
-	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
+	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
 }
 
 // TestLedgerBalancesCannotOverflow: the platform's account that deposits
@@ -249,7 +246,7 @@ func TestBatchTotalsFitTheLedger(t *testing.T) {
 func TestLedgerBalancesCannotOverflow(t *testing.T) {
 	s := apitest.Start(t)
 	created := createOrg(t, s, "ada@acme.test")
-	org := created.Organization.ID
+	org := created.Organization.Id.String()
 	deposit := func(amount string) *apitest.Response {
 		return s.Post(t, "/api/v1/sandbox/organizations/"+org+"/deposits", sbx, map[string]any{"currency": "KWD", "amount": amount})
 	}
@@ -260,7 +257,7 @@ func TestLedgerBalancesCannotOverflow(t *testing.T) {
 	deposit("999999999999999.999").ExpectError(t, 422, "unprocessable_entity")
 	// Smaller deposits still fit and are counted exactly.
 	deposit("1.000").ExpectStatus(t, 201)
-	web := signInFully(t, s, "ada@acme.test", *created.Owner.TOTPSecret)
+	web := signInFully(t, s, "ada@acme.test", *created.Owner.TotpSecret)
 	if av, _ := balance(t, s, web, org, "KWD"); av != "9000000000000000.991" {
 		t.Fatalf("KWD balance %s", av)
 	}

@@ -7,45 +7,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
-
-type insightSums struct {
-	Incoming []amount `json:"incoming"`
-	Outgoing []amount `json:"outgoing"`
-	Payments []amount `json:"payments"`
-	Net      []amount `json:"net"`
-}
-
-type insights struct {
-	DateRange struct {
-		StartDate string  `json:"start_date"`
-		EndDate   string  `json:"end_date"`
-		Grouping  string  `json:"grouping"`
-		Preset    *string `json:"preset"`
-	} `json:"date_range"`
-	Periods []struct {
-		Period string `json:"period"`
-		insightSums
-	} `json:"periods"`
-	Summary          insightSums `json:"summary"`
-	TransactionCount int         `json:"transaction_count"`
-}
 
 func insightsPath(org, query string) string {
 	return "/api/v1/organizations/" + org + "/insights?" + query
 }
 
-func getInsights(t *testing.T, s *apitest.Server, token, org, query string) insights {
+func getInsights(t *testing.T, s *apitest.Server, token, org, query string) client.Insights {
 	t.Helper()
-	var out insights
+	var out client.Insights
 	s.Get(t, insightsPath(org, query), token).ExpectStatus(t, http.StatusOK).Decode(t, &out)
 	return out
 }
 
 // show writes a list of amounts as "1000.00 EUR, 5.00 USD" ("-" when empty).
-func show(as []amount) string {
+func show(as []client.Money) string {
 	if as == nil {
 		return "null"
 	}
@@ -60,14 +39,14 @@ func show(as []amount) string {
 }
 
 // line is a period (or the summary) as one line: in | out | payments | net.
-func sumsLine(s insightSums) string {
+func sumsLine(s client.InsightSums) string {
 	return show(s.Incoming) + " | " + show(s.Outgoing) + " | " + show(s.Payments) + " | " + show(s.Net)
 }
 
-func (r insights) lines() []string {
+func lines(r client.Insights) []string {
 	var out []string
 	for _, p := range r.Periods {
-		out = append(out, p.Period+": "+sumsLine(p.insightSums))
+		out = append(out, p.Period+": "+sumsLine(client.InsightSums{Incoming: p.Incoming, Outgoing: p.Outgoing, Payments: p.Payments, Net: p.Net}))
 	}
 	return out
 }
@@ -100,7 +79,7 @@ func advanceTo(t *testing.T, s *apitest.Server, at time.Time) time.Time {
 	return advance(t, s, at.Sub(n))
 }
 
-func minor(t *testing.T, a amount) int64 {
+func minor(t *testing.T, a client.Money) int64 {
 	t.Helper()
 	m, err := money.Parse(a.Amount, a.Currency)
 	if err != nil {
@@ -127,33 +106,33 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	// Day A: one payment completes, one fails the same day, a third is
 	// approved now and fails on day D.
 	done := p.pay(t, s, "100.00")
-	p.approveInApp(t, s, *done.ApprovalRequestID)
+	p.approveInApp(t, s, done.ApprovalRequestId.String())
 	failed := p.pay(t, s, "50.00")
-	p.approveInApp(t, s, *failed.ApprovalRequestID)
+	p.approveInApp(t, s, failed.ApprovalRequestId.String())
 	late := p.pay(t, s, "20.00")
-	p.approveInApp(t, s, *late.ApprovalRequestID)
-	for _, pay := range []paymentRecord{done, failed, late} {
-		eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.ID).Status == "processing" })
+	p.approveInApp(t, s, late.ApprovalRequestId.String())
+	for _, pay := range []client.Payment{done, failed, late} {
+		eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.Id.String()).Status == "processing" })
 	}
-	s.Post(t, "/api/v1/sandbox/payments/"+done.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
-	s.Post(t, "/api/v1/sandbox/payments/"+failed.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+done.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+failed.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 	// Card spend: 30.00 bought, 5.00 refunded.
 	card := cardFor(t, s, p.org, p.userID, 1000)
-	expectApproved(t, purchase(t, s, card.ID, "30.00"), "out", "30.00")
-	expectApproved(t, authorize(t, s, card.ID, "5.00", "USD", "online", "refund"), "in", "5.00")
+	expectApproved(t, purchase(t, s, card.Id.String(), "30.00"), "out", "30.00")
+	expectApproved(t, authorize(t, s, card.Id.String(), "5.00", "USD", "online", "refund"), "in", "5.00")
 
 	// Day B: 10.00 USD arrives and the card spends exactly that: USD nets to
 	// zero and is left out of net.
 	toNextDay(t, s)
 	deposit(t, s, p.org, "USD", "10.00")
-	expectApproved(t, purchase(t, s, card.ID, "10.00"), "out", "10.00")
+	expectApproved(t, purchase(t, s, card.Id.String(), "10.00"), "out", "10.00")
 	// Day C: a purchase and its refund: payments sum to zero, left out.
 	toNextDay(t, s)
-	expectApproved(t, purchase(t, s, card.ID, "7.00"), "out", "7.00")
-	expectApproved(t, authorize(t, s, card.ID, "7.00", "USD", "online", "refund"), "in", "7.00")
+	expectApproved(t, purchase(t, s, card.Id.String(), "7.00"), "out", "7.00")
+	expectApproved(t, authorize(t, s, card.Id.String(), "7.00", "USD", "online", "refund"), "in", "7.00")
 	// Day D: the third payment fails; its amount and fee come back.
 	toNextDay(t, s)
-	s.Post(t, "/api/v1/sandbox/payments/"+late.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/sandbox/payments/"+late.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200)
 	// Day E stays quiet; the range ends then.
 	// Sessions end after 30 idle minutes: sign in again.
 	dayE := toNextDay(t, s)
@@ -162,10 +141,10 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	lateDebit := minor(t, late.Debited) // amount and fee
 	outA := minor(t, done.Debited) + lateDebit
 	r := getInsights(t, s, p.web, p.org, "group_by=day&start_date="+day(dayA)+"&end_date="+day(dayE))
-	if r.DateRange.StartDate != day(dayA) || r.DateRange.EndDate != day(dayE) || r.DateRange.Grouping != "day" || r.DateRange.Preset != nil {
+	if r.DateRange.StartDate.String() != day(dayA) || r.DateRange.EndDate.String() != day(dayE) || r.DateRange.Grouping != "day" || r.DateRange.Preset != nil {
 		t.Errorf("date_range = %+v", r.DateRange)
 	}
-	expectLines(t, "days", r.lines(),
+	expectLines(t, "days", lines(r),
 		day(dayA)+": 1000.00 EUR, 200.00 USD | "+eur(outA)+" | 25.00 USD | "+eur(100000-outA)+", 175.00 USD",
 		day(dayA.AddDate(0, 0, 1))+": 10.00 USD | - | 10.00 USD | -",
 		day(dayA.AddDate(0, 0, 2))+": - | - | - | -",
@@ -197,7 +176,7 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	}
 	// A range before anything happened: every list empty.
 	quiet := getInsights(t, s, p.web, p.org, "group_by=month&start_date=2020-01-01&end_date=2020-03-31")
-	expectLines(t, "quiet months", quiet.lines(), "2020-01: - | - | - | -", "2020-02: - | - | - | -", "2020-03: - | - | - | -")
+	expectLines(t, "quiet months", lines(quiet), "2020-01: - | - | - | -", "2020-02: - | - | - | -", "2020-03: - | - | - | -")
 	if quiet.TransactionCount != 0 || sumsLine(quiet.Summary) != "- | - | - | -" {
 		t.Errorf("quiet summary %s, %d rows", sumsLine(quiet.Summary), quiet.TransactionCount)
 	}
@@ -210,12 +189,12 @@ func TestInsightsSumTheFeed(t *testing.T) {
 		t.Errorf("member sees %s", sumsLine(got.Summary))
 	}
 	stranger := createOrg(t, s, "eve@evil.test")
-	eve := signInFully(t, s, "eve@evil.test", *stranger.Owner.TOTPSecret)
+	eve := signInFully(t, s, "eve@evil.test", *stranger.Owner.TotpSecret)
 	s.Get(t, insightsPath(p.org, ""), eve).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath(p.org, "preset=ytd"), eve).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath("0190f5c2-8a6e-7d3a-9b1e-2f4c6a8e0b12", ""), p.web).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, insightsPath(p.org, ""), "").ExpectError(t, http.StatusUnauthorized, "not_authenticated")
-	if got := getInsights(t, s, eve, stranger.Organization.ID, "preset=ytd"); got.TransactionCount != 0 || sumsLine(got.Summary) != "- | - | - | -" {
+	if got := getInsights(t, s, eve, stranger.Organization.Id.String(), "preset=ytd"); got.TransactionCount != 0 || sumsLine(got.Summary) != "- | - | - | -" {
 		t.Errorf("eve's own organization: %s", sumsLine(got.Summary))
 	}
 }
@@ -232,16 +211,16 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 		eve = eve.AddDate(1, 0, 0)
 	}
 	advanceTo(t, s, eve)
-	deposit(t, s, org.Organization.ID, "EUR", "1.00")
+	deposit(t, s, org.Organization.Id.String(), "EUR", "1.00")
 	advance(t, s, 24*time.Hour) // 1 January
-	deposit(t, s, org.Organization.ID, "EUR", "2.00")
+	deposit(t, s, org.Organization.Id.String(), "EUR", "2.00")
 	advance(t, s, 3*24*time.Hour) // 4 January
-	deposit(t, s, org.Organization.ID, "EUR", "4.00")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	deposit(t, s, org.Organization.Id.String(), "EUR", "4.00")
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 
 	y := eve.Year()
 	from, to := fmt.Sprintf("%d-12-24", y), fmt.Sprintf("%d-01-10", y+1)
-	r := getInsights(t, s, token, org.Organization.ID, "group_by=week&start_date="+from+"&end_date="+to)
+	r := getInsights(t, s, token, org.Organization.Id.String(), "group_by=week&start_date="+from+"&end_date="+to)
 	// The real calendar, week by week.
 	var want []string
 	sums := map[string]int64{}
@@ -268,22 +247,22 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 			want = append(want, label+": - | - | - | -")
 		}
 	}
-	expectLines(t, "weeks", r.lines(), want...)
+	expectLines(t, "weeks", lines(r), want...)
 	if y == 2026 { // Thursday 2026-12-31 and Friday 2027-01-01 share 2026-W53; 2027-W01 is 4 to 10 January
-		expectLines(t, "weeks of 2026/27", r.lines(),
+		expectLines(t, "weeks of 2026/27", lines(r),
 			"2026-W52: - | - | - | -",
 			"2026-W53: 3.00 EUR | - | - | 3.00 EUR",
 			"2027-W01: 4.00 EUR | - | - | 4.00 EUR")
 	}
 	// Years, months and quarters are calendar ones, cut to the range.
-	expectLines(t, "years", getInsights(t, s, token, org.Organization.ID, "group_by=year&start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "years", lines(getInsights(t, s, token, org.Organization.Id.String(), "group_by=year&start_date="+from+"&end_date="+to)),
 		fmt.Sprintf("%d: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	expectLines(t, "quarters", getInsights(t, s, token, org.Organization.ID, "group_by=quarter&start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "quarters", lines(getInsights(t, s, token, org.Organization.Id.String(), "group_by=quarter&start_date="+from+"&end_date="+to)),
 		fmt.Sprintf("%d-Q4: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-Q1: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	expectLines(t, "months", getInsights(t, s, token, org.Organization.ID, "start_date="+from+"&end_date="+to).lines(),
+	expectLines(t, "months", lines(getInsights(t, s, token, org.Organization.Id.String(), "start_date="+from+"&end_date="+to)),
 		fmt.Sprintf("%d-12: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-01: 6.00 EUR | - | - | 6.00 EUR", y+1))
-	days := getInsights(t, s, token, org.Organization.ID, fmt.Sprintf("group_by=day&start_date=%d-12-31&end_date=%d-01-02", y, y+1))
-	expectLines(t, "days", days.lines(),
+	days := getInsights(t, s, token, org.Organization.Id.String(), fmt.Sprintf("group_by=day&start_date=%d-12-31&end_date=%d-01-02", y, y+1))
+	expectLines(t, "days", lines(days),
 		fmt.Sprintf("%d-12-31: 1.00 EUR | - | - | 1.00 EUR", y), fmt.Sprintf("%d-01-01: 2.00 EUR | - | - | 2.00 EUR", y+1),
 		fmt.Sprintf("%d-01-02: - | - | - | -", y+1))
 
@@ -301,14 +280,14 @@ func TestInsightsAcrossTheYearEnd(t *testing.T) {
 		"last_12_months":   fmt.Sprintf("%d-01-01 %d-12-31", y, y),
 	}
 	for preset, want := range presets {
-		got := getInsights(t, s, token, org.Organization.ID, "preset="+preset)
-		if got.DateRange.StartDate+" "+got.DateRange.EndDate != want || got.DateRange.Preset == nil || *got.DateRange.Preset != preset {
+		got := getInsights(t, s, token, org.Organization.Id.String(), "preset="+preset)
+		if got.DateRange.StartDate.String()+" "+got.DateRange.EndDate.String() != want || got.DateRange.Preset == nil || string(*got.DateRange.Preset) != preset {
 			t.Errorf("%s on %d-01-04: %+v, want %s", preset, y+1, got.DateRange, want)
 		}
 	}
-	if got := getInsights(t, s, token, org.Organization.ID, "preset=ytd&group_by=week"); strings.Join(got.lines(), "\n") !=
+	if got := getInsights(t, s, token, org.Organization.Id.String(), "preset=ytd&group_by=week"); strings.Join(lines(got), "\n") !=
 		fmt.Sprintf("%s: 2.00 EUR | - | - | 2.00 EUR\n%d-W01: 4.00 EUR | - | - | 4.00 EUR", weekOf(time.Date(y+1, 1, 1, 0, 0, 0, 0, time.UTC)), y+1) {
-		t.Errorf("ytd by week: %v", got.lines())
+		t.Errorf("ytd by week: %v", lines(got))
 	}
 }
 
@@ -325,7 +304,7 @@ func TestInsightsPresetsFollowTheClock(t *testing.T) {
 	org := createOrg(t, s, "ada@acme.test")
 	for _, step := range []time.Duration{0, 17 * 24 * time.Hour, 45 * 24 * time.Hour} {
 		advance(t, s, step)
-		token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+		token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 		today := now(t, s).UTC()
 		y, m, d := today.Date()
 		date := func(y int, m time.Month, d int) string {
@@ -346,18 +325,18 @@ func TestInsightsPresetsFollowTheClock(t *testing.T) {
 		}
 		for preset, dates := range want {
 			for _, group := range []string{"day", "week", "month", "quarter", "year"} {
-				got := getInsights(t, s, token, org.Organization.ID, "preset="+preset+"&group_by="+group)
-				if got.DateRange.StartDate+" "+got.DateRange.EndDate != dates || *got.DateRange.Preset != preset || got.DateRange.Grouping != group {
+				got := getInsights(t, s, token, org.Organization.Id.String(), "preset="+preset+"&group_by="+group)
+				if got.DateRange.StartDate.String()+" "+got.DateRange.EndDate.String() != dates || string(*got.DateRange.Preset) != preset || string(got.DateRange.Grouping) != group {
 					t.Errorf("%s by %s on %s: %+v, want %s", preset, group, day(today), got.DateRange, dates)
 				}
-				if len(got.Periods) == 0 || got.Periods[0].Period != label(group, got.DateRange.StartDate) ||
-					got.Periods[len(got.Periods)-1].Period != label(group, got.DateRange.EndDate) {
-					t.Errorf("%s by %s: periods %v", preset, group, got.lines())
+				if len(got.Periods) == 0 || got.Periods[0].Period != label(group, got.DateRange.StartDate.String()) ||
+					got.Periods[len(got.Periods)-1].Period != label(group, got.DateRange.EndDate.String()) {
+					t.Errorf("%s by %s: periods %v", preset, group, lines(got))
 				}
 			}
 		}
-		def := getInsights(t, s, token, org.Organization.ID, "")
-		if def.DateRange.StartDate+" "+def.DateRange.EndDate != want["last_12_months"] || def.DateRange.Grouping != "month" ||
+		def := getInsights(t, s, token, org.Organization.Id.String(), "")
+		if def.DateRange.StartDate.String()+" "+def.DateRange.EndDate.String() != want["last_12_months"] || def.DateRange.Grouping != "month" ||
 			def.DateRange.Preset == nil || *def.DateRange.Preset != "last_12_months" || len(def.Periods) != 12 {
 			t.Errorf("default on %s: %+v, %d periods", day(today), def.DateRange, len(def.Periods))
 		}
@@ -385,7 +364,7 @@ func label(grouping, date string) string {
 func TestInsightsRefuseBadQueries(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	for query, field := range map[string]string{
 		"preset=last_week":      "preset",
 		"preset=":               "preset",
@@ -406,7 +385,7 @@ func TestInsightsRefuseBadQueries(t *testing.T) {
 		"date_start=2026-01-01":                                    "date_start",
 		"limit=10":                                                 "limit",
 	} {
-		r := s.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/organizations/" + org.Organization.ID + "/insights?" + query, Bearer: token})
+		r := s.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/organizations/" + org.Organization.Id.String() + "/insights?" + query, Bearer: token})
 		e := r.ExpectError(t, http.StatusBadRequest, "invalid_request")
 		found := false
 		for _, d := range e.Error.Details {
@@ -417,7 +396,7 @@ func TestInsightsRefuseBadQueries(t *testing.T) {
 		}
 	}
 	// Exactly 1,000 days is allowed.
-	if got := getInsights(t, s, token, org.Organization.ID, "start_date=2024-01-01&end_date=2026-09-26&group_by=day"); len(got.Periods) != 1000 {
+	if got := getInsights(t, s, token, org.Organization.Id.String(), "start_date=2024-01-01&end_date=2026-09-26&group_by=day"); len(got.Periods) != 1000 {
 		t.Errorf("1,000 days: %d periods", len(got.Periods))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -25,73 +26,67 @@ func TestCryptoDepositsAndAllocations(t *testing.T) {
 	if avail, _ := balance(t, s, o.owner.token, o.id, "USDC"); avail != "100.000000" {
 		t.Fatalf("USDC balance %s", avail)
 	}
-	var feed pageOf[struct {
-		Type   string `json:"type"`
-		Effect struct {
-			Total    string `json:"total"`
-			Currency string `json:"currency"`
-		} `json:"effect"`
-	}]
+	var feed client.TransactionPage
 	s.Get(t, orgPath(o.id, "/transactions?type=crypto_incoming"), o.owner.token).ExpectStatus(t, 200).Decode(t, &feed)
 	if len(feed.Data) != 2 || feed.Data[1].Effect.Total != "100.000000" || feed.Data[1].Effect.Currency != "USDC" {
 		t.Fatalf("feed: %+v", feed.Data)
 	}
 
-	inv := simpleInvoice(t, s, o.owner.token, o.id, c.ID, "USD", "50.00", "2025-06-01")
-	allocate(t, s, o.owner.token, o.id, inv.ID, dep.ID, "10.00").ExpectError(t, http.StatusConflict, "conflict") // a draft
-	movedInvoice(t, s, o.owner.token, o.id, inv.ID, "send", "sent")
-	allocate(t, s, o.alice.token, o.id, inv.ID, dep.ID, "10.00").ExpectError(t, http.StatusForbidden, "forbidden")
-	allocate(t, s, o.owner.token, o.id, inv.ID, eurc.ID, "1.00").ExpectError(t, http.StatusUnprocessableEntity, "currency_mismatch")
-	allocate(t, s, o.owner.token, o.id, inv.ID, dep.ID, "50.01").ExpectError(t, http.StatusUnprocessableEntity, "allocation_exceeds")
-	allocate(t, s, o.owner.token, o.id, inv.ID, dep.ID, "1.001").ExpectError(t, http.StatusBadRequest, "invalid_request")
-	allocate(t, s, o.owner.token, o.id, inv.ID, dep.ID, "0").ExpectError(t, http.StatusBadRequest, "invalid_request")
+	inv := simpleInvoice(t, s, o.owner.token, o.id, c.Id.String(), "USD", "50.00", "2025-06-01")
+	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "10.00").ExpectError(t, http.StatusConflict, "conflict") // a draft
+	movedInvoice(t, s, o.owner.token, o.id, inv.Id.String(), "send", "sent")
+	allocate(t, s, o.alice.token, o.id, inv.Id.String(), dep.Id.String(), "10.00").ExpectError(t, http.StatusForbidden, "forbidden")
+	allocate(t, s, o.owner.token, o.id, inv.Id.String(), eurc.Id.String(), "1.00").ExpectError(t, http.StatusUnprocessableEntity, "currency_mismatch")
+	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "50.01").ExpectError(t, http.StatusUnprocessableEntity, "allocation_exceeds")
+	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "1.001").ExpectError(t, http.StatusBadRequest, "invalid_request")
+	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "0").ExpectError(t, http.StatusBadRequest, "invalid_request")
 
-	var first, second allocationRecord
-	allocate(t, s, o.admin.token, o.id, inv.ID, dep.ID, "20.00").ExpectStatus(t, http.StatusCreated).Decode(t, &first)
-	if first.Credit != "20.00" || first.BillingContactID != c.ID || first.UserID != o.admin.id || first.CryptoIncoming.Amount != "100.000000" {
+	var first, second client.BillingAllocation
+	allocate(t, s, o.admin.token, o.id, inv.Id.String(), dep.Id.String(), "20.00").ExpectStatus(t, http.StatusCreated).Decode(t, &first)
+	if first.Credit != "20.00" || first.BillingContactId != c.Id || first.UserId.String() != o.admin.id || first.CryptoIncoming.Amount != "100.000000" {
 		t.Fatalf("allocation: %+v", first)
 	}
-	if got := getInvoice(t, s, o.owner.token, o.id, inv.ID); got.State != "sent" || got.AcceptedAmount != nil {
+	if got := getInvoice(t, s, o.owner.token, o.id, inv.Id.String()); got.State != "sent" || got.AcceptedAmount != nil {
 		t.Fatalf("partly allocated invoice: %+v", got)
 	}
-	allocate(t, s, o.owner.token, o.id, inv.ID, dep.ID, "30.00").ExpectStatus(t, http.StatusCreated).Decode(t, &second)
-	paid := getInvoice(t, s, o.owner.token, o.id, inv.ID)
+	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "30.00").ExpectStatus(t, http.StatusCreated).Decode(t, &second)
+	paid := getInvoice(t, s, o.owner.token, o.id, inv.Id.String())
 	if paid.State != "paid" || paid.AcceptedAmount == nil || *paid.AcceptedAmount != "50.00" || paid.CompletedAt == nil {
 		t.Fatalf("covered invoice: %+v", paid)
 	}
 	expectNext(t, paid, "sent")
-	allocate(t, s, o.owner.token, o.id, inv.ID, dep.ID, "1.00").ExpectError(t, http.StatusConflict, "conflict") // paid
+	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "1.00").ExpectError(t, http.StatusConflict, "conflict") // paid
 
 	// 50 left on the deposit: a second invoice cannot take 60 of it.
-	big := simpleInvoice(t, s, o.owner.token, o.id, c.ID, "USD", "80.00", "2025-06-02")
-	movedInvoice(t, s, o.owner.token, o.id, big.ID, "send", "sent")
-	allocate(t, s, o.owner.token, o.id, big.ID, dep.ID, "50.01").ExpectError(t, http.StatusUnprocessableEntity, "allocation_exceeds")
-	var deposits pageOf[cryptoIncomingRecord]
+	big := simpleInvoice(t, s, o.owner.token, o.id, c.Id.String(), "USD", "80.00", "2025-06-02")
+	movedInvoice(t, s, o.owner.token, o.id, big.Id.String(), "send", "sent")
+	allocate(t, s, o.owner.token, o.id, big.Id.String(), dep.Id.String(), "50.01").ExpectError(t, http.StatusUnprocessableEntity, "allocation_exceeds")
+	var deposits client.CryptoIncomingPage
 	s.Get(t, orgPath(o.id, "/crypto-incoming"), o.bob.token).ExpectStatus(t, 200).Decode(t, &deposits)
-	if len(deposits.Data) != 2 || deposits.Data[1].ID != dep.ID || deposits.Data[1].Unallocated != "50.000000" || deposits.Data[0].Unallocated != "5.500000" {
+	if len(deposits.Data) != 2 || deposits.Data[1].Id != dep.Id || deposits.Data[1].Unallocated != "50.000000" || deposits.Data[0].Unallocated != "5.500000" {
 		t.Fatalf("deposits: %+v", deposits.Data)
 	}
 
 	// Deallocate: owners and admins; each allocation gets its reversal.
-	invoiceMove(t, s, o.alice.token, o.id, inv.ID, "deallocate").ExpectError(t, http.StatusForbidden, "forbidden")
-	back := movedInvoice(t, s, o.owner.token, o.id, inv.ID, "deallocate", "sent")
+	invoiceMove(t, s, o.alice.token, o.id, inv.Id.String(), "deallocate").ExpectError(t, http.StatusForbidden, "forbidden")
+	back := movedInvoice(t, s, o.owner.token, o.id, inv.Id.String(), "deallocate", "sent")
 	if back.AcceptedAmount != nil || back.CompletedAt != nil {
 		t.Fatalf("deallocated invoice keeps accepted_amount or completed_at: %+v", back)
 	}
-	invoiceMove(t, s, o.owner.token, o.id, inv.ID, "deallocate").ExpectError(t, http.StatusConflict, "conflict")
-	var ledger pageOf[allocationRecord]
-	s.Get(t, orgPath(o.id, "/billing-contacts/"+c.ID+"/allocations?limit=3"), o.bob.token).ExpectStatus(t, 200).Decode(t, &ledger)
+	invoiceMove(t, s, o.owner.token, o.id, inv.Id.String(), "deallocate").ExpectError(t, http.StatusConflict, "conflict")
+	var ledger client.BillingAllocationPage
+	s.Get(t, orgPath(o.id, "/billing-contacts/"+c.Id.String()+"/allocations?limit=3"), o.bob.token).ExpectStatus(t, 200).Decode(t, &ledger)
 	if len(ledger.Data) != 3 || !ledger.HasMore {
 		t.Fatalf("ledger page: %+v", ledger)
 	}
 	rev := map[string]string{}
 	for _, a := range ledger.Data[:2] {
-		if a.ReversesAllocationID == nil || a.CryptoIncomingID != dep.ID {
+		if a.ReversesAllocationId == nil || a.CryptoIncomingId != dep.Id {
 			t.Fatalf("not a reversal: %+v", a)
 		}
-		rev[*a.ReversesAllocationID] = a.Credit
+		rev[a.ReversesAllocationId.String()] = a.Credit
 	}
-	if rev[first.ID] != "-20.00" || rev[second.ID] != "-30.00" {
+	if rev[first.Id.String()] != "-20.00" || rev[second.Id.String()] != "-30.00" {
 		t.Fatalf("reversals: %v", rev)
 	}
 	s.Get(t, orgPath(o.id, "/crypto-incoming"), o.bob.token).ExpectStatus(t, 200).Decode(t, &deposits)
@@ -99,25 +94,25 @@ func TestCryptoDepositsAndAllocations(t *testing.T) {
 		t.Fatalf("unallocated after deallocation: %s", deposits.Data[1].Unallocated)
 	}
 	// The money is free again: the whole deposit can pay the second invoice, partly.
-	allocate(t, s, o.owner.token, o.id, big.ID, dep.ID, "80.00").ExpectStatus(t, http.StatusCreated)
-	if got := getInvoice(t, s, o.owner.token, o.id, big.ID); got.State != "paid" || *got.AcceptedAmount != "80.00" {
+	allocate(t, s, o.owner.token, o.id, big.Id.String(), dep.Id.String(), "80.00").ExpectStatus(t, http.StatusCreated)
+	if got := getInvoice(t, s, o.owner.token, o.id, big.Id.String()); got.State != "paid" || *got.AcceptedAmount != "80.00" {
 		t.Fatalf("second invoice: %+v", got)
 	}
 
 	// Another organization can neither see nor use any of it.
 	other := newCardOwner(t, s, "other-alloc.test")
 	oc := createBillingContact(t, s, other.owner.token, other.id, "Umbrella")
-	oinv := simpleInvoice(t, s, other.owner.token, other.id, oc.ID, "USD", "5.00", "2025-06-01")
-	movedInvoice(t, s, other.owner.token, other.id, oinv.ID, "send", "sent")
-	allocate(t, s, other.owner.token, other.id, oinv.ID, dep.ID, "1.00").ExpectError(t, http.StatusNotFound, "not_found")
-	allocate(t, s, other.owner.token, o.id, inv.ID, dep.ID, "1.00").ExpectError(t, http.StatusNotFound, "not_found")
+	oinv := simpleInvoice(t, s, other.owner.token, other.id, oc.Id.String(), "USD", "5.00", "2025-06-01")
+	movedInvoice(t, s, other.owner.token, other.id, oinv.Id.String(), "send", "sent")
+	allocate(t, s, other.owner.token, other.id, oinv.Id.String(), dep.Id.String(), "1.00").ExpectError(t, http.StatusNotFound, "not_found")
+	allocate(t, s, other.owner.token, o.id, inv.Id.String(), dep.Id.String(), "1.00").ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, orgPath(o.id, "/crypto-incoming"), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
-	s.Get(t, orgPath(other.id, "/billing-contacts/"+c.ID+"/allocations"), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
+	s.Get(t, orgPath(other.id, "/billing-contacts/"+c.Id.String()+"/allocations"), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
 }
 
-func expectNext(t *testing.T, inv invoiceRecord, want ...string) {
+func expectNext(t *testing.T, inv client.BillingInvoice, want ...string) {
 	t.Helper()
-	expectIDs(t, "next_valid_states of "+inv.State, inv.NextValidStates, want...)
+	expectIDs(t, "next_valid_states of "+string(inv.State), states(inv), want...)
 }
 
 func TestConcurrentAllocationsNeverExceedADeposit(t *testing.T) {
@@ -128,9 +123,9 @@ func TestConcurrentAllocationsNeverExceedADeposit(t *testing.T) {
 		dep := cryptoDeposit(t, s, o.id, "USDT", "100")
 		var invoices []string
 		for i := 0; i < 2; i++ {
-			inv := simpleInvoice(t, s, o.owner.token, o.id, c.ID, "USD", "60.00", "2025-07-01")
-			movedInvoice(t, s, o.owner.token, o.id, inv.ID, "send", "sent")
-			invoices = append(invoices, inv.ID)
+			inv := simpleInvoice(t, s, o.owner.token, o.id, c.Id.String(), "USD", "60.00", "2025-07-01")
+			movedInvoice(t, s, o.owner.token, o.id, inv.Id.String(), "send", "sent")
+			invoices = append(invoices, inv.Id.String())
 		}
 		statuses := make([]int, 2)
 		var wg sync.WaitGroup
@@ -138,7 +133,7 @@ func TestConcurrentAllocationsNeverExceedADeposit(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := s.Post(t, orgPath(o.id, "/invoices/"+id+"/allocations"), o.owner.token, map[string]any{"crypto_incoming_id": dep.ID, "credit": "60.00"})
+				r := s.Post(t, orgPath(o.id, "/invoices/"+id+"/allocations"), o.owner.token, map[string]any{"crypto_incoming_id": dep.Id.String(), "credit": "60.00"})
 				statuses[i] = r.Status
 			}()
 		}
@@ -155,9 +150,9 @@ func TestConcurrentAllocationsNeverExceedADeposit(t *testing.T) {
 		if created != 1 || refused != 1 {
 			t.Fatalf("round %d: statuses %v, want one 201 and one 422", round, statuses)
 		}
-		var deposits pageOf[cryptoIncomingRecord]
+		var deposits client.CryptoIncomingPage
 		s.Get(t, orgPath(o.id, "/crypto-incoming?limit=1"), o.owner.token).ExpectStatus(t, 200).Decode(t, &deposits)
-		if deposits.Data[0].ID != dep.ID || deposits.Data[0].Unallocated != "40.000000" {
+		if deposits.Data[0].Id != dep.Id || deposits.Data[0].Unallocated != "40.000000" {
 			t.Fatalf("round %d: deposit %+v", round, deposits.Data[0])
 		}
 	}

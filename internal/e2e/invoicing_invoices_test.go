@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -25,46 +26,46 @@ func TestInvoicingContacts(t *testing.T) {
 
 	kept := createBillingContact(t, s, o.alice.token, o.id, "Initech")
 	gone := createBillingContact(t, s, o.alice.token, o.id, "Globex")
-	inv := simpleInvoice(t, s, o.alice.token, o.id, gone.ID, "USD", "10.00", "2025-01-10")
+	inv := simpleInvoice(t, s, o.alice.token, o.id, gone.Id.String(), "USD", "10.00", "2025-01-10")
 
-	var patched billingContactRecord
-	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/billing-contacts/"+kept.ID), Bearer: o.bob.token,
+	var patched client.BillingContact
+	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/billing-contacts/"+kept.Id.String()), Bearer: o.bob.token,
 		Body: map[string]any{"emails": nil}}).ExpectStatus(t, 200).Decode(t, &patched)
 	if patched.Emails != nil || patched.CompanyName != "Initech" {
 		t.Fatalf("patched contact: %+v", patched)
 	}
 
 	del := func(token string) *apitest.Response {
-		return s.Do(t, apitest.Request{Method: "DELETE", Path: orgPath(o.id, "/billing-contacts/"+gone.ID), Bearer: token})
+		return s.Do(t, apitest.Request{Method: "DELETE", Path: orgPath(o.id, "/billing-contacts/"+gone.Id.String()), Bearer: token})
 	}
 	del(o.bob.token).ExpectError(t, http.StatusForbidden, "forbidden")
-	var deleted billingContactRecord
+	var deleted client.BillingContact
 	del(o.admin.token).ExpectStatus(t, 200).Decode(t, &deleted)
 	if deleted.DeletedAt == nil {
 		t.Fatal("deleted contact has no deleted_at")
 	}
-	var list pageOf[billingContactRecord]
+	var list client.BillingContactPage
 	s.Get(t, orgPath(o.id, "/billing-contacts"), o.bob.token).ExpectStatus(t, 200).Decode(t, &list)
-	if len(list.Data) != 1 || list.Data[0].ID != kept.ID {
+	if len(list.Data) != 1 || list.Data[0].Id != kept.Id {
 		t.Fatalf("list after delete: %+v", list.Data)
 	}
-	var got billingContactRecord
-	s.Get(t, orgPath(o.id, "/billing-contacts/"+gone.ID), o.bob.token).ExpectStatus(t, 200).Decode(t, &got)
+	var got client.BillingContact
+	s.Get(t, orgPath(o.id, "/billing-contacts/"+gone.Id.String()), o.bob.token).ExpectStatus(t, 200).Decode(t, &got)
 	if got.DeletedAt == nil {
 		t.Fatal("GET of a deleted contact lost deleted_at")
 	}
-	if emb := getInvoice(t, s, o.bob.token, o.id, inv.ID).BillingContact; emb.ID != gone.ID || emb.DeletedAt == nil {
+	if emb := getInvoice(t, s, o.bob.token, o.id, inv.Id.String()).BillingContact; emb.Id != gone.Id || emb.DeletedAt == nil {
 		t.Fatalf("invoice embeds %+v, want the deleted contact", emb)
 	}
-	s.Post(t, orgPath(o.id, "/invoices"), o.alice.token, invoiceBody(gone.ID, "USD", "2025-01-10", "2025-01-10", line("A", "1.00", "1", "0"))).
+	s.Post(t, orgPath(o.id, "/invoices"), o.alice.token, invoiceBody(gone.Id.String(), "USD", "2025-01-10", "2025-01-10", line("A", "1.00", "1", "0"))).
 		ExpectError(t, http.StatusConflict, "conflict")
-	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/billing-contacts/"+gone.ID), Bearer: o.bob.token,
+	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/billing-contacts/"+gone.Id.String()), Bearer: o.bob.token,
 		Body: map[string]any{"company_name": "Again"}}).ExpectError(t, http.StatusConflict, "conflict")
 
 	// Another organization sees none of it, under either path.
-	s.Get(t, orgPath(other.id, "/billing-contacts/"+kept.ID), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
-	s.Get(t, orgPath(o.id, "/billing-contacts/"+kept.ID), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
-	s.Post(t, orgPath(other.id, "/invoices"), other.owner.token, invoiceBody(kept.ID, "USD", "2025-01-10", "2025-01-10", line("A", "1.00", "1", "0"))).
+	s.Get(t, orgPath(other.id, "/billing-contacts/"+kept.Id.String()), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
+	s.Get(t, orgPath(o.id, "/billing-contacts/"+kept.Id.String()), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
+	s.Post(t, orgPath(other.id, "/invoices"), other.owner.token, invoiceBody(kept.Id.String(), "USD", "2025-01-10", "2025-01-10", line("A", "1.00", "1", "0"))).
 		ExpectError(t, http.StatusNotFound, "not_found")
 }
 
@@ -73,7 +74,7 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 	o := newCardOwner(t, s, "totals.test")
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
 
-	usd := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.ID, "USD", "2025-03-01", "2025-03-31",
+	usd := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31",
 		line("Half a cent of tax", "0.05", "1", "10"),  // 0.055 → 0.06
 		line("Three at 19%", "10.00", "3", "19"),       // 35.70
 		line("Half a cent", "0.01", "0.5", "0"),        // 0.005 → 0.01
@@ -88,11 +89,11 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 	if usd.DueAmount != "35.77" || usd.State != "draft" || usd.Currency != "USD" || usd.AcceptedAmount != nil {
 		t.Errorf("USD invoice: due %s state %s currency %s", usd.DueAmount, usd.State, usd.Currency)
 	}
-	if !slices.Equal(usd.NextValidStates, []string{"awaiting_approval", "sent"}) {
+	if !slices.Equal(states(usd), []string{"awaiting_approval", "sent"}) {
 		t.Errorf("draft next_valid_states %v", usd.NextValidStates)
 	}
 
-	jpy := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.ID, "JPY", "2025-03-01", "2025-03-31",
+	jpy := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.Id.String(), "JPY", "2025-03-01", "2025-03-31",
 		line("Tax to a half yen", "105", "1", "10"),  // 115.5 → 116
 		line("One and a half", "100", "1.5", "8"),    // 162
 		line("Half a yen", "1", "0.5", "0"),          // 0.5 → 1
@@ -120,80 +121,80 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 			t.Errorf("details %+v do not name %s", e.Error.Details, field)
 		}
 	}
-	bad(invoiceBody(c.ID, "JPY", "2025-03-01", "2025-03-31", line("A", "10.5", "1", "0")), "line_items[0].price")
-	bad(invoiceBody(c.ID, "USD", "2025-03-01", "2025-03-31", line("A", "1.00", "0", "0")), "line_items[0].quantity")
-	bad(invoiceBody(c.ID, "USD", "2025-03-01", "2025-03-31", line("A", "1.00", "1", "100.5")), "line_items[0].tax_percentage")
-	bad(invoiceBody(c.ID, "USD", "2025-03-02", "2025-03-01", line("A", "1.00", "1", "0")), "due_date")
-	bad(invoiceBody(c.ID, "USD", "2025-03-01", "2025-03-31"), "line_items")
+	bad(invoiceBody(c.Id.String(), "JPY", "2025-03-01", "2025-03-31", line("A", "10.5", "1", "0")), "line_items[0].price")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "1.00", "0", "0")), "line_items[0].quantity")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "1.00", "1", "100.5")), "line_items[0].tax_percentage")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-02", "2025-03-01", line("A", "1.00", "1", "0")), "due_date")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31"), "line_items")
 	// Beyond the largest USD amount: refused, never wrapped around.
-	bad(invoiceBody(c.ID, "USD", "2025-03-01", "2025-03-31", line("A", "999999999999999.99", "999999999", "100")), "line_items[0]")
-	bad(invoiceBody(c.ID, "USD", "2025-03-01", "2025-03-31", line("A", "999999999999999.99", "1", "0"), line("B", "0.01", "1", "0")), "line_items")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "999999999999999.99", "999999999", "100")), "line_items[0]")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "999999999999999.99", "1", "0"), line("B", "0.01", "1", "0")), "line_items")
 }
 
 func TestInvoiceMovesAndRoles(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "moves.test")
 	c := createBillingContact(t, s, o.alice.token, o.id, "Initech")
-	inv := simpleInvoice(t, s, o.alice.token, o.id, c.ID, "EUR", "100.00", "2025-05-01")
-	if inv.CreatedByID == nil || *inv.CreatedByID != o.alice.id || inv.CreatedBy == nil || deref(inv.CreatedBy.FirstName) != "Alice" {
-		t.Fatalf("created_by: %+v %+v", inv.CreatedByID, inv.CreatedBy)
+	inv := simpleInvoice(t, s, o.alice.token, o.id, c.Id.String(), "EUR", "100.00", "2025-05-01")
+	if inv.CreatedById == nil || inv.CreatedById.String() != o.alice.id || inv.CreatedBy == nil || deref(inv.CreatedBy.FirstName) != "Alice" {
+		t.Fatalf("created_by: %+v %+v", inv.CreatedById, inv.CreatedBy)
 	}
 
 	// A member may edit and submit a draft; not send it.
-	var edited invoiceRecord
-	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/invoices/"+inv.ID), Bearer: o.bob.token,
+	var edited client.BillingInvoice
+	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/invoices/"+inv.Id.String()), Bearer: o.bob.token,
 		Body: map[string]any{"line_items": []any{line("More work", "50.00", "3", "20")}, "comments": "Thanks"}}).ExpectStatus(t, 200).Decode(t, &edited)
 	if edited.DueAmount != "180.00" {
 		t.Fatalf("edited due_amount %s, want 180.00", edited.DueAmount)
 	}
-	invoiceMove(t, s, o.bob.token, o.id, inv.ID, "send").ExpectError(t, http.StatusForbidden, "forbidden")
-	invoiceMove(t, s, o.owner.token, o.id, inv.ID, "approve").ExpectError(t, http.StatusConflict, "conflict")
-	sub := movedInvoice(t, s, o.alice.token, o.id, inv.ID, "submit", "awaiting_approval")
-	if sub.ApprovalRequestID == nil || sub.ApprovalRequester == nil || sub.ApprovalRequester.ID != o.alice.id {
+	invoiceMove(t, s, o.bob.token, o.id, inv.Id.String(), "send").ExpectError(t, http.StatusForbidden, "forbidden")
+	invoiceMove(t, s, o.owner.token, o.id, inv.Id.String(), "approve").ExpectError(t, http.StatusConflict, "conflict")
+	sub := movedInvoice(t, s, o.alice.token, o.id, inv.Id.String(), "submit", "awaiting_approval")
+	if sub.ApprovalRequestId == nil || sub.ApprovalRequester == nil || sub.ApprovalRequester.Id.String() != o.alice.id {
 		t.Fatalf("submitted without approval request: %+v", sub)
 	}
-	if !slices.Equal(sub.NextValidStates, []string{"draft", "sent"}) {
+	if !slices.Equal(states(sub), []string{"draft", "sent"}) {
 		t.Errorf("awaiting_approval next_valid_states %v", sub.NextValidStates)
 	}
-	invoiceMove(t, s, o.alice.token, o.id, inv.ID, "approve").ExpectError(t, http.StatusForbidden, "forbidden")
-	invoiceMove(t, s, o.alice.token, o.id, inv.ID, "return").ExpectError(t, http.StatusForbidden, "forbidden")
-	invoiceMove(t, s, o.alice.token, o.id, inv.ID, "submit").ExpectError(t, http.StatusConflict, "conflict")
-	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/invoices/"+inv.ID), Bearer: o.owner.token,
+	invoiceMove(t, s, o.alice.token, o.id, inv.Id.String(), "approve").ExpectError(t, http.StatusForbidden, "forbidden")
+	invoiceMove(t, s, o.alice.token, o.id, inv.Id.String(), "return").ExpectError(t, http.StatusForbidden, "forbidden")
+	invoiceMove(t, s, o.alice.token, o.id, inv.Id.String(), "submit").ExpectError(t, http.StatusConflict, "conflict")
+	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/invoices/"+inv.Id.String()), Bearer: o.owner.token,
 		Body: map[string]any{"comments": nil}}).ExpectError(t, http.StatusConflict, "conflict")
-	ret := movedInvoice(t, s, o.admin.token, o.id, inv.ID, "return", "draft")
-	if ret.ApprovalRequestID != nil || ret.ApprovalRequester != nil {
+	ret := movedInvoice(t, s, o.admin.token, o.id, inv.Id.String(), "return", "draft")
+	if ret.ApprovalRequestId != nil || ret.ApprovalRequester != nil {
 		t.Errorf("returned invoice keeps its approval request: %+v", ret)
 	}
-	movedInvoice(t, s, o.bob.token, o.id, inv.ID, "submit", "awaiting_approval")
-	sent := movedInvoice(t, s, o.owner.token, o.id, inv.ID, "approve", "sent")
-	if !slices.Equal(sent.NextValidStates, []string{"finalized"}) || sent.CompletedAt != nil {
+	movedInvoice(t, s, o.bob.token, o.id, inv.Id.String(), "submit", "awaiting_approval")
+	sent := movedInvoice(t, s, o.owner.token, o.id, inv.Id.String(), "approve", "sent")
+	if !slices.Equal(states(sent), []string{"finalized"}) || sent.CompletedAt != nil {
 		t.Errorf("sent: next_valid_states %v completed_at %v", sent.NextValidStates, sent.CompletedAt)
 	}
 	for _, m := range []string{"submit", "approve", "return", "send", "deallocate"} {
-		invoiceMove(t, s, o.owner.token, o.id, inv.ID, m).ExpectError(t, http.StatusConflict, "conflict")
+		invoiceMove(t, s, o.owner.token, o.id, inv.Id.String(), m).ExpectError(t, http.StatusConflict, "conflict")
 	}
-	invoiceMove(t, s, o.bob.token, o.id, inv.ID, "finalize").ExpectError(t, http.StatusForbidden, "forbidden")
-	fin := movedInvoice(t, s, o.admin.token, o.id, inv.ID, "finalize", "finalized")
+	invoiceMove(t, s, o.bob.token, o.id, inv.Id.String(), "finalize").ExpectError(t, http.StatusForbidden, "forbidden")
+	fin := movedInvoice(t, s, o.admin.token, o.id, inv.Id.String(), "finalize", "finalized")
 	if fin.CompletedAt == nil || len(fin.NextValidStates) != 0 {
 		t.Errorf("finalized: completed_at %v next %v", fin.CompletedAt, fin.NextValidStates)
 	}
-	invoiceMove(t, s, o.admin.token, o.id, inv.ID, "finalize").ExpectError(t, http.StatusConflict, "conflict")
+	invoiceMove(t, s, o.admin.token, o.id, inv.Id.String(), "finalize").ExpectError(t, http.StatusConflict, "conflict")
 
 	// Straight to sent; a body on a move is refused.
-	other := simpleInvoice(t, s, o.bob.token, o.id, c.ID, "EUR", "1.00", "2025-05-02")
-	s.Post(t, orgPath(o.id, "/invoices/"+other.ID+"/send"), o.owner.token, map[string]any{"now": true}).ExpectError(t, http.StatusBadRequest, "invalid_request")
-	movedInvoice(t, s, o.owner.token, o.id, other.ID, "send", "sent")
+	other := simpleInvoice(t, s, o.bob.token, o.id, c.Id.String(), "EUR", "1.00", "2025-05-02")
+	s.Post(t, orgPath(o.id, "/invoices/"+other.Id.String()+"/send"), o.owner.token, map[string]any{"now": true}).ExpectError(t, http.StatusBadRequest, "invalid_request")
+	movedInvoice(t, s, o.owner.token, o.id, other.Id.String(), "send", "sent")
 
 	// A paused organization reads but does not change; another organization sees nothing.
-	draft := simpleInvoice(t, s, o.bob.token, o.id, c.ID, "EUR", "1.00", "2025-05-03")
+	draft := simpleInvoice(t, s, o.bob.token, o.id, c.Id.String(), "EUR", "1.00", "2025-05-03")
 	s.Post(t, "/api/v1/sandbox/organizations/"+o.id+"/status", sbx, map[string]any{"status": "paused"}).ExpectStatus(t, 200)
-	invoiceMove(t, s, o.owner.token, o.id, draft.ID, "send").ExpectError(t, http.StatusForbidden, "organization_unavailable")
-	getInvoice(t, s, o.bob.token, o.id, draft.ID)
+	invoiceMove(t, s, o.owner.token, o.id, draft.Id.String(), "send").ExpectError(t, http.StatusForbidden, "organization_unavailable")
+	getInvoice(t, s, o.bob.token, o.id, draft.Id.String())
 	s.Post(t, "/api/v1/sandbox/organizations/"+o.id+"/status", sbx, map[string]any{"status": "active"}).ExpectStatus(t, 200)
 	stranger := newCardOwner(t, s, "stranger.test")
-	s.Get(t, orgPath(stranger.id, "/invoices/"+draft.ID), stranger.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
-	invoiceMove(t, s, stranger.owner.token, stranger.id, draft.ID, "send").ExpectError(t, http.StatusNotFound, "not_found")
-	invoiceMove(t, s, stranger.owner.token, o.id, draft.ID, "send").ExpectError(t, http.StatusNotFound, "not_found")
+	s.Get(t, orgPath(stranger.id, "/invoices/"+draft.Id.String()), stranger.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
+	invoiceMove(t, s, stranger.owner.token, stranger.id, draft.Id.String(), "send").ExpectError(t, http.StatusNotFound, "not_found")
+	invoiceMove(t, s, stranger.owner.token, o.id, draft.Id.String(), "send").ExpectError(t, http.StatusNotFound, "not_found")
 }
 
 func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
@@ -207,20 +208,20 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 		at = now(t, s).UTC()
 	}
 	today := at.Format(time.DateOnly)
-	due := simpleInvoice(t, s, o.owner.token, o.id, c.ID, "USD", "5.00", today)
-	movedInvoice(t, s, o.owner.token, o.id, due.ID, "send", "sent")
-	draft := simpleInvoice(t, s, o.owner.token, o.id, c.ID, "USD", "5.00", today)
+	due := simpleInvoice(t, s, o.owner.token, o.id, c.Id.String(), "USD", "5.00", today)
+	movedInvoice(t, s, o.owner.token, o.id, due.Id.String(), "send", "sent")
+	draft := simpleInvoice(t, s, o.owner.token, o.id, c.Id.String(), "USD", "5.00", today)
 
 	overdueIDs := func() []string {
-		var p pageOf[invoiceRecord]
+		var p client.BillingInvoicePage
 		s.Get(t, orgPath(o.id, "/invoices?overdue=true"), o.owner.token).ExpectStatus(t, 200).Decode(t, &p)
 		var ids []string
 		for _, inv := range p.Data {
-			ids = append(ids, inv.ID)
+			ids = append(ids, inv.Id.String())
 		}
 		return ids
 	}
-	if getInvoice(t, s, o.owner.token, o.id, due.ID).IsOverdue || len(overdueIDs()) != 0 {
+	if getInvoice(t, s, o.owner.token, o.id, due.Id.String()).IsOverdue || len(overdueIDs()) != 0 {
 		t.Fatal("an invoice due today is overdue")
 	}
 	midnight := at.Truncate(24 * time.Hour).Add(24 * time.Hour)
@@ -228,20 +229,20 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 	o.owner.signInAgain(t, s) // the session would idle out; signing in moves the clock 30 s
 	at = now(t, s).UTC()
 	advance(t, s, midnight.Sub(at)-time.Second)
-	if getInvoice(t, s, o.owner.token, o.id, due.ID).IsOverdue {
+	if getInvoice(t, s, o.owner.token, o.id, due.Id.String()).IsOverdue {
 		t.Fatal("overdue a second before UTC midnight")
 	}
 	advance(t, s, time.Second)
-	if !getInvoice(t, s, o.owner.token, o.id, due.ID).IsOverdue {
+	if !getInvoice(t, s, o.owner.token, o.id, due.Id.String()).IsOverdue {
 		t.Fatal("not overdue at UTC midnight")
 	}
-	if getInvoice(t, s, o.owner.token, o.id, draft.ID).IsOverdue {
+	if getInvoice(t, s, o.owner.token, o.id, draft.Id.String()).IsOverdue {
 		t.Fatal("a draft is overdue")
 	}
-	expectIDs(t, "overdue=true", overdueIDs(), due.ID)
-	var notOverdue pageOf[invoiceRecord]
+	expectIDs(t, "overdue=true", overdueIDs(), due.Id.String())
+	var notOverdue client.BillingInvoicePage
 	s.Get(t, orgPath(o.id, "/invoices?overdue=false"), o.owner.token).ExpectStatus(t, 200).Decode(t, &notOverdue)
-	if len(notOverdue.Data) != 1 || notOverdue.Data[0].ID != draft.ID {
+	if len(notOverdue.Data) != 1 || notOverdue.Data[0].Id != draft.Id {
 		t.Fatalf("overdue=false: %+v", notOverdue.Data)
 	}
 }
@@ -251,23 +252,23 @@ func TestInvoiceListFiltersAndPagination(t *testing.T) {
 	o := newCardOwner(t, s, "list.test")
 	c1 := createBillingContact(t, s, o.owner.token, o.id, "Initech")
 	c2 := createBillingContact(t, s, o.owner.token, o.id, "Globex")
-	a := simpleInvoice(t, s, o.owner.token, o.id, c1.ID, "USD", "1.00", "2025-02-01")
-	b := simpleInvoice(t, s, o.owner.token, o.id, c2.ID, "USD", "1.00", "2025-03-01")
-	cc := simpleInvoice(t, s, o.owner.token, o.id, c1.ID, "USD", "1.00", "2025-03-01")
-	d := simpleInvoice(t, s, o.owner.token, o.id, c2.ID, "USD", "1.00", "2025-01-15")
-	e := simpleInvoice(t, s, o.owner.token, o.id, c1.ID, "USD", "1.00", "2025-04-01")
-	movedInvoice(t, s, o.owner.token, o.id, b.ID, "send", "sent")
-	movedInvoice(t, s, o.owner.token, o.id, d.ID, "submit", "awaiting_approval")
+	a := simpleInvoice(t, s, o.owner.token, o.id, c1.Id.String(), "USD", "1.00", "2025-02-01")
+	b := simpleInvoice(t, s, o.owner.token, o.id, c2.Id.String(), "USD", "1.00", "2025-03-01")
+	cc := simpleInvoice(t, s, o.owner.token, o.id, c1.Id.String(), "USD", "1.00", "2025-03-01")
+	d := simpleInvoice(t, s, o.owner.token, o.id, c2.Id.String(), "USD", "1.00", "2025-01-15")
+	e := simpleInvoice(t, s, o.owner.token, o.id, c1.Id.String(), "USD", "1.00", "2025-04-01")
+	movedInvoice(t, s, o.owner.token, o.id, b.Id.String(), "send", "sent")
+	movedInvoice(t, s, o.owner.token, o.id, d.Id.String(), "submit", "awaiting_approval")
 
 	walk := func(query string) []string {
 		t.Helper()
 		var ids []string
 		q := query
 		for i := 0; i < 10; i++ {
-			var p pageOf[invoiceRecord]
+			var p client.BillingInvoicePage
 			s.Get(t, orgPath(o.id, "/invoices?limit=2&"+q), o.owner.token).ExpectStatus(t, 200).Decode(t, &p)
 			for _, inv := range p.Data {
-				ids = append(ids, inv.ID)
+				ids = append(ids, inv.Id.String())
 			}
 			if !p.HasMore {
 				return ids
@@ -278,13 +279,13 @@ func TestInvoiceListFiltersAndPagination(t *testing.T) {
 		return nil
 	}
 	// Newest issue date first; the same date by newest id.
-	expectIDs(t, "all", walk(""), e.ID, cc.ID, b.ID, a.ID, d.ID)
-	expectIDs(t, "draft and sent", walk("state=draft&state=sent"), e.ID, cc.ID, b.ID, a.ID)
-	expectIDs(t, "awaiting", walk("state=awaiting_approval"), d.ID)
-	expectIDs(t, "contact 2", walk("billing_contact_id="+c2.ID), b.ID, d.ID)
-	expectIDs(t, "contact 1 drafts", walk("billing_contact_id="+c1.ID+"&state=draft"), e.ID, cc.ID, a.ID)
+	expectIDs(t, "all", walk(""), e.Id.String(), cc.Id.String(), b.Id.String(), a.Id.String(), d.Id.String())
+	expectIDs(t, "draft and sent", walk("state=draft&state=sent"), e.Id.String(), cc.Id.String(), b.Id.String(), a.Id.String())
+	expectIDs(t, "awaiting", walk("state=awaiting_approval"), d.Id.String())
+	expectIDs(t, "contact 2", walk("billing_contact_id="+c2.Id.String()), b.Id.String(), d.Id.String())
+	expectIDs(t, "contact 1 drafts", walk("billing_contact_id="+c1.Id.String()+"&state=draft"), e.Id.String(), cc.Id.String(), a.Id.String())
 
-	var p pageOf[invoiceRecord]
+	var p client.BillingInvoicePage
 	s.Get(t, orgPath(o.id, "/invoices?limit=1&state=draft"), o.owner.token).ExpectStatus(t, 200).Decode(t, &p)
 	s.Get(t, orgPath(o.id, "/invoices?limit=1&state=sent&cursor="+url.QueryEscape(*p.NextCursor)), o.owner.token).ExpectError(t, http.StatusBadRequest, "invalid_cursor")
 	s.Get(t, orgPath(o.id, "/invoices?state=paid&state=open"), o.owner.token).ExpectError(t, http.StatusBadRequest, "invalid_request")

@@ -16,6 +16,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
@@ -46,9 +47,9 @@ func newOnboardingOrg(t *testing.T, s *apitest.Server, domain string, body map[s
 	}
 	body["name"] = "Acme Ltd"
 	body["owner"] = map[string]any{"email": "owner@" + domain, "password": password, "totp": false}
-	var created createdOrg
+	var created client.SandboxCreatedOrganization
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, body).ExpectStatus(t, http.StatusCreated).Decode(t, &created)
-	o := onboardingOrg{id: created.Organization.ID, ownerID: created.Owner.UserID}
+	o := onboardingOrg{id: created.Organization.Id.String(), ownerID: created.Owner.UserId.String()}
 	o.owner = passwordSignIn(t, s, "owner@"+domain)
 	o.adminID, _ = addUser(t, s, o.id, "admin@"+domain, "admin", false)
 	o.admin = passwordSignIn(t, s, "admin@"+domain)
@@ -66,27 +67,22 @@ func passwordSignIn(t *testing.T, s *apitest.Server, email string) string {
 	return *res.Token
 }
 
-type questionnaireOptions map[string][]struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
-	Value string `json:"value"`
-}
-
 func TestQuestionnaireOptionIDsAreStableAcrossServers(t *testing.T) {
 	dsn := apitest.NewDatabase(t)
 	first := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	o := newOnboardingOrg(t, first, "options.test", nil)
 	const path = "/api/v1/onboarding/questionnaire-options/personal"
 	before := first.Get(t, path, o.member).ExpectStatus(t, http.StatusOK)
-	var opts questionnaireOptions
+	var opts client.PersonalQuestionnaireOptions
 	before.Decode(t, &opts)
-	for _, list := range []string{"monthly_volumes", "occupations", "purposes", "source_of_funds"} {
-		if len(opts[list]) == 0 {
+	for list, options := range map[string]client.QuestionnaireOptions{"monthly_volumes": opts.MonthlyVolumes, "occupations": opts.Occupations,
+		"purposes": opts.Purposes, "source_of_funds": opts.SourceOfFunds} {
+		if len(options) == 0 {
 			t.Errorf("%s is empty", list)
 		}
-		for _, opt := range opts[list] {
-			if id, err := uuid.Parse(opt.ID); err != nil || id.Version() != 5 {
-				t.Errorf("%s/%s id %q is not a derived (v5) UUID", list, opt.Value, opt.ID)
+		for _, opt := range options {
+			if opt.Id.Version() != 5 {
+				t.Errorf("%s/%s id %q is not a derived (v5) UUID", list, opt.Value, opt.Id)
 			}
 		}
 	}
@@ -103,12 +99,6 @@ func TestQuestionnaireOptionIDsAreStableAcrossServers(t *testing.T) {
 	second.Get(t, path, "").ExpectError(t, http.StatusUnauthorized, "not_authenticated")
 }
 
-type subscriptionAcknowledgement struct {
-	OrganizationID                      string     `json:"organization_id"`
-	RequiresSubscriptionAcknowledgement bool       `json:"requires_subscription_acknowledgement"`
-	SubscriptionAcknowledgedAt          *time.Time `json:"subscription_acknowledged_at"`
-}
-
 func ackPath(org string) string {
 	return "/api/v1/organizations/" + org + "/onboarding/subscription-acknowledgement"
 }
@@ -118,9 +108,9 @@ func TestSubscriptionAcknowledgementRules(t *testing.T) {
 	o := newOnboardingOrg(t, s, "ack.test", nil)
 	other := newOnboardingOrg(t, s, "other.test", map[string]any{"requires_subscription_acknowledgement": false})
 
-	var a subscriptionAcknowledgement
+	var a client.SubscriptionAcknowledgement
 	s.Get(t, ackPath(o.id), o.owner).ExpectStatus(t, http.StatusOK).Decode(t, &a)
-	if a.OrganizationID != o.id || !a.RequiresSubscriptionAcknowledgement || a.SubscriptionAcknowledgedAt != nil {
+	if a.OrganizationId.String() != o.id || !a.RequiresSubscriptionAcknowledgement || a.SubscriptionAcknowledgedAt != nil {
 		t.Fatalf("new organization: %+v", a)
 	}
 	s.Get(t, ackPath(other.id), other.admin).ExpectStatus(t, http.StatusOK).Decode(t, &a)
@@ -179,7 +169,7 @@ func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
 	wg.Wait()
 	var first *time.Time
 	for _, r := range answers {
-		var a subscriptionAcknowledgement
+		var a client.SubscriptionAcknowledgement
 		r.ExpectStatus(t, http.StatusOK).Decode(t, &a)
 		if a.SubscriptionAcknowledgedAt == nil {
 			t.Fatalf("no time in %s", r.Body)
@@ -192,31 +182,21 @@ func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
 	}
 }
 
-type identityCheck struct {
-	Status    string     `json:"status"`
-	UpdatedAt *time.Time `json:"updated_at"`
-}
-
-type identityCheckToken struct {
-	AccessToken string `json:"access_token"`
-	WebSDKLink  string `json:"websdk_link"`
-}
-
-func meCheck(t *testing.T, s *apitest.Server, token string) identityCheck {
+func meCheck(t *testing.T, s *apitest.Server, token string) client.IdentityCheck {
 	t.Helper()
-	var me struct {
-		IdentityCheck identityCheck `json:"identity_check"`
+	me, err := s.Client(t, token).Me(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.Get(t, "/api/v1/me", token).ExpectStatus(t, http.StatusOK).Decode(t, &me)
 	return me.IdentityCheck
 }
 
-func kycToken(t *testing.T, s *apitest.Server, bearer string, body any) identityCheckToken {
+func kycToken(t *testing.T, s *apitest.Server, bearer string, body any) client.IdentityCheckToken {
 	t.Helper()
-	var tok identityCheckToken
+	var tok client.IdentityCheckToken
 	s.Post(t, "/api/v1/kyc/access-token", bearer, body).ExpectStatus(t, http.StatusOK).Decode(t, &tok)
-	if tok.WebSDKLink != "/sandbox/kyc?token="+url.QueryEscape(tok.AccessToken) {
-		t.Fatalf("websdk_link %q does not open the sandbox page with the token", tok.WebSDKLink)
+	if tok.WebsdkLink != "/sandbox/kyc?token="+url.QueryEscape(tok.AccessToken) {
+		t.Fatalf("websdk_link %q does not open the sandbox page with the token", tok.WebsdkLink)
 	}
 	return tok
 }
@@ -403,7 +383,7 @@ func TestSandboxIdentityCheckHelper(t *testing.T) {
 	s := apitest.Start(t)
 	o := newOnboardingOrg(t, s, "helper.test", nil)
 	at := now(t, s)
-	var c identityCheck
+	var c client.IdentityCheck
 	s.Post(t, "/api/v1/sandbox/kyc/"+o.memb, sbx, map[string]any{"status": "rejected"}).ExpectStatus(t, http.StatusOK).Decode(t, &c)
 	if c.Status != "rejected" || c.UpdatedAt == nil || !c.UpdatedAt.Equal(at) {
 		t.Errorf("helper answered %+v", c)

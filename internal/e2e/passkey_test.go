@@ -4,16 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 const origin = "http://localhost:8080"
-
-type passkeyRecord struct {
-	ID         string   `json:"id"`
-	Label      *string  `json:"label"`
-	Transports []string `json:"transports"`
-}
 
 func registerPasskey(t *testing.T, s *apitest.Server, token string, key *apitest.SoftPasskey, label string) *apitest.Response {
 	t.Helper()
@@ -30,19 +25,16 @@ func registerPasskey(t *testing.T, s *apitest.Server, token string, key *apitest
 func TestPasskeysRegisterListAndRemove(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 
-	var created passkeyRecord
+	var created client.Passkey
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Laptop").ExpectStatus(t, 201).Decode(t, &created)
 	if created.Label == nil || *created.Label != "Laptop" || len(created.Transports) == 0 {
 		t.Fatalf("passkey = %+v", created)
 	}
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Phone").ExpectStatus(t, 201)
 
-	var list struct {
-		Data    []passkeyRecord `json:"data"`
-		HasMore bool            `json:"has_more"`
-	}
+	var list client.PasskeyPage
 	s.Get(t, "/api/v1/auth/passkeys", token).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 2 || *list.Data[0].Label != "Phone" {
 		t.Fatalf("passkeys = %+v, want Phone then Laptop", list.Data)
@@ -50,15 +42,15 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 
 	// Another person cannot see or remove them.
 	other := createOrg(t, s, "eve@evil.test")
-	eve := signInFully(t, s, "eve@evil.test", *other.Owner.TOTPSecret)
-	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.ID, Bearer: eve}).ExpectError(t, 404, "not_found")
+	eve := signInFully(t, s, "eve@evil.test", *other.Owner.TotpSecret)
+	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.Id.String(), Bearer: eve}).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/auth/passkeys", eve).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("eve sees %d passkeys", len(list.Data))
 	}
 
-	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.ID, Bearer: token}).ExpectStatus(t, 200)
-	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.ID, Bearer: token}).ExpectError(t, 404, "not_found")
+	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.Id.String(), Bearer: token}).ExpectStatus(t, 200)
+	s.Do(t, apitest.Request{Method: "DELETE", Path: "/api/v1/auth/passkeys/" + created.Id.String(), Bearer: token}).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/auth/passkeys", token).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 {
 		t.Fatalf("after removal %d passkeys, want 1", len(list.Data))
@@ -68,7 +60,7 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 func TestPasskeyRegistrationRefusesBadCeremonies(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	token := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	key := apitest.NewSoftPasskey()
 
 	var opts struct {
@@ -95,7 +87,7 @@ func TestPasskeyRegistrationRefusesBadCeremonies(t *testing.T) {
 func TestSignInWithOnlyAPasskeyAsksForAnAuthenticator(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
-	addUser(t, s, org.Organization.ID, "pk@acme.test", "member", false)
+	addUser(t, s, org.Organization.Id.String(), "pk@acme.test", "member", false)
 	token := *signIn(t, s, map[string]any{"email": "pk@acme.test", "password": password}).Token
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Laptop").ExpectStatus(t, 201)
 
@@ -104,11 +96,9 @@ func TestSignInWithOnlyAPasskeyAsksForAnAuthenticator(t *testing.T) {
 		t.Fatalf("sign-in = %+v, want webauthn_required", res)
 	}
 	// The way on is to add an authenticator app with the challenge token.
-	var setup struct {
-		SecretEncoded string `json:"secret_encoded"`
-	}
+	var setup client.SignInTotpSetup
 	s.Post(t, "/api/v1/auth/sign-in/totp/setup", "", map[string]any{"challenge_token": *res.ChallengeToken}).ExpectStatus(t, 200).Decode(t, &setup)
-	var done signInResult
+	var done client.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": code(t, s, setup.SecretEncoded)}).
 		ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "authenticated" {

@@ -8,51 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
-
-type amount struct {
-	Amount   string `json:"amount"`
-	Currency string `json:"currency"`
-}
-
-type paymentRecord struct {
-	ID                string  `json:"id"`
-	OrganizationID    string  `json:"organization_id"`
-	Rail              string  `json:"rail"`
-	Status            string  `json:"status"`
-	QuoteID           *string `json:"quote_id"`
-	PaymentBatchID    *string `json:"payment_batch_id"`
-	ApprovalRequestID *string `json:"approval_request_id"`
-	TransactionID     *string `json:"transaction_id"`
-	Debited           amount  `json:"debited"`
-	Delivered         amount  `json:"delivered"`
-	DomainEvent       struct {
-		EventID     string `json:"event_id"`
-		Stream      string `json:"stream"`
-		AggregateID string `json:"aggregate_id"`
-		Type        string `json:"type"`
-	} `json:"domain_event"`
-	RailState *string `json:"rail_state"`
-}
-
-type quoteRecord struct {
-	ID          string    `json:"id"`
-	ExpiresAt   time.Time `json:"expires_at"`
-	Source      amount    `json:"source"`
-	Destination amount    `json:"destination"`
-	Fee         amount    `json:"fee"`
-	Rate        string    `json:"rate"`
-}
-
-type approvalRecord struct {
-	ID          string  `json:"id"`
-	Status      string  `json:"status"`
-	Kind        string  `json:"kind"`
-	TargetID    string  `json:"target_id"`
-	DecidedBy   *string `json:"decided_by_id"`
-	RequestedBy string  `json:"requested_by_id"`
-}
 
 // payer is an owner with a funded balance and a supplier to pay.
 type payer struct {
@@ -65,63 +25,63 @@ func newPayer(t *testing.T, s *apitest.Server, email, deposit string) *payer {
 	p := &payer{person: newPerson(t, s, email)}
 	p.org = orgOf(t, s, p.person)
 	if deposit != "" {
-		s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": deposit}).ExpectStatus(t, 201)
+		ok[*client.SandboxDepositResponse](t, 201)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, p.org), nil,
+			client.SandboxDeposit{Currency: "EUR", Amount: deposit}))
 	}
-	var c struct {
-		ID string `json:"id"`
-	}
-	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
-		"name": "Müller Maschinenbau GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89 3704 0044 0532 0130 00", "swift_code": "COBADEFFXXX",
-	}).ExpectStatus(t, 201).Decode(t, &c)
-	p.contact = c.ID
+	c := ok[*client.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
+		client.PaymentContactCreation{Name: "Müller Maschinenbau GmbH", Currency: "EUR", Rail: client.RailFiat,
+			Iban: ptr("DE89 3704 0044 0532 0130 00"), SwiftCode: ptr("COBADEFFXXX")}))
+	p.contact = c.JSON201.Id.String()
 	return p
 }
 
-func (p *payer) quote(t *testing.T, s *apitest.Server, amt string) quoteRecord {
+// client is p's web session as a client (its step-ups fail with the challenge).
+func (p *person) client(t *testing.T, s *apitest.Server) *client.Client { return s.Client(t, p.web) }
+
+// quote asks for a quote of amt EUR sent to p's supplier.
+func (p *payer) quote(t *testing.T, s *apitest.Server, amt string) client.Quote {
 	t.Helper()
-	var q quoteRecord
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": p.contact,
-		"source_currency": "EUR", "amount": amt, "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
-	return q
+	r := ok[*client.CreatePaymentQuoteResponse](t, 201)(p.client(t, s).API().CreatePaymentQuoteWithResponse(t.Context(), nil, client.PaymentQuoteRequest{
+		OrganizationId: uuidOf(t, p.org), Rail: client.RailFiat, PaymentContactId: uuidOf(t, p.contact),
+		SourceCurrency: "EUR", Amount: amt, AmountSide: client.PaymentQuoteRequestAmountSideSend}))
+	return *r.JSON201
 }
 
 func executeBody(quoteID string) map[string]any {
 	return map[string]any{"quote_id": quoteID, "payout_reason": "PYR002", "statement_description": "Invoice 2026-118"}
 }
 
-func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) paymentRecord {
+// pay executes a payment of amt EUR to p's supplier; it awaits approval.
+func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) client.Payment {
 	t.Helper()
-	var pay paymentRecord
-	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(p.quote(t, s, amt).ID)).ExpectStatus(t, 201).Decode(t, &pay)
-	return pay
+	pay, err := p.client(t, s).ExecutePayment(t.Context(), client.PaymentExecution{QuoteId: p.quote(t, s, amt).Id,
+		PayoutReason: ptr("PYR002"), StatementDescription: ptr("Invoice 2026-118")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *pay
 }
 
 // approveInApp asks to approve and answers the bound challenge in the app;
 // it returns the challenge the app satisfied.
-func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) challenge {
+func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) client.Challenge {
 	t.Helper()
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
 	for _, c := range inbox(t, s, p.app) {
-		if c.ApprovalID != nil && *c.ApprovalID == approvalID && c.Status == "pending" {
+		if c.ApprovalId != nil && c.ApprovalId.String() == approvalID && c.Status == "pending" {
 			approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
 			return c
 		}
 	}
 	t.Fatal("no payment-approval challenge in the app inbox")
-	return challenge{}
+	return client.Challenge{}
 }
 
+// balance is the available and pending balance of org in currency.
 func balance(t *testing.T, s *apitest.Server, token, org, currency string) (string, string) {
 	t.Helper()
-	var b struct {
-		Data []struct {
-			Currency  string `json:"currency"`
-			Available string `json:"available"`
-			Pending   string `json:"pending"`
-		} `json:"data"`
-	}
-	s.Get(t, "/api/v1/organizations/"+org+"/balances", token).ExpectStatus(t, 200).Decode(t, &b)
-	for _, x := range b.Data {
+	r := ok[*client.GetBalancesResponse](t, 200)(s.Client(t, token).API().GetBalancesWithResponse(t.Context(), uuidOf(t, org), nil))
+	for _, x := range r.JSON200.Data {
 		if x.Currency == currency {
 			return x.Available, x.Pending
 		}
@@ -129,103 +89,93 @@ func balance(t *testing.T, s *apitest.Server, token, org, currency string) (stri
 	return "", ""
 }
 
-func getPayment(t *testing.T, s *apitest.Server, token, id string) paymentRecord {
+func getPayment(t *testing.T, s *apitest.Server, token, id string) client.Payment {
 	t.Helper()
-	var p paymentRecord
-	s.Get(t, "/api/v1/payments/"+id, token).ExpectStatus(t, 200).Decode(t, &p)
-	return p
+	return *ok[*client.GetPaymentResponse](t, 200)(s.Client(t, token).API().GetPaymentWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
 }
 
 func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "100.00")
-	if q.Source != (amount{"100.00", "EUR"}) || q.Destination != (amount{"100.00", "EUR"}) || q.Fee != (amount{"1.00", "EUR"}) || q.Rate != "1" {
+	if q.Source != moneyOf("100.00", "EUR") || q.Destination != moneyOf("100.00", "EUR") || q.Fee != moneyOf("1.00", "EUR") || q.Rate != "1" {
 		t.Fatalf("quote = %+v", q)
 	}
 	if !q.ExpiresAt.Equal(now(t, s).Add(15 * time.Minute)) {
 		t.Fatalf("quote expires at %v", q.ExpiresAt)
 	}
-	var pay paymentRecord
-	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.ID)).ExpectStatus(t, 201).Decode(t, &pay)
-	if pay.Status != "awaiting_approval" || pay.Debited != (amount{"101.00", "EUR"}) || pay.Delivered != (amount{"100.00", "EUR"}) ||
-		pay.ApprovalRequestID == nil || pay.TransactionID != nil || pay.DomainEvent.Type != "payment.created" ||
-		pay.DomainEvent.Stream != "payment-"+pay.ID || pay.DomainEvent.AggregateID != pay.ID || pay.DomainEvent.EventID == "" {
+	var pay client.Payment
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.Id.String())).ExpectStatus(t, 201).Decode(t, &pay)
+	if pay.Status != "awaiting_approval" || pay.Debited != moneyOf("101.00", "EUR") || pay.Delivered != moneyOf("100.00", "EUR") ||
+		pay.ApprovalRequestId == nil || pay.TransactionId != nil || pay.DomainEvent.Type != "payment.created" ||
+		pay.DomainEvent.Stream != "payment-"+pay.Id.String() || pay.DomainEvent.AggregateId != pay.Id.String() || pay.DomainEvent.EventId == uuid.Nil {
 		t.Fatalf("payment = %+v", pay)
 	}
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "1000.00" || pe != "0.00" {
 		t.Fatalf("before approval: available %s pending %s; nothing should move", av, pe)
 	}
 	// Approving asks for a signed approval in the app, naming the payment.
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 	if len(up.Methods) != 1 || up.Methods[0] != "app" {
 		t.Fatalf("methods = %v, want app only", up.Methods)
 	}
-	var c challenge
+	var c client.Challenge
 	for _, x := range inbox(t, s, p.app) {
-		if x.ApprovalID != nil && *x.ApprovalID == *pay.ApprovalRequestID {
+		if x.ApprovalId != nil && *x.ApprovalId == *pay.ApprovalRequestId {
 			c = x
 		}
 	}
-	if c.Binding != "tx_signed" || c.Kind != "payment_approval" || c.StepUpAuthenticationID != nil || c.ActionSummary == nil ||
+	if c.Binding != "tx_signed" || c.Kind != "payment_approval" || c.StepUpAuthenticationId != nil || c.ActionSummary == nil ||
 		!strings.Contains(*c.ActionSummary, "100.00 EUR") || !strings.Contains(*c.ActionSummary, "Müller Maschinenbau GmbH") {
 		t.Fatalf("challenge = %+v", c)
 	}
 	// The authenticator code cannot stand in for the app.
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "totp", "code": code(t, s, p.secret)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": code(t, s, p.secret)}).
 		ExpectError(t, 400, "invalid_request")
 	approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
 
-	after := getPayment(t, s, p.web, pay.ID)
-	if after.Status != "approved" && after.Status != "processing" || after.TransactionID == nil {
+	after := getPayment(t, s, p.web, pay.Id.String())
+	if after.Status != "approved" && after.Status != "processing" || after.TransactionId == nil {
 		t.Fatalf("after approval = %+v", after)
 	}
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "899.00" || pe != "100.00" {
 		t.Fatalf("after approval: available %s pending %s, want 899.00 and 100.00", av, pe)
 	}
-	var x approvalRecord
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
-	if x.Status != "approved" || x.DecidedBy == nil || *x.DecidedBy != p.userID {
+	var x client.Approval
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
+	if x.Status != "approved" || x.DecidedById == nil || x.DecidedById.String() != p.userID {
 		t.Fatalf("retry of approve = %+v", x)
 	}
-	var settled paymentRecord
-	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200).Decode(t, &settled)
+	var settled client.Payment
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200).Decode(t, &settled)
 	if settled.Status != "completed" {
 		t.Fatalf("settled = %+v", settled)
 	}
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "899.00" || pe != "0.00" {
 		t.Fatalf("after settlement: available %s pending %s", av, pe)
 	}
-	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectError(t, 409, "conflict")
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectError(t, 409, "conflict")
 }
 
 func TestFailedPaymentIsReversed(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "500.00")
 	pay := p.pay(t, s, "200.00")
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
-	eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.ID).Status == "processing" })
-	var failed paymentRecord
-	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200).Decode(t, &failed)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
+	eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.Id.String()).Status == "processing" })
+	var failed client.Payment
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200).Decode(t, &failed)
 	if failed.Status != "failed" || failed.RailState == nil || *failed.RailState != "returned" {
 		t.Fatalf("failed = %+v", failed)
 	}
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "500.00" || pe != "0.00" {
 		t.Fatalf("after the failure: available %s pending %s, want everything back", av, pe)
 	}
-	var feed struct {
-		Data []struct {
-			Type   string `json:"type"`
-			Effect struct {
-				Direction string `json:"direction"`
-				Total     string `json:"total"`
-			} `json:"effect"`
-		} `json:"data"`
-	}
+	var feed client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", p.web).ExpectStatus(t, 200).Decode(t, &feed)
 	var types []string
 	for _, x := range feed.Data {
-		types = append(types, x.Type+":"+x.Effect.Direction+":"+x.Effect.Total)
+		types = append(types, string(x.Type)+":"+string(x.Effect.Direction)+":"+x.Effect.Total)
 	}
 	if strings.Join(types, ",") != "reversal:in:201.00,fee:out:1.00,fiat_outgoing:out:200.00,deposit:in:500.00" &&
 		strings.Join(types, ",") != "reversal:in:201.00,fiat_outgoing:out:200.00,fee:out:1.00,deposit:in:500.00" {
@@ -238,22 +188,22 @@ func TestExecuteRules(t *testing.T) {
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "10.00")
 	exec := func(body map[string]any) *apitest.Response { return s.Post(t, "/api/v1/payments/execute", p.web, body) }
-	e := exec(map[string]any{"quote_id": q.ID}).ExpectError(t, 400, "invalid_request")
+	e := exec(map[string]any{"quote_id": q.Id.String()}).ExpectError(t, 400, "invalid_request")
 	if len(e.Error.Details) != 2 {
 		t.Fatalf("details = %+v, want payout_reason and statement_description", e.Error.Details)
 	}
-	exec(map[string]any{"quote_id": q.ID, "payout_reason": "PYR999", "statement_description": "x"}).ExpectError(t, 400, "invalid_request")
-	exec(map[string]any{"quote_id": q.ID, "payout_reason": "PYR001", "statement_description": strings.Repeat("x", 36)}).ExpectError(t, 400, "invalid_request")
-	exec(map[string]any{"quote_id": q.ID, "payout_reason": "PYR001", "statement_description": strings.Repeat("x", 35)}).ExpectStatus(t, 201)
-	exec(executeBody(q.ID)).ExpectError(t, 422, "quote_already_used")
+	exec(map[string]any{"quote_id": q.Id.String(), "payout_reason": "PYR999", "statement_description": "x"}).ExpectError(t, 400, "invalid_request")
+	exec(map[string]any{"quote_id": q.Id.String(), "payout_reason": "PYR001", "statement_description": strings.Repeat("x", 36)}).ExpectError(t, 400, "invalid_request")
+	exec(map[string]any{"quote_id": q.Id.String(), "payout_reason": "PYR001", "statement_description": strings.Repeat("x", 35)}).ExpectStatus(t, 201)
+	exec(executeBody(q.Id.String())).ExpectError(t, 422, "quote_already_used")
 	late := p.quote(t, s, "10.00")
 	advance(t, s, 15*time.Minute)
 	p.signInAgain(t, s)
-	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(late.ID)).ExpectError(t, 422, "quote_expired")
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(late.Id.String())).ExpectError(t, 422, "quote_expired")
 	s.Post(t, "/api/v1/payments/execute", p.web, executeBody("5f0c0a4e-0000-4000-8000-000000000000")).ExpectError(t, 404, "not_found")
 	// Another organization's quote is not found.
 	other := newPayer(t, s, "eve@evil.test", "")
-	s.Post(t, "/api/v1/payments/execute", other.web, executeBody(p.quote(t, s, "5.00").ID)).ExpectError(t, 404, "not_found")
+	s.Post(t, "/api/v1/payments/execute", other.web, executeBody(p.quote(t, s, "5.00").Id.String())).ExpectError(t, 404, "not_found")
 }
 
 func TestIdempotencyKeyReplaysForADay(t *testing.T) {
@@ -263,17 +213,15 @@ func TestIdempotencyKeyReplaysForADay(t *testing.T) {
 	send := func(body map[string]any, key string) *apitest.Response {
 		return s.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/payments/execute", Bearer: p.web, Body: body, Header: map[string]string{"Idempotency-Key": key}})
 	}
-	first := send(executeBody(q.ID), "inv-118").ExpectStatus(t, 201)
-	again := send(executeBody(q.ID), "inv-118").ExpectStatus(t, 201)
+	first := send(executeBody(q.Id.String()), "inv-118").ExpectStatus(t, 201)
+	again := send(executeBody(q.Id.String()), "inv-118").ExpectStatus(t, 201)
 	if string(first.Body) != string(again.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replay differs:\n%s\n%s", first.Body, again.Body)
 	}
-	other := executeBody(q.ID)
+	other := executeBody(q.Id.String())
 	other["statement_description"] = "Another text"
 	send(other, "inv-118").ExpectError(t, 422, "idempotency_key_reused")
-	var list struct {
-		Data []approvalRecord `json:"data"`
-	}
+	var list client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 {
 		t.Fatalf("%d payments, want one", len(list.Data))
@@ -281,7 +229,7 @@ func TestIdempotencyKeyReplaysForADay(t *testing.T) {
 	// After 24 hours the key is forgotten: the quote, now used, decides.
 	advance(t, s, 24*time.Hour)
 	p.signInAgain(t, s)
-	send(executeBody(q.ID), "inv-118").ExpectError(t, 422, "quote_already_used")
+	send(executeBody(q.Id.String()), "inv-118").ExpectError(t, 422, "quote_already_used")
 }
 
 func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
@@ -294,7 +242,7 @@ func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := s.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/payments/execute", Bearer: p.web, Body: executeBody(q.ID),
+			r := s.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/payments/execute", Bearer: p.web, Body: executeBody(q.Id.String()),
 				Header: map[string]string{"Idempotency-Key": "same-key"}})
 			if r.Status != 201 {
 				t.Errorf("replay %d: %d %s", i, r.Status, r.Body)
@@ -308,10 +256,7 @@ func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
 			t.Fatalf("replays disagree:\n%s\n%s", bodies[0], b)
 		}
 	}
-	var list struct {
-		Data         []approvalRecord `json:"data"`
-		PendingCount int              `json:"pending_count"`
-	}
+	var list client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 || list.PendingCount != 1 {
 		t.Fatalf("%d approvals (%d pending), want exactly one", len(list.Data), list.PendingCount)
@@ -322,86 +267,82 @@ func TestInsufficientFunds(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	big := p.pay(t, s, "100.00") // 101.00 with the fee
-	s.Post(t, "/api/v1/approvals/"+*big.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
+	s.Post(t, "/api/v1/approvals/"+big.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
 	if len(inbox(t, s, p.app)) != 0 {
 		t.Fatal("a challenge was minted though funds fall short")
 	}
 	// Funds checked again when the app approves: they fell short in between.
 	a := p.pay(t, s, "60.00")
 	b := p.pay(t, s, "30.00")
-	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil))
-	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/approve", p.web, nil))
+	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil))
+	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil))
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "0.01"}).ExpectStatus(t, 201)
-	byApproval := map[string]challenge{}
+	byApproval := map[string]client.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
-		byApproval[*c.ApprovalID] = c
+		byApproval[c.ApprovalId.String()] = c
 	}
 	// b (31.00) first leaves 69.01: enough for a (61.00).
-	approve(t, s, p.person, byApproval[*b.ApprovalRequestID], *upB.MatchCode).ExpectStatus(t, 200)
+	approve(t, s, p.person, byApproval[b.ApprovalRequestId.String()], *upB.MatchCode).ExpectStatus(t, 200)
 	// Spend more so a no longer fits, then approve a in the app.
 	c := p.pay(t, s, "40.00")
-	p.approveInApp(t, s, *c.ApprovalRequestID)
-	approve(t, s, p.person, byApproval[*a.ApprovalRequestID], *upA.MatchCode).ExpectError(t, 422, "insufficient_funds")
-	if st := getPayment(t, s, p.web, a.ID).Status; st != "awaiting_approval" {
+	p.approveInApp(t, s, c.ApprovalRequestId.String())
+	approve(t, s, p.person, byApproval[a.ApprovalRequestId.String()], *upA.MatchCode).ExpectError(t, 422, "insufficient_funds")
+	if st := getPayment(t, s, p.web, a.Id.String()).Status; st != "awaiting_approval" {
 		t.Fatalf("payment a is %s; the approval should not be recorded", st)
 	}
-	if st := pollStepUp(t, s, p.web, upA.ID); st.Status != "declined" {
+	if st := pollStepUp(t, s, p.web, upA.Id.String()); st.Status != "declined" {
 		t.Fatalf("step-up of the refused approval is %+v, want declined", st)
 	}
-	s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
+	s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
 }
 
 func TestRejectAndCancel(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	rejected := p.pay(t, s, "10.00")
-	var x approvalRecord
-	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/reject", p.web, map[string]any{"reason": "Wrong supplier"}).ExpectStatus(t, 200).Decode(t, &x)
-	if x.Status != "rejected" || getPayment(t, s, p.web, rejected.ID).Status != "rejected" {
+	var x client.Approval
+	s.Post(t, "/api/v1/approvals/"+rejected.ApprovalRequestId.String()+"/reject", p.web, map[string]any{"reason": "Wrong supplier"}).ExpectStatus(t, 200).Decode(t, &x)
+	if x.Status != "rejected" || getPayment(t, s, p.web, rejected.Id.String()).Status != "rejected" {
 		t.Fatalf("rejection = %+v", x)
 	}
-	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, "/api/v1/approvals/"+rejected.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 409, "conflict")
 
 	// Only the initiator cancels, and only while it awaits approval.
 	_, adminSecret := addUser(t, s, p.org, "admin@acme.test", "admin", true)
 	admin := signInFully(t, s, "admin@acme.test", adminSecret)
 	cancelled := p.pay(t, s, "10.00")
-	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", admin, nil).ExpectError(t, 403, "forbidden")
-	var c paymentRecord
-	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
+	s.Post(t, "/api/v1/payments/"+cancelled.Id.String()+"/cancel", admin, nil).ExpectError(t, 403, "forbidden")
+	var c client.Payment
+	s.Post(t, "/api/v1/payments/"+cancelled.Id.String()+"/cancel", p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
 	if c.Status != "cancelled" {
 		t.Fatalf("cancel = %+v", c)
 	}
-	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectError(t, 409, "conflict")
-	s.Post(t, "/api/v1/approvals/"+*cancelled.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, "/api/v1/payments/"+cancelled.Id.String()+"/cancel", p.web, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, "/api/v1/approvals/"+cancelled.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 409, "conflict")
 
 	// Members initiate but do not approve.
 	addUser(t, s, p.org, "member@acme.test", "member", false)
 	member := *signIn(t, s, map[string]any{"email": "member@acme.test", "password": password}).Token
-	var mine paymentRecord
-	s.Post(t, "/api/v1/payments/execute", member, executeBody(p.quote(t, s, "5.00").ID)).ExpectStatus(t, 201).Decode(t, &mine)
-	s.Post(t, "/api/v1/approvals/"+*mine.ApprovalRequestID+"/approve", member, nil).ExpectError(t, 403, "forbidden")
+	var mine client.Payment
+	s.Post(t, "/api/v1/payments/execute", member, executeBody(p.quote(t, s, "5.00").Id.String())).ExpectStatus(t, 201).Decode(t, &mine)
+	s.Post(t, "/api/v1/approvals/"+mine.ApprovalRequestId.String()+"/approve", member, nil).ExpectError(t, 403, "forbidden")
 	eve := newPayer(t, s, "eve@evil.test", "")
-	s.Post(t, "/api/v1/approvals/"+*mine.ApprovalRequestID+"/approve", eve.web, nil).ExpectError(t, 404, "not_found")
-	s.Get(t, "/api/v1/payments/"+mine.ID, eve.web).ExpectError(t, 404, "not_found")
+	s.Post(t, "/api/v1/approvals/"+mine.ApprovalRequestId.String()+"/approve", eve.web, nil).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/payments/"+mine.Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	// The initiator may approve their own payment.
-	p.approveInApp(t, s, *mine.ApprovalRequestID)
+	p.approveInApp(t, s, mine.ApprovalRequestId.String())
 }
 
 func TestApprovalListAndPendingCount(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	a, b, c := p.pay(t, s, "1.00"), p.pay(t, s, "2.00"), p.pay(t, s, "3.00")
-	p.approveInApp(t, s, *a.ApprovalRequestID)
-	s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
-	type list struct {
-		Data         []approvalRecord `json:"data"`
-		PendingCount int              `json:"pending_count"`
-	}
-	for status, want := range map[string]string{"pending": *c.ApprovalRequestID, "approved": *a.ApprovalRequestID, "rejected": *b.ApprovalRequestID} {
-		var l list
+	p.approveInApp(t, s, a.ApprovalRequestId.String())
+	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
+	for status, want := range map[string]string{"pending": c.ApprovalRequestId.String(), "approved": a.ApprovalRequestId.String(), "rejected": b.ApprovalRequestId.String()} {
+		var l client.ApprovalPage
 		s.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status="+status, p.web).ExpectStatus(t, 200).Decode(t, &l)
-		if len(l.Data) != 1 || l.Data[0].ID != want || l.PendingCount != 1 || l.Data[0].Kind != "payment" {
+		if len(l.Data) != 1 || l.Data[0].Id.String() != want || l.PendingCount != 1 || l.Data[0].Kind != "payment" {
 			t.Fatalf("%s: %+v", status, l)
 		}
 	}
@@ -412,28 +353,23 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q1, q2 := p.quote(t, s, "100.00"), p.quote(t, s, "200.00")
-	var batch struct {
-		ID                string          `json:"id"`
-		Status            string          `json:"status"`
-		ApprovalRequestID *string         `json:"approval_request_id"`
-		Payments          []paymentRecord `json:"payments"`
-	}
-	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.ID), executeBody(q2.ID)}}).
+	var batch client.PaymentBatch
+	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.Id.String()), executeBody(q2.Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
-	if len(batch.Payments) != 2 || batch.ApprovalRequestID == nil || batch.Status != "pending" {
+	if len(batch.Payments) != 2 || batch.ApprovalRequestId == nil || batch.Status != "pending" {
 		t.Fatalf("batch = %+v", batch)
 	}
 	for _, pay := range batch.Payments {
-		if pay.ApprovalRequestID != nil || pay.PaymentBatchID == nil || *pay.PaymentBatchID != batch.ID {
+		if pay.ApprovalRequestId != nil || pay.PaymentBatchId == nil || pay.PaymentBatchId.String() != batch.Id.String() {
 			t.Fatalf("batch row = %+v; rows have no approval of their own", pay)
 		}
 	}
-	s.Post(t, "/api/v1/payments/"+batch.Payments[0].ID+"/cancel", p.web, nil).ExpectError(t, 409, "conflict")
-	c := p.approveInApp(t, s, *batch.ApprovalRequestID)
+	s.Post(t, "/api/v1/payments/"+batch.Payments[0].Id.String()+"/cancel", p.web, nil).ExpectError(t, 409, "conflict")
+	c := p.approveInApp(t, s, batch.ApprovalRequestId.String())
 	if c.ActionSummary == nil || !strings.Contains(*c.ActionSummary, "Batch of 2 payments (302.00 EUR debited)") {
 		t.Fatalf("batch summary = %v", c.ActionSummary)
 	}
-	s.Get(t, "/api/v1/payment-batches/"+batch.ID, p.web).ExpectStatus(t, 200).Decode(t, &batch)
+	s.Get(t, "/api/v1/payment-batches/"+batch.Id.String(), p.web).ExpectStatus(t, 200).Decode(t, &batch)
 	if batch.Status != "approved" {
 		t.Fatalf("batch after approval = %+v", batch)
 	}
@@ -441,11 +377,9 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 		t.Fatalf("after the batch: available %s pending %s", av, pe)
 	}
 	// A batch with one bad row is refused as a whole.
-	used := map[string]any{"organization_id": p.org, "payments": []any{executeBody(p.quote(t, s, "1.00").ID), executeBody(q1.ID)}}
+	used := map[string]any{"organization_id": p.org, "payments": []any{executeBody(p.quote(t, s, "1.00").Id.String()), executeBody(q1.Id.String())}}
 	s.Post(t, "/api/v1/payment-batches", p.web, used).ExpectError(t, 422, "quote_already_used")
-	var approvals struct {
-		PendingCount int `json:"pending_count"`
-	}
+	var approvals client.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if approvals.PendingCount != 0 {
 		t.Fatal("the refused batch left an approval behind")
@@ -456,18 +390,18 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	type pending struct {
-		pay paymentRecord
-		up  stepUpChallenge
+		pay client.Payment
+		up  client.StepUpChallenge
 	}
 	var ps []pending
 	for range 10 {
 		pay := p.pay(t, s, "199.00") // 200.00 each with the fee: five fit
-		up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+		up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 		ps = append(ps, pending{pay, up})
 	}
-	byApproval := map[string]challenge{}
+	byApproval := map[string]client.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
-		byApproval[*c.ApprovalID] = c
+		byApproval[c.ApprovalId.String()] = c
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -476,12 +410,12 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := approve(t, s, p.person, byApproval[*x.pay.ApprovalRequestID], *x.up.MatchCode)
+			r := approve(t, s, p.person, byApproval[x.pay.ApprovalRequestId.String()], *x.up.MatchCode)
 			key := ""
 			if r.Status == 200 {
-				var c challenge
+				var c client.Challenge
 				r.Decode(t, &c)
-				key = c.Status
+				key = string(c.Status)
 			} else {
 				var e apitest.ErrorBody
 				r.Decode(t, &e)
@@ -495,7 +429,7 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 	wg.Wait()
 	approved := 0
 	for _, x := range ps {
-		if st := getPayment(t, s, p.web, x.pay.ID).Status; st != "awaiting_approval" {
+		if st := getPayment(t, s, p.web, x.pay.Id.String()).Status; st != "awaiting_approval" {
 			approved++
 		}
 	}
@@ -525,35 +459,27 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 		s.Post(t, path, p.web, body).ExpectError(t, 400, "invalid_request")
 	}
 	s.Post(t, path, p.web, map[string]any{"name": "Acme Inc", "currency": "USD", "rail": "fiat", "account_number": "123456789", "aba_code": "021000021"}).ExpectStatus(t, 201)
-	var crypto struct {
-		ID            string  `json:"id"`
-		CryptoAddress *string `json:"crypto_address"`
-		IBAN          *string `json:"iban"`
-	}
+	var crypto client.PaymentContact
 	s.Post(t, path, p.web, map[string]any{"name": "Vendor DAO", "currency": "USD", "rail": "crypto", "network": "ethereum",
 		"crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &crypto)
-	if crypto.CryptoAddress == nil || crypto.IBAN != nil {
+	if crypto.CryptoAddress == nil || crypto.Iban != nil {
 		t.Fatalf("crypto contact = %+v", crypto)
 	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
+	var list client.PaymentContactPage
 	s.Get(t, path+"?limit=2", p.web).ExpectStatus(t, 200).Decode(t, &list)
-	s.Get(t, "/api/v1/payment-contacts/"+crypto.ID, p.web).ExpectStatus(t, 200)
+	s.Get(t, "/api/v1/payment-contacts/"+crypto.Id.String(), p.web).ExpectStatus(t, 200)
 	eve := newPayer(t, s, "eve@evil.test", "")
-	s.Get(t, "/api/v1/payment-contacts/"+crypto.ID, eve.web).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/payment-contacts/"+crypto.Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	// Crypto payments feed as crypto_outgoing.
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "USD", "amount": "500.00"}).ExpectStatus(t, 201)
-	var q quoteRecord
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": crypto.ID,
+	var q client.Quote
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": crypto.Id.String(),
 		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
-	if q.Fee != (amount{"1.00", "USD"}) || q.Destination != (amount{"100.00", "USD"}) {
+	if q.Fee != moneyOf("1.00", "USD") || q.Destination != moneyOf("100.00", "USD") {
 		t.Fatalf("crypto quote = %+v", q)
 	}
-	var pay paymentRecord
-	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.ID}).ExpectStatus(t, 201).Decode(t, &pay)
+	var pay client.Payment
+	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.Id.String()}).ExpectStatus(t, 201).Decode(t, &pay)
 	if pay.Rail != "crypto" {
 		t.Fatalf("payment = %+v", pay)
 	}
@@ -562,26 +488,24 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 func TestQuotesConvertCurrencies(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var c struct {
-		ID string `json:"id"`
-	}
+	var c client.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Tokyo KK", "currency": "JPY", "rail": "fiat",
 		"account_number": "1234567", "swift_code": "MHCBJPJT"}).ExpectStatus(t, 201).Decode(t, &c)
-	var q quoteRecord
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+	var q client.Quote
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
-	if q.Destination.Currency != "JPY" || strings.Contains(q.Destination.Amount, ".") || q.Source != (amount{"100.00", "EUR"}) {
+	if q.Destination.Currency != "JPY" || strings.Contains(q.Destination.Amount, ".") || q.Source != moneyOf("100.00", "EUR") {
 		t.Fatalf("quote = %+v", q)
 	}
-	var r quoteRecord
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+	var r client.Quote
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "10000", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &r)
-	if r.Destination != (amount{"10000", "JPY"}) || r.Source.Currency != "EUR" {
+	if r.Destination != moneyOf("10000", "JPY") || r.Source.Currency != "EUR" {
 		t.Fatalf("receive quote = %+v", r)
 	}
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "100.5", "amount_side": "receive"}).ExpectError(t, 400, "invalid_request")
-	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": c.ID,
+	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "100", "amount_side": "send"}).ExpectError(t, 400, "invalid_request")
 }
 
@@ -601,22 +525,12 @@ func TestTransactionFeedPagination(t *testing.T) {
 		deposit(fmt.Sprintf("%d.00", i))
 	}
 	day1 := now(t, s).Add(-24 * time.Hour).Format(time.DateOnly)
-	type feed struct {
-		Data []struct {
-			ID     string `json:"id"`
-			Type   string `json:"type"`
-			Effect struct {
-				Total string `json:"total"`
-			} `json:"effect"`
-		} `json:"data"`
-		HasMore    bool    `json:"has_more"`
-		NextCursor *string `json:"next_cursor"`
-	}
+
 	walk := func(query string) []string {
 		var totals []string
 		path := "/api/v1/organizations/" + p.org + "/transactions?" + query
 		for pages := 0; ; pages++ {
-			var f feed
+			var f client.TransactionPage
 			s.Get(t, path, p.web).ExpectStatus(t, 200).Decode(t, &f)
 			for _, x := range f.Data {
 				totals = append(totals, x.Effect.Total)
@@ -643,14 +557,19 @@ func TestTransactionFeedPagination(t *testing.T) {
 		t.Fatalf("second day = %s", got)
 	}
 	// A cursor is bound to its filters.
-	var f feed
+	var f client.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&date_end="+day1, p.web).ExpectStatus(t, 200).Decode(t, &f)
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&cursor="+url.QueryEscape(*f.NextCursor), p.web).ExpectError(t, 400, "invalid_cursor")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?date_start=yesterday", p.web).ExpectError(t, 400, "invalid_request")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?type=gift", p.web).ExpectError(t, 400, "invalid_request")
 	// One transaction, and never another organization's.
-	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions/"+f.Data[0].ID, p.web).ExpectStatus(t, 200)
+	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions/"+f.Data[0].Id.String(), p.web).ExpectStatus(t, 200)
 	eve := newPayer(t, s, "eve@evil.test", "")
-	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].ID, eve.web).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", eve.web).ExpectError(t, 404, "not_found")
+}
+
+// moneyOf is an amount in a currency, as the API writes it.
+func moneyOf(amount, currency string) client.Money {
+	return client.Money{Amount: amount, Currency: currency}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -37,11 +38,11 @@ func expectMessage(t *testing.T, m apitest.Message, typ, org string) string {
 }
 
 // nextCard waits for a card.updated of org and returns the card.
-func nextCard(t *testing.T, st *apitest.Stream, org string) (apitest.Message, cardRecord) {
+func nextCard(t *testing.T, st *apitest.Stream, org string) (apitest.Message, client.Card) {
 	t.Helper()
 	m := st.Next(t, realtimeWait)
 	expectMessage(t, m, "card.updated", org)
-	var c cardRecord
+	var c client.Card
 	m.Decode(t, &c)
 	return m, c
 }
@@ -49,8 +50,8 @@ func nextCard(t *testing.T, st *apitest.Stream, org string) (apitest.Message, ca
 func expectCard(t *testing.T, st *apitest.Stream, org, cardID string) apitest.Message {
 	t.Helper()
 	m, c := nextCard(t, st, org)
-	if c.ID != cardID {
-		t.Fatalf("card.updated for card %s, want %s", c.ID, cardID)
+	if c.Id.String() != cardID {
+		t.Fatalf("card.updated for card %s, want %s", c.Id.String(), cardID)
 	}
 	return m
 }
@@ -77,14 +78,14 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	ws := s.WebSocket(t, realtimePath(p.org), p.web)
 
 	pay := p.pay(t, s, "100.00")
-	approvalID := *pay.ApprovalRequestID
-	var approval approvalRecord
+	approvalID := pay.ApprovalRequestId.String()
+	var approval client.Approval
 	expectChange(t, ws, p.org, "approval.updated", approvalID, "pending").Decode(t, &approval)
-	if approval.TargetID != pay.ID {
-		t.Fatalf("approval for %s, want payment %s", approval.TargetID, pay.ID)
+	if approval.TargetId != pay.Id {
+		t.Fatalf("approval for %s, want payment %s", approval.TargetId.String(), pay.Id.String())
 	}
-	var created paymentRecord
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "awaiting_approval").Decode(t, &created)
+	var created client.Payment
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "awaiting_approval").Decode(t, &created)
 	if created.DomainEvent.Type != "payment.created" {
 		t.Fatalf("payment's domain_event %+v, want its payment.created", created.DomainEvent)
 	}
@@ -93,32 +94,32 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	// delivery, so possibly already processing), the approval decided, and
 	// the rail takes the payment right after.
 	p.approveInApp(t, s, approvalID)
-	var moved paymentRecord
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "approved", "processing").Decode(t, &moved)
-	if moved.TransactionID == nil {
+	var moved client.Payment
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "approved", "processing").Decode(t, &moved)
+	if moved.TransactionId == nil {
 		t.Fatalf("approved payment without its transaction: %+v", moved)
 	}
 	expectChange(t, ws, p.org, "approval.updated", approvalID, "approved").Decode(t, &approval)
-	if approval.DecidedBy == nil || *approval.DecidedBy != p.userID {
-		t.Fatalf("approval decided by %v, want %s", approval.DecidedBy, p.userID)
+	if approval.DecidedById == nil || approval.DecidedById.String() != p.userID {
+		t.Fatalf("approval decided by %v, want %s", approval.DecidedById, p.userID)
 	}
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "processing")
-	s.Post(t, "/api/v1/sandbox/payments/"+pay.ID+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
-	expectChange(t, ws, p.org, "payment.updated", pay.ID, "completed")
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "processing")
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "completed")
 
 	// A rejection and a cancellation say so for the payment and its approval.
 	rejected := p.pay(t, s, "10.00")
-	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "pending")
-	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "awaiting_approval")
-	s.Post(t, "/api/v1/approvals/"+*rejected.ApprovalRequestID+"/reject", p.web, map[string]any{"reason": "not ours"}).ExpectStatus(t, 200)
-	expectChange(t, ws, p.org, "payment.updated", rejected.ID, "rejected")
-	expectChange(t, ws, p.org, "approval.updated", *rejected.ApprovalRequestID, "rejected")
+	expectChange(t, ws, p.org, "approval.updated", rejected.ApprovalRequestId.String(), "pending")
+	expectChange(t, ws, p.org, "payment.updated", rejected.Id.String(), "awaiting_approval")
+	s.Post(t, "/api/v1/approvals/"+rejected.ApprovalRequestId.String()+"/reject", p.web, map[string]any{"reason": "not ours"}).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "payment.updated", rejected.Id.String(), "rejected")
+	expectChange(t, ws, p.org, "approval.updated", rejected.ApprovalRequestId.String(), "rejected")
 	cancelled := p.pay(t, s, "10.00")
-	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "pending")
-	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "awaiting_approval")
-	s.Post(t, "/api/v1/payments/"+cancelled.ID+"/cancel", p.web, nil).ExpectStatus(t, 200)
-	expectChange(t, ws, p.org, "approval.updated", *cancelled.ApprovalRequestID, "cancelled")
-	expectChange(t, ws, p.org, "payment.updated", cancelled.ID, "cancelled")
+	expectChange(t, ws, p.org, "approval.updated", cancelled.ApprovalRequestId.String(), "pending")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.Id.String(), "awaiting_approval")
+	s.Post(t, "/api/v1/payments/"+cancelled.Id.String()+"/cancel", p.web, nil).ExpectStatus(t, 200)
+	expectChange(t, ws, p.org, "approval.updated", cancelled.ApprovalRequestId.String(), "cancelled")
+	expectChange(t, ws, p.org, "payment.updated", cancelled.Id.String(), "cancelled")
 }
 
 func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {
@@ -133,29 +134,29 @@ func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {
 	// Bob's card is not Alice's business; her first message is her own card.
 	bobs := cardFor(t, s, o.id, o.bob.id, 100)
 	alices := cardFor(t, s, o.id, o.alice.id, 200)
-	m := expectCard(t, owner, o.id, bobs.ID)
+	m := expectCard(t, owner, o.id, bobs.Id.String())
 	if m.EventID != m.ID {
 		t.Errorf("SSE id %q differs from the message id %q", m.EventID, m.ID)
 	}
-	expectCard(t, owner, o.id, alices.ID)
+	expectCard(t, owner, o.id, alices.Id.String())
 	_, seen := nextCard(t, alice, o.id)
-	if seen.ID != alices.ID {
-		t.Fatalf("Alice was sent card %s, want only her own %s", seen.ID, alices.ID)
+	if seen.Id != alices.Id {
+		t.Fatalf("Alice was sent card %s, want only her own %s", seen.Id, alices.Id)
 	}
 	// What she sees is the card as her GET shows it (her own actions).
-	expectActions(t, "Alice's card on the channel", seen, getCard(t, s, o.alice.token, alices.ID).AvailableActions...)
+	expectActions(t, "Alice's card on the channel", seen, actions(getCard(t, s, o.alice.token, alices.Id.String()))...)
 
 	// A change by the card network reaches both, as of delivery.
-	setCardStatus(t, s, alices.ID, "inactive")
+	setCardStatus(t, s, alices.Id.String(), "inactive")
 	for _, st := range []*apitest.Stream{owner, alice} {
-		if _, c := nextCard(t, st, o.id); c.ID != alices.ID || c.Status != "inactive" {
-			t.Fatalf("after the network's change: card %s %s, want %s inactive", c.ID, c.Status, alices.ID)
+		if _, c := nextCard(t, st, o.id); c.Id != alices.Id || c.Status != "inactive" {
+			t.Fatalf("after the network's change: card %s %s, want %s inactive", c.Id.String(), c.Status, alices.Id.String())
 		}
 	}
 	// A person's own change too.
-	cardAction(t, s, o.owner.token, bobs.ID, "freeze")
-	if _, c := nextCard(t, owner, o.id); c.ID != bobs.ID || !c.Frozen {
-		t.Fatalf("after freeze: card %s frozen=%v, want %s frozen", c.ID, c.Frozen, bobs.ID)
+	cardAction(t, s, o.owner.token, bobs.Id.String(), "freeze")
+	if _, c := nextCard(t, owner, o.id); c.Id != bobs.Id || !c.Frozen {
+		t.Fatalf("after freeze: card %s frozen=%v, want %s frozen", c.Id.String(), c.Frozen, bobs.Id.String())
 	}
 }
 
@@ -165,7 +166,7 @@ func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
 	path := realtimePath(o.id)
 	first := s.Events(t, path, o.owner.token, nil)
 	c1 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
-	m1 := expectCard(t, first, o.id, c1.ID)
+	m1 := expectCard(t, first, o.id, c1.Id.String())
 	first.Close()
 
 	c2 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 20})
@@ -173,36 +174,36 @@ func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
 	// An EventSource reconnecting sends Last-Event-ID: the missed ones come
 	// first, in order, then the live ones, with nothing twice.
 	sse := s.Events(t, path, o.owner.token, map[string]string{"Last-Event-ID": m1.ID})
-	expectCard(t, sse, o.id, c2.ID)
-	expectCard(t, sse, o.id, c3.ID)
+	expectCard(t, sse, o.id, c2.Id.String())
+	expectCard(t, sse, o.id, c3.Id.String())
 	c4 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 40})
-	m4 := expectCard(t, sse, o.id, c4.ID)
+	m4 := expectCard(t, sse, o.id, c4.Id.String())
 	// A WebSocket names it with ?after=.
 	ws := s.WebSocket(t, path+"?after="+m1.ID, o.owner.token)
-	for _, c := range []cardRecord{c2, c3, c4} {
-		expectCard(t, ws, o.id, c.ID)
+	for _, c := range []client.Card{c2, c3, c4} {
+		expectCard(t, ws, o.id, c.Id.String())
 	}
 	c5 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 50})
-	expectCard(t, ws, o.id, c5.ID)
-	expectCard(t, sse, o.id, c5.ID)
+	expectCard(t, ws, o.id, c5.Id.String())
+	expectCard(t, sse, o.id, c5.Id.String())
 	// The header wins over the parameter.
 	both := s.Events(t, path+"?after="+m1.ID, o.owner.token, map[string]string{"Last-Event-ID": m4.ID})
-	expectCard(t, both, o.id, c5.ID)
+	expectCard(t, both, o.id, c5.Id.String())
 
 	// Nothing older than 24 hours comes back.
 	advance(t, s, 25*time.Hour)
 	o.owner.signInAgain(t, s)
 	c6 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 60})
 	late := s.Events(t, path, o.owner.token, map[string]string{"Last-Event-ID": m1.ID})
-	expectCard(t, late, o.id, c6.ID)
+	expectCard(t, late, o.id, c6.Id.String())
 	c7 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 70})
-	expectCard(t, late, o.id, c7.ID)
+	expectCard(t, late, o.id, c7.Id.String())
 
 	// An id that is no message of this organization is refused.
 	other := newCardOwner(t, s, "realtime-replay-other.test")
 	theirs := s.Events(t, realtimePath(other.id), other.owner.token, nil)
 	oc := issueCard(t, s, other.id, map[string]any{"monthly_limit": 10})
-	om := expectCard(t, theirs, other.id, oc.ID)
+	om := expectCard(t, theirs, other.id, oc.Id.String())
 	for _, id := range []string{om.ID, uuid.NewString()} {
 		for field, req := range map[string]apitest.Request{
 			"Last-Event-ID": {Method: "GET", Path: path, Bearer: o.owner.token, Header: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": id}},
@@ -232,10 +233,10 @@ func TestRealtimeKeepsOrganizationsApart(t *testing.T) {
 	// they would come before A's own.
 	issueCard(t, s, b.id, map[string]any{"monthly_limit": 10})
 	bc := issueCard(t, s, b.id, map[string]any{"monthly_limit": 10})
-	setCardStatus(t, s, bc.ID, "inactive")
+	setCardStatus(t, s, bc.Id.String(), "inactive")
 	ac := issueCard(t, s, a.id, map[string]any{"monthly_limit": 10})
-	expectCard(t, sse, a.id, ac.ID)
-	expectCard(t, ws, a.id, ac.ID)
+	expectCard(t, sse, a.id, ac.Id.String())
+	expectCard(t, ws, a.id, ac.Id.String())
 
 	// Someone else's organization does not exist, on either transport.
 	sseHeader := map[string]string{"Accept": "text/event-stream"}
@@ -258,7 +259,7 @@ func TestRealtimeEndsWhenTheSessionEndsOrTheOrganizationIsBanned(t *testing.T) {
 	s.Post(t, "/api/v1/auth/sign-out", o.owner.token, nil).ExpectStatus(t, http.StatusOK)
 	sse.Ended(t, realtimeWait)
 	c := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
-	expectCard(t, ws, o.id, c.ID)
+	expectCard(t, ws, o.id, c.Id.String())
 
 	// A banned organization's channel closes with a policy violation.
 	s.Post(t, "/api/v1/sandbox/organizations/"+o.id+"/status", sbx, map[string]any{"status": "banned"}).ExpectStatus(t, http.StatusOK)
@@ -276,8 +277,8 @@ func TestRealtimeStreamsEndWhenTheServerStops(t *testing.T) {
 	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
 	ws := s.WebSocket(t, realtimePath(o.id), o.owner.token)
 	c := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
-	expectCard(t, sse, o.id, c.ID)
-	expectCard(t, ws, o.id, c.ID)
+	expectCard(t, sse, o.id, c.Id.String())
+	expectCard(t, ws, o.id, c.Id.String())
 
 	// Open streams neither hold the stop up nor outlive it.
 	if err := s.Stop(); err != nil {
@@ -303,9 +304,9 @@ func TestRealtimeReachesSubscribersOfEveryInstance(t *testing.T) {
 	onOne := one.WebSocket(t, realtimePath(o.id), o.owner.token)
 
 	c := issueCard(t, one, o.id, map[string]any{"monthly_limit": 10})
-	expectCard(t, onTwo, o.id, c.ID)
-	expectCard(t, onOne, o.id, c.ID)
-	setCardStatus(t, two, c.ID, "inactive")
+	expectCard(t, onTwo, o.id, c.Id.String())
+	expectCard(t, onOne, o.id, c.Id.String())
+	setCardStatus(t, two, c.Id.String(), "inactive")
 	for _, st := range []*apitest.Stream{onOne, onTwo} {
 		if _, got := nextCard(t, st, o.id); got.Status != "inactive" {
 			t.Fatalf("card %s after the change on the other instance, want inactive", got.Status)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -22,19 +23,11 @@ import (
 // Issue 9, items 5 to 7: codes at rest, sign-in lockout that cannot be
 // aimed at a victim, and the WWW-Authenticate challenge of every 401.
 
-type sandboxMessage struct {
-	Kind string  `json:"kind"`
-	Body string  `json:"body"`
-	Code *string `json:"code"`
-}
-
-func sandboxMessages(t *testing.T, s *apitest.Server, kind, userID string) []sandboxMessage {
+// sandboxMessages are the messages of kind the sandbox outbox holds for the user.
+func sandboxMessages(t *testing.T, s *apitest.Server, kind, userID string) []client.OutboxMessage {
 	t.Helper()
-	var page struct {
-		Data []sandboxMessage `json:"data"`
-	}
-	s.Get(t, "/api/v1/sandbox/outbox?kind="+kind+"&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &page)
-	return page.Data
+	return ok[*client.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
+		&client.SandboxListOutboxParams{Kind: ptr(client.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
 }
 
 // storedRows reads every row of table as column name → text (NULL as nil).
@@ -101,17 +94,15 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 
 	// A messaging-app code: authenticator setup of a signed-in person.
 	org := createOrg(t, s, "owner@acme.test")
-	plainID, _ := addUser(t, s, org.Organization.ID, "plain@acme.test", "member", false)
+	plainID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	plain := *signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password}).Token
-	var setup struct {
-		SecretEncoded string `json:"secret_encoded"`
-	}
+	var setup client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/setup", plain, nil).ExpectStatus(t, 200).Decode(t, &setup)
 
 	// An emailed code: the step-up fallback.
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
-	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationID, "method": "email"}).
+	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200)
 
 	// The sandbox outbox still shows both codes, in the code and in the body.
@@ -132,15 +123,13 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 
 	// The codes still work: verification (keyed hashes) is unchanged.
 	advance(t, s, 30*time.Second)
-	var active struct {
-		Enabled bool `json:"enabled"`
-	}
+	var active client.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/activate", plain, map[string]any{"code": code(t, s, setup.SecretEncoded), "messaging_code": codes[0]}).
 		ExpectStatus(t, 200).Decode(t, &active)
 	if !active.Enabled {
 		t.Fatal("the messaging-app code did not activate the authenticator")
 	}
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "email", "code": codes[1]}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": codes[1]}).
 		ExpectStatus(t, 200)
 
 	// The delivery job handed the messages to the sender; the log names them, never their codes.
@@ -158,7 +147,7 @@ func TestLiveStoresNoCodes(t *testing.T) {
 	// database and root secret; live has no sandbox.
 	seed := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	org := createOrg(t, seed, "owner@acme.test")
-	addUser(t, seed, org.Organization.ID, "plain@acme.test", "member", false)
+	addUser(t, seed, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	if err := seed.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -202,12 +191,7 @@ func TestLiveStoresNoCodes(t *testing.T) {
 	}
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return "<nil>"
-	}
-	return *s
-}
+func deref[T any](s *T) string { return str(s) }
 
 // clientFrom returns an HTTP client whose connections leave from ip (any
 // 127.0.0.0/8 address is the loopback on Linux), so the server sees
@@ -239,13 +223,13 @@ func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=3/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL=3/1h",
 		"STRONGROOM_SLOW_SIGN_IN_AFTER=5/1h", "STRONGROOM_SLOW_SIGN_IN_DELAY=1ms", "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
 	org := createOrg(t, s, "ada@acme.test")
-	secret := *org.Owner.TOTPSecret
+	secret := *org.Owner.TotpSecret
 
 	// The person signs in once from 127.0.0.1: that device is now known.
 	first := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
 	mfa(t, s, *first.ChallengeToken, code(t, s, secret))
 	advance(t, s, 30*time.Second)
-	device := *first.DeviceID
+	device := first.DeviceId.String()
 
 	// A stranger at 127.0.0.2 hammers the person's email with wrong passwords:
 	// only the stranger's own (email, address) bucket runs out.
@@ -282,7 +266,7 @@ func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
 	s.Post(t, "/api/v1/auth/sign-in", "", map[string]any{"email": "ada@acme.test", "password": "wrong", "device_id": device}).
 		ExpectError(t, 401, "invalid_credentials") // a known device id does not make a wrong password right
 	known := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password, "device_id": device})
-	if known.DeviceID == nil || *known.DeviceID != device {
+	if known.DeviceId == nil || known.DeviceId.String() != device {
 		t.Fatalf("known device sign-in = %+v, want the same device", known)
 	}
 	if done := mfa(t, s, *known.ChallengeToken, code(t, s, secret)); done.Status != "authenticated" {
@@ -351,7 +335,7 @@ func TestManyWrongPasswordsForAnEmailSlowItsSignInsButNeverRefuse(t *testing.T) 
 	if took := time.Since(start); took < delay {
 		t.Fatalf("sign-in past the per-email budget took %v, want at least %v", took, delay)
 	}
-	if done := mfa(t, s, *res.ChallengeToken, code(t, s, *org.Owner.TOTPSecret)); done.Status != "authenticated" {
+	if done := mfa(t, s, *res.ChallengeToken, code(t, s, *org.Owner.TotpSecret)); done.Status != "authenticated" {
 		t.Fatalf("slowed sign-in = %+v, want authenticated", done)
 	}
 	// Wrong answers are slowed the same way, so the wait tells nothing.
@@ -381,7 +365,7 @@ func TestEvery401CarriesWWWAuthenticate(t *testing.T) {
 		{"no bearer", apitest.Request{Method: "GET", Path: "/api/v1/me"}, "not_authenticated", plain},
 		{"unknown session token", apitest.Request{Method: "GET", Path: "/api/v1/me", Bearer: "srs_forged"}, "not_authenticated", invalid},
 		{"not a session token", apitest.Request{Method: "GET", Path: "/api/v1/me", Bearer: "something"}, "not_authenticated", invalid},
-		{"unknown API key", apitest.Request{Method: "GET", Path: accountsPath(org.Organization.ID), Bearer: forgedKey}, "invalid_api_key", invalid},
+		{"unknown API key", apitest.Request{Method: "GET", Path: accountsPath(org.Organization.Id.String()), Bearer: forgedKey}, "invalid_api_key", invalid},
 		{"API key at sign-in", apitest.Request{Method: "POST", Path: "/api/v1/auth/sign-in", Bearer: forgedKey,
 			Body: map[string]any{"email": "ada@acme.test", "password": password}}, "invalid_api_key", invalid},
 		{"wrong password", apitest.Request{Method: "POST", Path: "/api/v1/auth/sign-in",
@@ -389,7 +373,7 @@ func TestEvery401CarriesWWWAuthenticate(t *testing.T) {
 		{"dead challenge token", apitest.Request{Method: "POST", Path: "/api/v1/auth/sign-in/totp/setup",
 			Body: map[string]any{"challenge_token": "src_unknown"}}, "not_authenticated", plain},
 		{"partner webhook signature", apitest.Request{Method: "POST", Path: "/api/v1/partner/webhooks",
-			Body:   map[string]any{"organization_id": org.Organization.ID, "currency": "EUR", "event": "account.activated"},
+			Body:   map[string]any{"organization_id": org.Organization.Id.String(), "currency": "EUR", "event": "account.activated"},
 			Header: map[string]string{"X-Partner-Signature": "sha256=00"}}, "not_authenticated", plain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -33,48 +35,15 @@ func (p *person) signInAgain(t *testing.T, s *apitest.Server) {
 	advance(t, s, 30*time.Second)
 }
 
-type stepUpChallenge struct {
-	Delivery               string     `json:"delivery"`
-	ExpiresAt              *time.Time `json:"expires_at"`
-	ID                     string     `json:"id"`
-	MatchCode              *string    `json:"match_code"`
-	Methods                []string   `json:"methods"`
-	StepUpAuthenticationID string     `json:"step_up_authentication_id"`
-	WebAuthn               *struct {
-		ChallengeID      string `json:"challenge_id"`
-		AllowCredentials []struct {
-			ID string `json:"id"`
-		} `json:"allow_credentials"`
-	} `json:"webauthn"`
-}
-
-type challenge struct {
-	ID                     string  `json:"id"`
-	Status                 string  `json:"status"`
-	Binding                string  `json:"binding"`
-	Kind                   string  `json:"kind"`
-	OriginRail             string  `json:"origin_rail"`
-	SigningPayload         string  `json:"signing_payload"`
-	StepUpAuthenticationID *string `json:"step_up_authentication_id"`
-	ApprovalID             *string `json:"approval_id"`
-	ActionSummary          *string `json:"action_summary"`
-}
-
-type stepUpStatus struct {
-	Status    string     `json:"status"`
-	Active    bool       `json:"active"`
-	ExpiresAt *time.Time `json:"expires_at"`
-}
-
 // newPerson creates an organization whose owner is signed in on the web and
 // in the app, with the app's approval credential registered.
 func newPerson(t *testing.T, s *apitest.Server, email string) *person {
 	t.Helper()
 	org := createOrg(t, s, email)
-	p := &person{email: email, secret: *org.Owner.TOTPSecret, userID: org.Owner.UserID}
+	p := &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}
 	p.web = signInFully(t, s, email, p.secret)
 	step1 := signIn(t, s, map[string]any{"email": email, "password": password, "platform": "ios", "device_name": "iPhone"})
-	p.app, p.appDevice = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token, *step1.DeviceID
+	p.app, p.appDevice = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token, step1.DeviceId.String()
 	advance(t, s, 30*time.Second)
 	pub, key := newAppKey()
 	p.key = key
@@ -94,31 +63,24 @@ func gated(t *testing.T, s *apitest.Server, token string) *apitest.Response {
 	return s.Post(t, "/api/v1/auth/totp/setup", token, nil)
 }
 
-func expectStepUp(t *testing.T, r *apitest.Response) stepUpChallenge {
+func expectStepUp(t *testing.T, r *apitest.Response) client.StepUpChallenge {
 	t.Helper()
 	e := r.ExpectError(t, http.StatusForbidden, "step_up_required")
-	var env struct {
-		Error struct {
-			StepUp stepUpChallenge `json:"step_up"`
-		} `json:"error"`
-	}
+	var env client.StepUpRequiredError
 	r.Decode(t, &env)
-	if e.Error.StepUp == nil {
+	if e.Error.StepUp == nil || env.Error.StepUp == nil {
 		t.Fatal("no error.step_up")
 	}
-	return env.Error.StepUp
+	return *env.Error.StepUp
 }
 
-func inbox(t *testing.T, s *apitest.Server, token string) []challenge {
+// inbox is the first page of challenges waiting in the app of token.
+func inbox(t *testing.T, s *apitest.Server, token string) []client.Challenge {
 	t.Helper()
-	var page struct {
-		Data []challenge `json:"data"`
-	}
-	s.Get(t, "/api/v1/me/challenges", token).ExpectStatus(t, 200).Decode(t, &page)
-	return page.Data
+	return ok[*client.ListChallengesResponse](t, 200)(s.Client(t, token).API().ListChallengesWithResponse(t.Context(), nil)).JSON200.Data
 }
 
-func (p *person) sign(t *testing.T, c challenge) string {
+func (p *person) sign(t *testing.T, c client.Challenge) string {
 	t.Helper()
 	payload, err := base64.RawURLEncoding.DecodeString(c.SigningPayload)
 	if err != nil {
@@ -127,20 +89,23 @@ func (p *person) sign(t *testing.T, c challenge) string {
 	return base64.RawURLEncoding.EncodeToString(ed25519.Sign(p.key, payload))
 }
 
-func approve(t *testing.T, s *apitest.Server, p *person, c challenge, matchCode string) *apitest.Response {
+func approve(t *testing.T, s *apitest.Server, p *person, c client.Challenge, matchCode string) *apitest.Response {
 	t.Helper()
 	body := map[string]any{"signature": p.sign(t, c)}
 	if matchCode != "" {
 		body["match_code"] = matchCode
 	}
-	return s.Post(t, "/api/v1/me/challenges/"+c.ID+"/approve", p.app, body)
+	return s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/approve", p.app, body)
 }
 
-func pollStepUp(t *testing.T, s *apitest.Server, token, id string) stepUpStatus {
+// pollStepUp reads the step-up's status as the web session of token.
+func pollStepUp(t *testing.T, s *apitest.Server, token, id string) client.StepUpStatus {
 	t.Helper()
-	var st stepUpStatus
-	s.Get(t, "/api/v1/auth/step-up/"+id, token).ExpectStatus(t, 200).Decode(t, &st)
-	return st
+	st, err := s.Client(t, token).StepUpStatus(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *st
 }
 
 func wrongDigits(code string) string {
@@ -158,39 +123,39 @@ func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
 	if up.MatchCode == nil || !regexp.MustCompile(`^[0-9]{3}$`).MatchString(*up.MatchCode) {
 		t.Fatalf("match_code = %v, want three digits", up.MatchCode)
 	}
-	if up.ID == up.StepUpAuthenticationID || up.ExpiresAt == nil || !up.ExpiresAt.Equal(start.Add(5*time.Minute)) {
+	if up.Id == up.StepUpAuthenticationId || up.ExpiresAt == nil || !up.ExpiresAt.Equal(start.Add(5*time.Minute)) {
 		t.Fatalf("step_up = %+v", up)
 	}
-	if len(up.Methods) != 3 || up.Methods[0] != "app" || up.Methods[1] != "totp" || up.Methods[2] != "email" || up.WebAuthn != nil {
-		t.Fatalf("methods = %v webauthn = %v, want [app totp email] and no passkey options", up.Methods, up.WebAuthn)
+	if len(up.Methods) != 3 || up.Methods[0] != "app" || up.Methods[1] != "totp" || up.Methods[2] != "email" || up.Webauthn != nil {
+		t.Fatalf("methods = %v webauthn = %v, want [app totp email] and no passkey options", up.Methods, up.Webauthn)
 	}
 	// Each gated call mints a fresh challenge.
-	if again := expectStepUp(t, gated(t, s, p.web)); again.ID == up.ID {
+	if again := expectStepUp(t, gated(t, s, p.web)); again.Id == up.Id {
 		t.Fatal("a second gated call reused the sudo session")
 	}
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "pending" || st.Active || st.ExpiresAt != nil {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "pending" || st.Active || st.ExpiresAt != nil {
 		t.Fatalf("status before approval = %+v", st)
 	}
 
-	var c challenge
+	var c client.Challenge
 	for _, x := range inbox(t, s, p.app) {
-		if x.StepUpAuthenticationID != nil && *x.StepUpAuthenticationID == up.StepUpAuthenticationID {
+		if x.StepUpAuthenticationId != nil && *x.StepUpAuthenticationId == up.StepUpAuthenticationId {
 			c = x
 		}
 	}
-	if c.ID == "" || c.OriginRail != "web" || c.Binding != "none" || c.Kind != "step_up" || c.ApprovalID != nil || c.ActionSummary != nil {
+	if c.Id == uuid.Nil || c.OriginRail != "web" || c.Binding != "none" || c.Kind != "step_up" || c.ApprovalId != nil || c.ActionSummary != nil {
 		t.Fatalf("challenge in the app inbox = %+v", c)
 	}
 	approve(t, s, p, c, wrongDigits(*up.MatchCode)).ExpectError(t, 422, "match_code_mismatch")
 	approve(t, s, p, c, "").ExpectError(t, 400, "invalid_request")
-	var done challenge
+	var done client.Challenge
 	approve(t, s, p, c, *up.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "satisfied" {
 		t.Fatalf("approved challenge status %q", done.Status)
 	}
 	approve(t, s, p, c, *up.MatchCode).ExpectError(t, 409, "conflict")
 
-	st := pollStepUp(t, s, p.web, up.ID)
+	st := pollStepUp(t, s, p.web, up.Id.String())
 	if st.Status != "active" || !st.Active || st.ExpiresAt == nil || !st.ExpiresAt.Equal(now(t, s).Add(10*time.Minute)) {
 		t.Fatalf("status after approval = %+v", st)
 	}
@@ -200,7 +165,7 @@ func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
 	expectStepUp(t, gated(t, s, p.app))
 
 	advance(t, s, 10*time.Minute)
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "expired" || st.Active {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "expired" || st.Active {
 		t.Fatalf("status after 10 minutes = %+v", st)
 	}
 	expectStepUp(t, gated(t, s, p.web))
@@ -211,18 +176,18 @@ func TestDeclinedStepUpCannotBeCompleted(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
 	c := inbox(t, s, p.app)[0]
-	var declined challenge
-	s.Post(t, "/api/v1/me/challenges/"+c.ID+"/decline", p.app, nil).ExpectStatus(t, 200).Decode(t, &declined)
+	var declined client.Challenge
+	s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/decline", p.app, nil).ExpectStatus(t, 200).Decode(t, &declined)
 	if declined.Status != "declined" {
 		t.Fatalf("declined challenge status %q", declined.Status)
 	}
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "declined" || st.Active {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "declined" || st.Active {
 		t.Fatalf("status after decline = %+v", st)
 	}
 	approve(t, s, p, c, *up.MatchCode).ExpectError(t, 409, "conflict")
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "totp", "code": code(t, s, p.secret)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": code(t, s, p.secret)}).
 		ExpectError(t, 422, "invalid_code")
-	s.Post(t, "/api/v1/me/challenges/"+c.ID+"/decline", p.app, nil).ExpectError(t, 409, "conflict")
+	s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/decline", p.app, nil).ExpectError(t, 409, "conflict")
 	if len(inbox(t, s, p.app)) != 0 {
 		t.Fatal("a declined challenge stays in the inbox")
 	}
@@ -235,7 +200,7 @@ func TestStepUpChallengeExpiresAfterFiveMinutes(t *testing.T) {
 	up := expectStepUp(t, gated(t, s, p.web))
 	c := inbox(t, s, p.app)[0]
 	advance(t, s, 5*time.Minute)
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "expired" {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "expired" {
 		t.Fatalf("status after 5 minutes = %+v", st)
 	}
 	if len(inbox(t, s, p.app)) != 0 {
@@ -249,35 +214,31 @@ func TestExitStepUpEndsTheWindow(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
 	approve(t, s, p, inbox(t, s, p.app)[0], *up.MatchCode).ExpectStatus(t, 200)
-	var exited struct {
-		Active    bool      `json:"active"`
-		ExpiresAt time.Time `json:"expires_at"`
-		ID        string    `json:"id"`
-	}
-	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": up.ID}).ExpectStatus(t, 200).Decode(t, &exited)
-	if exited.Active || exited.ID != up.ID || !exited.ExpiresAt.Equal(now(t, s)) {
+	var exited client.ExpiredSudoSession
+	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200).Decode(t, &exited)
+	if exited.Active || exited.Id != up.Id || !exited.ExpiresAt.Equal(now(t, s)) {
 		t.Fatalf("exit = %+v", exited)
 	}
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "expired" || st.Active {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "expired" || st.Active {
 		t.Fatalf("status after exit = %+v", st)
 	}
 	expectStepUp(t, gated(t, s, p.web))
-	s.Post(t, "/api/v1/auth/step-up/exit", p.app, map[string]any{"id": up.ID}).ExpectError(t, 404, "not_found")
+	s.Post(t, "/api/v1/auth/step-up/exit", p.app, map[string]any{"id": up.Id.String()}).ExpectError(t, 404, "not_found")
 }
 
 func TestAnotherSessionsSudoSessionIsNotFound(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
-	s.Get(t, "/api/v1/auth/step-up/"+up.ID, p.app).ExpectError(t, 404, "not_found")
+	s.Get(t, "/api/v1/auth/step-up/"+up.Id.String(), p.app).ExpectError(t, 404, "not_found")
 	eve := newPerson(t, s, "eve@evil.test")
-	s.Get(t, "/api/v1/auth/step-up/"+up.ID, eve.web).ExpectError(t, 404, "not_found")
-	s.Post(t, "/api/v1/auth/step-up/complete", eve.web, map[string]any{"sudo_session_id": up.ID, "method": "totp", "code": "123456"}).
+	s.Get(t, "/api/v1/auth/step-up/"+up.Id.String(), eve.web).ExpectError(t, 404, "not_found")
+	s.Post(t, "/api/v1/auth/step-up/complete", eve.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": "123456"}).
 		ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/auth/step-up/not-a-uuid", p.web).ExpectError(t, 404, "not_found")
 	// Nor can another person answer the challenge.
 	c := inbox(t, s, p.app)[0]
-	s.Post(t, "/api/v1/me/challenges/"+c.ID+"/decline", eve.app, nil).ExpectError(t, 404, "not_found")
+	s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/decline", eve.app, nil).ExpectError(t, 404, "not_found")
 }
 
 func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
@@ -285,11 +246,11 @@ func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
 	complete := func(method, c string) *apitest.Response {
-		return s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": method, "code": c})
+		return s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": method, "code": c})
 	}
 	good := code(t, s, p.secret)
 	complete("totp", wrongDigits(good)).ExpectError(t, 422, "invalid_code")
-	var st stepUpStatus
+	var st client.StepUpStatus
 	complete("totp", good).ExpectStatus(t, 200).Decode(t, &st)
 	if st.Status != "active" || !st.Active {
 		t.Fatalf("completion = %+v", st)
@@ -301,17 +262,17 @@ func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
 
 	// The same code (same step) cannot complete another step-up, and five wrong codes end one.
 	second := expectStepUp(t, s.Post(t, "/api/v1/auth/totp/setup", p.app, nil))
-	s.Post(t, "/api/v1/auth/step-up/complete", p.app, map[string]any{"sudo_session_id": second.ID, "method": "totp", "code": good}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.app, map[string]any{"sudo_session_id": second.Id.String(), "method": "totp", "code": good}).
 		ExpectError(t, 422, "invalid_code")
 	for range 4 {
-		s.Post(t, "/api/v1/auth/step-up/complete", p.app, map[string]any{"sudo_session_id": second.ID, "method": "totp", "code": "000000"}).
+		s.Post(t, "/api/v1/auth/step-up/complete", p.app, map[string]any{"sudo_session_id": second.Id.String(), "method": "totp", "code": "000000"}).
 			ExpectError(t, 422, "invalid_code")
 	}
-	if st := pollStepUp(t, s, p.app, second.ID); st.Status != "expired" {
+	if st := pollStepUp(t, s, p.app, second.Id.String()); st.Status != "expired" {
 		t.Fatalf("after five wrong codes: %+v", st)
 	}
 	advance(t, s, 30*time.Second)
-	s.Post(t, "/api/v1/auth/step-up/complete", p.app, map[string]any{"sudo_session_id": second.ID, "method": "totp", "code": code(t, s, p.secret)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.app, map[string]any{"sudo_session_id": second.Id.String(), "method": "totp", "code": code(t, s, p.secret)}).
 		ExpectError(t, 422, "invalid_code")
 }
 
@@ -319,33 +280,26 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "email", "code": "123456"}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": "123456"}).
 		ExpectError(t, 422, "invalid_code") // no code was sent yet
-	var fb struct {
-		Delivery  string    `json:"delivery"`
-		ExpiresAt time.Time `json:"expires_at"`
-	}
-	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationID, "method": "email"}).
+	var fb client.StepUpFallback
+	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200).Decode(t, &fb)
 	if fb.Delivery != "email" || !fb.ExpiresAt.After(now(t, s)) {
 		t.Fatalf("fallback = %+v", fb)
 	}
-	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.ID, "method": "email"}).
+	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.Id.String(), "method": "email"}).
 		ExpectError(t, 404, "not_found") // the sudo id is not the step-up authentication id
-	var msgs struct {
-		Data []struct {
-			Code *string `json:"code"`
-		} `json:"data"`
-	}
+	var msgs client.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=step_up_email_code&user_id="+p.userID, sbx).ExpectStatus(t, 200).Decode(t, &msgs)
 	if len(msgs.Data) != 1 || msgs.Data[0].Code == nil {
 		t.Fatalf("emailed codes = %+v", msgs.Data)
 	}
 	emailed := *msgs.Data[0].Code
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "email", "code": wrongDigits(emailed)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": wrongDigits(emailed)}).
 		ExpectError(t, 422, "invalid_code")
-	var st stepUpStatus
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.ID, "method": "email", "code": emailed}).
+	var st client.StepUpStatus
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": emailed}).
 		ExpectStatus(t, 200).Decode(t, &st)
 	if !st.Active {
 		t.Fatalf("email completion = %+v", st)
@@ -362,7 +316,7 @@ func TestThreeWrongMatchCodesDecline(t *testing.T) {
 	for range 3 {
 		approve(t, s, p, c, wrongDigits(*up.MatchCode)).ExpectError(t, 422, "match_code_mismatch")
 	}
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "declined" {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "declined" {
 		t.Fatalf("after three wrong match codes: %+v", st)
 	}
 	approve(t, s, p, c, *up.MatchCode).ExpectError(t, 409, "conflict")
@@ -375,11 +329,11 @@ func TestApprovalNeedsTheDevicesCredentialAndSignature(t *testing.T) {
 	c := inbox(t, s, p.app)[0]
 	// A forged signature.
 	forged := map[string]any{"match_code": *up.MatchCode, "signature": base64.RawURLEncoding.EncodeToString(make([]byte, 64))}
-	s.Post(t, "/api/v1/me/challenges/"+c.ID+"/approve", p.app, forged).ExpectError(t, 422, "invalid_signature")
+	s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/approve", p.app, forged).ExpectError(t, 422, "invalid_signature")
 	// A second phone without a credential cannot approve.
 	step1 := signIn(t, s, map[string]any{"email": p.email, "password": password, "platform": "android"})
 	other := *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token
-	s.Post(t, "/api/v1/me/challenges/"+c.ID+"/approve", other, map[string]any{"match_code": *up.MatchCode, "signature": p.sign(t, c)}).
+	s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/approve", other, map[string]any{"match_code": *up.MatchCode, "signature": p.sign(t, c)}).
 		ExpectError(t, 422, "approval_credential_required")
 	// The web session cannot register a credential: only the apps can.
 	pub, _, _ := ed25519.GenerateKey(rand.Reader)
@@ -405,20 +359,12 @@ func TestChallengeFromTheAppNeedsNoMatchCode(t *testing.T) {
 func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
-	var orgs struct {
-		Memberships []struct {
-			OrganizationID string `json:"organization_id"`
-		} `json:"memberships"`
-	}
+	var orgs client.Me
 	s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200).Decode(t, &orgs)
-	coOwner, _ := addUser(t, s, orgs.Memberships[0].OrganizationID, "grace@acme.test", "owner", true)
+	coOwner, _ := addUser(t, s, orgs.Memberships[0].OrganizationId.String(), "grace@acme.test", "owner", true)
 	// Alerts about declines, leaving out the one about registering the app.
 	alerts := func(userID string) int {
-		var page struct {
-			Data []struct {
-				Subject string `json:"subject"`
-			} `json:"data"`
-		}
+		var page client.OutboxMessagePage
 		s.Get(t, "/api/v1/sandbox/outbox?kind=security_alert&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &page)
 		n := 0
 		for _, m := range page.Data {
@@ -430,7 +376,7 @@ func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
 	}
 	decline := func() {
 		expectStepUp(t, gated(t, s, p.web))
-		s.Post(t, "/api/v1/me/challenges/"+inbox(t, s, p.app)[0].ID+"/decline", p.app, nil).ExpectStatus(t, 200)
+		s.Post(t, "/api/v1/me/challenges/"+inbox(t, s, p.app)[0].Id.String()+"/decline", p.app, nil).ExpectStatus(t, 200)
 	}
 	decline()
 	decline()
@@ -462,15 +408,15 @@ func TestConcurrentAnswersSettleToOneOutcome(t *testing.T) {
 			defer wg.Done()
 			var r *apitest.Response
 			if i%2 == 0 {
-				r = s.Post(t, "/api/v1/me/challenges/"+c.ID+"/approve", p.app, body)
+				r = s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/approve", p.app, body)
 			} else {
-				r = s.Post(t, "/api/v1/me/challenges/"+c.ID+"/decline", p.app, nil)
+				r = s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/decline", p.app, nil)
 			}
 			key := "conflict"
 			if r.Status == 200 {
-				var ch challenge
+				var ch client.Challenge
 				r.Decode(t, &ch)
-				key = ch.Status
+				key = string(ch.Status)
 			} else if r.Status != 409 {
 				t.Errorf("unexpected answer %d %s", r.Status, r.Body)
 			}
@@ -483,7 +429,7 @@ func TestConcurrentAnswersSettleToOneOutcome(t *testing.T) {
 	if outcomes["satisfied"]+outcomes["declined"] != 1 || outcomes["conflict"] != 23 {
 		t.Fatalf("outcomes = %v, want exactly one success", outcomes)
 	}
-	st := pollStepUp(t, s, p.web, up.ID)
+	st := pollStepUp(t, s, p.web, up.Id.String())
 	if (outcomes["satisfied"] == 1) != (st.Status == "active") || (outcomes["declined"] == 1) != (st.Status == "declined") {
 		t.Fatalf("recorded outcome %v disagrees with the step-up status %q", outcomes, st.Status)
 	}
@@ -495,16 +441,16 @@ func TestStepUpOffersPasskeyOptionsWhenThePersonHasPasskeys(t *testing.T) {
 	key := apitest.NewSoftPasskey()
 	registerPasskey(t, s, p.web, key, "Laptop").ExpectStatus(t, 201)
 	up := expectStepUp(t, gated(t, s, p.web))
-	if up.WebAuthn == nil || len(up.WebAuthn.AllowCredentials) != 1 ||
-		up.WebAuthn.AllowCredentials[0].ID != base64.RawURLEncoding.EncodeToString(key.ID) {
-		t.Fatalf("webauthn = %+v, want options naming the passkey", up.WebAuthn)
+	if up.Webauthn == nil || len(up.Webauthn.AllowCredentials) != 1 ||
+		up.Webauthn.AllowCredentials[0].Id != base64.RawURLEncoding.EncodeToString(key.ID) {
+		t.Fatalf("webauthn = %+v, want options naming the passkey", up.Webauthn)
 	}
 }
 
 func TestStepUpMethodsFollowWhatThePersonHas(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	web := signInFully(t, s, "ada@acme.test", *org.Owner.TOTPSecret)
+	web := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	// An authenticator but no approving app yet: no app method.
 	if up := expectStepUp(t, gated(t, s, web)); len(up.Methods) != 2 || up.Methods[0] != "totp" || up.Methods[1] != "email" || up.Delivery != "totp" {
 		t.Fatalf("methods = %v (delivery %q), want [totp email]", up.Methods, up.Delivery)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -23,9 +25,9 @@ func registerAppKey(t *testing.T, s *apitest.Server, app, secret, pub string) {
 	if slices.Contains(up.Methods, "app") {
 		t.Fatalf("registering an approval credential offers methods %v; the app must not confirm its own key", up.Methods)
 	}
-	completeStepUp(t, s, app, up.ID, "totp", code(t, s, secret)).ExpectStatus(t, 200)
+	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
 	s.Post(t, "/api/v1/me/approval-credential", app, body).ExpectStatus(t, http.StatusCreated)
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.ID}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200)
 	// The code's time step is spent.
 	advance(t, s, 30*time.Second)
 }
@@ -35,20 +37,11 @@ func completeStepUp(t *testing.T, s *apitest.Server, token, sudoID, method, c st
 	return s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": sudoID, "method": method, "code": c})
 }
 
-type outboxMessage struct {
-	Kind    string  `json:"kind"`
-	Subject string  `json:"subject"`
-	Body    string  `json:"body"`
-	Code    *string `json:"code"`
-}
-
-func outboxOf(t *testing.T, s *apitest.Server, userID, kind string) []outboxMessage {
+// outboxOf is the first hundred messages of kind the sandbox outbox holds for the user.
+func outboxOf(t *testing.T, s *apitest.Server, userID, kind string) []client.OutboxMessage {
 	t.Helper()
-	var page struct {
-		Data []outboxMessage `json:"data"`
-	}
-	s.Get(t, "/api/v1/sandbox/outbox?limit=100&kind="+kind+"&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &page)
-	return page.Data
+	return ok[*client.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
+		&client.SandboxListOutboxParams{Limit: ptr(100), Kind: ptr(client.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
 }
 
 // appSignIn signs the person in from an iOS app named deviceName.
@@ -63,7 +56,7 @@ func appSignIn(t *testing.T, s *apitest.Server, email, secret, deviceName string
 func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
-	secret, userID := *org.Owner.TOTPSecret, org.Owner.UserID
+	secret, userID := *org.Owner.TotpSecret, org.Owner.UserId.String()
 	web := signInFully(t, s, "ada@acme.test", secret)
 	app := appSignIn(t, s, "ada@acme.test", secret, "Ada's iPhone")
 	pub, _ := newAppKey()
@@ -83,20 +76,17 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 		t.Fatalf("%d security alerts before anything was registered", n)
 	}
 	expectStepUp(t, s.Post(t, "/api/v1/me/approval-credential", app, body)) // still pending: asks again
-	completeStepUp(t, s, app, up.ID, "totp", code(t, s, secret)).ExpectStatus(t, 200)
-	var cred struct {
-		ID    string `json:"id"`
-		Label string `json:"label"`
-	}
+	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
+	var cred client.ApprovalCredential
 	s.Post(t, "/api/v1/me/approval-credential", app, body).ExpectStatus(t, 201).Decode(t, &cred)
-	if cred.ID == "" || cred.Label != "iPhone" {
+	if cred.Id == uuid.Nil || cred.Label != "iPhone" {
 		t.Fatalf("credential = %+v", cred)
 	}
 	alerts := outboxOf(t, s, userID, "security_alert")
 	if len(alerts) != 1 || !strings.Contains(alerts[0].Body, "Ada's iPhone (ios)") {
 		t.Fatalf("security alerts = %+v, want one naming Ada's iPhone (ios)", alerts)
 	}
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.ID}).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200)
 	advance(t, s, 30*time.Second)
 
 	// The app now answers ordinary step-ups, but a window the app opened
@@ -120,10 +110,10 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	if slices.Contains(replace.Methods, "app") || len(inbox(t, s, app)) != 1 {
 		t.Fatalf("replacing offers %v; want no app method and no new inbox challenge", replace.Methods)
 	}
-	s.Post(t, "/api/v1/auth/step-up/fallback", app, map[string]any{"step_up_authentication_id": replace.StepUpAuthenticationID, "method": "email"}).
+	s.Post(t, "/api/v1/auth/step-up/fallback", app, map[string]any{"step_up_authentication_id": replace.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200)
 	emailed := outboxOf(t, s, userID, "step_up_email_code")
-	completeStepUp(t, s, app, replace.ID, "email", *emailed[0].Code).ExpectStatus(t, 200)
+	completeStepUp(t, s, app, replace.Id.String(), "email", *emailed[0].Code).ExpectStatus(t, 200)
 	s.Post(t, "/api/v1/me/approval-credential", app, map[string]any{"public_key": pub2, "label": "New key"}).ExpectStatus(t, 201)
 	if n := len(outboxOf(t, s, userID, "security_alert")); n != 2 {
 		t.Fatalf("%d security alerts, want one per registration", n)
@@ -132,8 +122,8 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	for _, c := range inbox(t, s, app) {
 		approve(t, s, p, c, "").ExpectStatus(t, 200)
 	}
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": replace.ID}).ExpectStatus(t, 200)
-	if st := pollStepUp(t, s, app, appUp.ID); st.Status != "active" {
+	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": replace.Id.String()}).ExpectStatus(t, 200)
+	if st := pollStepUp(t, s, app, appUp.Id.String()); st.Status != "active" {
 		t.Fatalf("app-approved step-up = %+v", st)
 	}
 	gated(t, s, app).ExpectStatus(t, 200) // the window serves ordinary gated calls
@@ -147,31 +137,31 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "10.00")
-	wrong := func(up stepUpChallenge, method string, n int) {
+	wrong := func(up client.StepUpChallenge, method string, n int) {
 		t.Helper()
 		good := code(t, s, p.secret)
 		if method == "email" {
-			s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationID, "method": "email"}).
+			s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationId, "method": "email"}).
 				ExpectStatus(t, 200)
 			good = *outboxOf(t, s, p.userID, "step_up_email_code")[0].Code
 		}
 		for range n {
-			completeStepUp(t, s, p.web, up.ID, method, wrongDigits(good)).ExpectError(t, 422, "invalid_code")
+			completeStepUp(t, s, p.web, up.Id.String(), method, wrongDigits(good)).ExpectError(t, 422, "invalid_code")
 		}
 	}
 	// Four wrong codes, then the right one: the window opens, the count stays.
 	first := expectStepUp(t, gated(t, s, p.web))
 	wrong(first, "totp", 4)
-	completeStepUp(t, s, p.web, first.ID, "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
-	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": first.ID}).ExpectStatus(t, 200)
+	completeStepUp(t, s, p.web, first.Id.String(), "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
+	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": first.Id.String()}).ExpectStatus(t, 200)
 	advance(t, s, 30*time.Second)
 	// Four emailed codes wrong on a second step-up, from the app session too.
 	second := expectStepUp(t, gated(t, s, p.app))
-	s.Post(t, "/api/v1/auth/step-up/fallback", p.app, map[string]any{"step_up_authentication_id": second.StepUpAuthenticationID, "method": "email"}).
+	s.Post(t, "/api/v1/auth/step-up/fallback", p.app, map[string]any{"step_up_authentication_id": second.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200)
 	emailed := *outboxOf(t, s, p.userID, "step_up_email_code")[0].Code
 	for range 4 {
-		completeStepUp(t, s, p.app, second.ID, "email", wrongDigits(emailed)).ExpectError(t, 422, "invalid_code")
+		completeStepUp(t, s, p.app, second.Id.String(), "email", wrongDigits(emailed)).ExpectError(t, 422, "invalid_code")
 	}
 	// Two more on a third: ten in all.
 	third := expectStepUp(t, gated(t, s, p.web))
@@ -189,11 +179,11 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 		}
 	}
 	// Completion is locked, even with the right code.
-	expectLocked(completeStepUp(t, s, p.web, third.ID, "totp", code(t, s, p.secret)))
-	expectLocked(completeStepUp(t, s, p.app, second.ID, "email", emailed))
+	expectLocked(completeStepUp(t, s, p.web, third.Id.String(), "totp", code(t, s, p.secret)))
+	expectLocked(completeStepUp(t, s, p.app, second.Id.String(), "email", emailed))
 	// No emailed code is sent that could not be entered.
 	sent := len(outboxOf(t, s, p.userID, "step_up_email_code"))
-	expectLocked(s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": third.StepUpAuthenticationID, "method": "email"}))
+	expectLocked(s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": third.StepUpAuthenticationId, "method": "email"}))
 	if now := len(outboxOf(t, s, p.userID, "step_up_email_code")); now != sent {
 		t.Fatalf("a locked fallback sent a code (%d → %d messages)", sent, now)
 	}
@@ -202,7 +192,7 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	pub, _ := newAppKey()
 	expectLocked(s.Post(t, "/api/v1/me/approval-credential", p.app, map[string]any{"public_key": pub, "label": "x"}))
 	before := len(inbox(t, s, p.app))
-	expectLocked(s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	expectLocked(s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 	if after := len(inbox(t, s, p.app)); after != before {
 		t.Fatalf("a locked approve minted a challenge (%d → %d)", before, after)
 	}
@@ -219,9 +209,9 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	// After 15 minutes it works again.
 	advance(t, s, 5*time.Minute)
 	up := expectStepUp(t, gated(t, s, p.web))
-	completeStepUp(t, s, p.web, up.ID, "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
+	completeStepUp(t, s, p.web, up.Id.String(), "totp", code(t, s, p.secret)).ExpectStatus(t, 200)
 	gated(t, s, p.web).ExpectStatus(t, 200)
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	if lockAlerts(t, s, p.userID) != 1 {
 		t.Fatal("another lockout alert")
 	}
@@ -243,16 +233,14 @@ func lockAlerts(t *testing.T, s *apitest.Server, userID string) int {
 func newPayerWithoutApp(t *testing.T, s *apitest.Server, email, deposit string) *payer {
 	t.Helper()
 	org := createOrg(t, s, email)
-	p := &payer{person: &person{email: email, secret: *org.Owner.TOTPSecret, userID: org.Owner.UserID}, org: org.Organization.ID}
+	p := &payer{person: &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}, org: org.Organization.Id.String()}
 	p.web = signInFully(t, s, email, p.secret)
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": deposit}).ExpectStatus(t, 201)
-	var c struct {
-		ID string `json:"id"`
-	}
+	var c client.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
 		"name": "Müller Maschinenbau GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89 3704 0044 0532 0130 00", "swift_code": "COBADEFFXXX",
 	}).ExpectStatus(t, 201).Decode(t, &c)
-	p.contact = c.ID
+	p.contact = c.Id.String()
 	return p
 }
 
@@ -260,57 +248,57 @@ func TestApproveWithoutAnApprovalCredentialMintsNoChallenge(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
 	if c := inbox(t, s, p.web); len(c) != 0 {
 		t.Fatalf("challenges = %+v, want none", c)
 	}
 	// An app session without a credential yet changes nothing.
 	p.app = appSignIn(t, s, p.email, p.secret, "iPhone")
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
 	if c := inbox(t, s, p.app); len(c) != 0 {
 		t.Fatalf("challenges = %+v, want none", c)
 	}
-	if got := getPayment(t, s, p.web, pay.ID).Status; got != "awaiting_approval" {
+	if got := getPayment(t, s, p.web, pay.Id.String()).Status; got != "awaiting_approval" {
 		t.Fatalf("payment is %s", got)
 	}
 	// Once the app is registered, approve asks for it.
 	pub, key := newAppKey()
 	p.key = key
 	registerAppKey(t, s, p.app, p.secret, pub)
-	p.approveInApp(t, s, *pay.ApprovalRequestID)
+	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 }
 
 func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	a, b := p.pay(t, s, "60.00"), p.pay(t, s, "50.00") // 61.00 and 51.00 with fees: not both
-	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*a.ApprovalRequestID+"/approve", p.web, nil))
-	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/approve", p.web, nil))
-	byApproval := map[string]challenge{}
+	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil))
+	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil))
+	byApproval := map[string]client.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
-		byApproval[*c.ApprovalID] = c
+		byApproval[c.ApprovalId.String()] = c
 	}
-	var done challenge
-	approve(t, s, p.person, byApproval[*a.ApprovalRequestID], *upA.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
-	if done.Status != "consumed" || done.ApprovalID == nil || *done.ApprovalID != *a.ApprovalRequestID {
+	var done client.Challenge
+	approve(t, s, p.person, byApproval[a.ApprovalRequestId.String()], *upA.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
+	if done.Status != "consumed" || done.ApprovalId == nil || *done.ApprovalId != *a.ApprovalRequestId {
 		t.Fatalf("approved payment challenge = %+v, want consumed", done)
 	}
-	if pollStepUp(t, s, p.web, upA.ID).Status != "active" {
+	if pollStepUp(t, s, p.web, upA.Id.String()).Status != "active" {
 		t.Fatal("the consumed approval's step-up is not active")
 	}
 
 	// b no longer fits: refused, nothing recorded, the challenge declined.
-	approve(t, s, p.person, byApproval[*b.ApprovalRequestID], *upB.MatchCode).ExpectError(t, 422, "insufficient_funds")
-	if st := getPayment(t, s, p.web, b.ID).Status; st != "awaiting_approval" {
+	approve(t, s, p.person, byApproval[b.ApprovalRequestId.String()], *upB.MatchCode).ExpectError(t, 422, "insufficient_funds")
+	if st := getPayment(t, s, p.web, b.Id.String()).Status; st != "awaiting_approval" {
 		t.Fatalf("payment b is %s", st)
 	}
-	if st := pollStepUp(t, s, p.web, upB.ID); st.Status != "declined" || st.Active {
+	if st := pollStepUp(t, s, p.web, upB.Id.String()); st.Status != "declined" || st.Active {
 		t.Fatalf("step-up of b = %+v, want declined", st)
 	}
 	if len(inbox(t, s, p.app)) != 0 {
 		t.Fatal("the declined challenge stays in the inbox")
 	}
-	approve(t, s, p.person, byApproval[*b.ApprovalRequestID], *upB.MatchCode).ExpectError(t, 409, "conflict")
+	approve(t, s, p.person, byApproval[b.ApprovalRequestId.String()], *upB.MatchCode).ExpectError(t, 409, "conflict")
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "39.00" || pe != "60.00" {
 		t.Fatalf("available %s pending %s, want 39.00 and 60.00", av, pe)
 	}
@@ -323,9 +311,9 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 
 	// Funded, a later approve starts again and goes through.
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "20.00"}).ExpectStatus(t, 201)
-	p.approveInApp(t, s, *b.ApprovalRequestID)
-	var x approvalRecord
-	s.Post(t, "/api/v1/approvals/"+*b.ApprovalRequestID+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
+	p.approveInApp(t, s, b.ApprovalRequestId.String())
+	var x client.Approval
+	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "approved" {
 		t.Fatalf("approval b = %+v", x)
 	}
@@ -335,30 +323,21 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
 
 	// Only the sandbox bearer reaches the helpers.
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", p.web, nil).ExpectError(t, 404, "not_found")
 	s.Post(t, "/api/v1/sandbox/users/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approving-app", sbx, nil).ExpectError(t, 404, "not_found")
-	var app struct {
-		DeviceID     string `json:"device_id"`
-		CredentialID string `json:"credential_id"`
-	}
+	var app client.SandboxApprovingApp
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", sbx, nil).ExpectStatus(t, 201).Decode(t, &app)
-	if app.DeviceID == "" || app.CredentialID == "" {
+	if app.DeviceId == uuid.Nil || app.CredentialId == uuid.Nil {
 		t.Fatalf("approving app = %+v", app)
 	}
-	var devices struct {
-		Data []struct {
-			ID       string `json:"id"`
-			Name     string `json:"name"`
-			Platform string `json:"platform"`
-		} `json:"data"`
-	}
+	var devices client.DevicePage
 	s.Get(t, "/api/v1/devices", p.web).ExpectStatus(t, 200).Decode(t, &devices)
 	found := false
 	for _, d := range devices.Data {
-		found = found || d.ID == app.DeviceID && d.Platform == "ios" && d.Name == "Sandbox approving app"
+		found = found || d.Id == app.DeviceId && d.Platform == "ios" && deref(d.Name) == "Sandbox approving app"
 	}
 	if !found {
 		t.Fatalf("devices = %+v, want the sandbox app's", devices.Data)
@@ -367,7 +346,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 		t.Fatalf("security alerts = %+v", alerts)
 	}
 
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 	if len(up.Methods) != 1 || up.Methods[0] != "app" {
 		t.Fatalf("methods = %v", up.Methods)
 	}
@@ -375,20 +354,20 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	if len(cs) != 1 || cs[0].Kind != "payment_approval" {
 		t.Fatalf("inbox = %+v", cs)
 	}
-	path := "/api/v1/sandbox/challenges/" + cs[0].ID + "/approve"
+	path := "/api/v1/sandbox/challenges/" + cs[0].Id.String() + "/approve"
 	s.Post(t, path, p.web, map[string]any{"match_code": *up.MatchCode}).ExpectError(t, 404, "not_found")
 	s.Post(t, path, sbx, nil).ExpectError(t, 400, "invalid_request") // the match code is needed from the web
 	s.Post(t, path, sbx, map[string]any{"match_code": wrongDigits(*up.MatchCode)}).ExpectError(t, 422, "match_code_mismatch")
 	s.Post(t, path, sbx, map[string]any{"match_code": "12"}).ExpectError(t, 400, "invalid_request")
-	var done challenge
+	var done client.Challenge
 	s.Post(t, path, sbx, map[string]any{"match_code": *up.MatchCode}).ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "consumed" {
 		t.Fatalf("challenge = %+v, want consumed", done)
 	}
 	s.Post(t, path, sbx, map[string]any{"match_code": *up.MatchCode}).ExpectError(t, 409, "conflict")
 	s.Post(t, "/api/v1/sandbox/challenges/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approve", sbx, nil).ExpectError(t, 404, "not_found")
-	var x approvalRecord
-	s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
+	var x client.Approval
+	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "approved" {
 		t.Fatalf("approval = %+v", x)
 	}
@@ -398,36 +377,33 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 
 	// It answers ordinary step-ups too, and a payment it cannot cover is refused.
 	gatedUp := expectStepUp(t, gated(t, s, p.web))
-	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].ID+"/approve", sbx, map[string]any{"match_code": *gatedUp.MatchCode}).
+	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].Id.String()+"/approve", sbx, map[string]any{"match_code": *gatedUp.MatchCode}).
 		ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "satisfied" {
 		t.Fatalf("step-up challenge = %+v", done)
 	}
 	gated(t, s, p.web).ExpectStatus(t, 200)
 	big, small := p.pay(t, s, "800.00"), p.pay(t, s, "98.00")
-	upBig := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*big.ApprovalRequestID+"/approve", p.web, nil))
-	p.approveWithSandbox(t, s, *small.ApprovalRequestID)
-	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].ID+"/approve", sbx, map[string]any{"match_code": *upBig.MatchCode}).
+	upBig := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+big.ApprovalRequestId.String()+"/approve", p.web, nil))
+	p.approveWithSandbox(t, s, small.ApprovalRequestId.String())
+	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, p.web)[0].Id.String()+"/approve", sbx, map[string]any{"match_code": *upBig.MatchCode}).
 		ExpectError(t, 422, "insufficient_funds")
-	if st := pollStepUp(t, s, p.web, upBig.ID); st.Status != "declined" {
+	if st := pollStepUp(t, s, p.web, upBig.Id.String()); st.Status != "declined" {
 		t.Fatalf("step-up = %+v", st)
 	}
 
 	// A second call replaces the key on the same device.
-	var again struct {
-		DeviceID     string `json:"device_id"`
-		CredentialID string `json:"credential_id"`
-	}
+	var again client.SandboxApprovingApp
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", sbx, map[string]any{}).ExpectStatus(t, 201).Decode(t, &again)
-	if again.DeviceID != app.DeviceID || again.CredentialID == app.CredentialID {
+	if again.DeviceId != app.DeviceId || again.CredentialId == app.CredentialId {
 		t.Fatalf("replacement = %+v, first = %+v", again, app)
 	}
-	p.approveWithSandbox(t, s, *p.pay(t, s, "1.00").ApprovalRequestID)
+	p.approveWithSandbox(t, s, p.pay(t, s, "1.00").ApprovalRequestId.String())
 
 	// A person whose only app is a phone has no sandbox app to answer with.
 	other := newPerson(t, s, "grace@other.test")
 	otherUp := expectStepUp(t, gated(t, s, other.web))
-	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, other.app)[0].ID+"/approve", sbx, map[string]any{"match_code": *otherUp.MatchCode}).
+	s.Post(t, "/api/v1/sandbox/challenges/"+inbox(t, s, other.app)[0].Id.String()+"/approve", sbx, map[string]any{"match_code": *otherUp.MatchCode}).
 		ExpectError(t, 422, "approval_credential_required")
 }
 
@@ -437,9 +413,9 @@ func (p *payer) approveWithSandbox(t *testing.T, s *apitest.Server, approvalID s
 	t.Helper()
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
 	for _, c := range inbox(t, s, p.web) {
-		if c.ApprovalID != nil && *c.ApprovalID == approvalID {
-			var done challenge
-			s.Post(t, "/api/v1/sandbox/challenges/"+c.ID+"/approve", sbx, map[string]any{"match_code": *up.MatchCode}).
+		if c.ApprovalId != nil && c.ApprovalId.String() == approvalID {
+			var done client.Challenge
+			s.Post(t, "/api/v1/sandbox/challenges/"+c.Id.String()+"/approve", sbx, map[string]any{"match_code": *up.MatchCode}).
 				ExpectStatus(t, 200).Decode(t, &done)
 			if done.Status != "consumed" {
 				t.Fatalf("challenge = %+v, want consumed", done)
@@ -466,7 +442,7 @@ func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	pay := p.pay(t, s, "60.00")
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+*pay.ApprovalRequestID+"/approve", p.web, nil))
+	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 	pending := inbox(t, s, p.app)
 	if len(pending) != 1 {
 		t.Fatalf("challenges = %+v, want one", pending)
@@ -482,10 +458,10 @@ func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
 	}
 
 	approve(t, s, p.person, pending[0], *up.MatchCode).ExpectError(t, 403, "forbidden")
-	if st := pollStepUp(t, s, p.web, up.ID); st.Status != "declined" || st.Active {
+	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "declined" || st.Active {
 		t.Fatalf("step-up = %+v, want declined", st)
 	}
-	if st := getPayment(t, s, p.web, pay.ID).Status; st != "awaiting_approval" {
+	if st := getPayment(t, s, p.web, pay.Id.String()).Status; st != "awaiting_approval" {
 		t.Fatalf("payment is %s", st)
 	}
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "100.00" || pe != "0.00" {

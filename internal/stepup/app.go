@@ -188,6 +188,9 @@ type pendingChallenge struct {
 // for one that is no longer pending (expired ones are marked so first).
 func loadPending(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (pendingChallenge, error) {
 	var p pendingChallenge
+	if err := lockSudoOfChallenge(ctx, tx, a, id); err != nil {
+		return p, err
+	}
 	var err error
 	p.Challenge, p.matchFailures, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumnsOf("c")+`, su.id, su.sudo_session_id
 		FROM assurance_challenges c JOIN step_up_authentications su ON su.id = c.step_up_authentication_id
@@ -210,6 +213,22 @@ func loadPending(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (p
 		return p, errNotPending(p.Challenge)
 	}
 	return p, nil
+}
+
+// lockSudoOfChallenge locks the sudo session a challenge of the actor's
+// belongs to, before the challenge and its step-up are read for update:
+// the sudo session is the first lock of every transaction that changes a
+// step-up (see loadSudo). not_found when the challenge is not the actor's.
+func lockSudoOfChallenge(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) error {
+	var sudoID uuid.UUID
+	err := tx.QueryRowContext(ctx, `SELECT ss.id FROM assurance_challenges c
+		JOIN step_up_authentications su ON su.id = c.step_up_authentication_id
+		JOIN sudo_sessions ss ON ss.id = su.sudo_session_id
+		WHERE c.id = $1 AND c.user_id = $2`+tx.ForUpdateOf("ss"), id, a.UserID).Scan(&sudoID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return apierr.NotFoundf("Challenge")
+	}
+	return err
 }
 
 func errNotPending(c Challenge) error {

@@ -35,7 +35,11 @@ type sudo struct {
 var errSudoNotFound = apierr.NotFoundf("Step-up")
 
 // loadSudo reads a sudo session by its id or its step-up authentication's id,
-// after moving stale states on, and locks it. A sudo session of another
+// after moving stale states on, and locks it. The sudo session row is the
+// lock of its whole step-up (its step-up authentication and challenges):
+// every transaction that changes them locks it first (see lockSudo), so a
+// poll and an approval in the app cannot lock the same rows in opposite
+// orders and deadlock on PostgreSQL. A sudo session of another
 // bearer session is not found (spec 4.6).
 func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column string, id uuid.UUID) (sudo, error) {
 	if err := expireStale(ctx, tx, a.UserID); err != nil {
@@ -47,7 +51,7 @@ func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column
 		SELECT ss.id, ss.session_id, ss.user_id, su.id, ss.purpose, ss.status, ss.approval_id, ss.expires_at,
 		       su.expires_at, su.failed_attempts, su.email_code_hash, su.email_code_expires_at, su.methods
 		FROM sudo_sessions ss JOIN step_up_authentications su ON su.sudo_session_id = ss.id
-		WHERE `+column+` = $1 AND ss.session_id = $2`+tx.ForUpdate(), id, a.Session.ID).
+		WHERE `+column+` = $1 AND ss.session_id = $2`+tx.ForUpdateOf("ss"), id, a.Session.ID).
 		Scan(&x.id, &x.sessionID, &x.userID, &x.stepUpID, &x.purpose, &x.status, &x.approvalID, &x.windowEnd,
 			&x.stepUpExpires, &x.failures, &x.emailCodeHash, &x.emailCodeExpires, &methods)
 	if errors.Is(err, sql.ErrNoRows) {

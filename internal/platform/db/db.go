@@ -233,6 +233,15 @@ func (d *DB) ForUpdate() string {
 	return ""
 }
 
+// ForUpdateOf is ForUpdate limited to the rows of one table (by name or
+// alias) of a join, so a statement can lock a parent row alone.
+func (d *DB) ForUpdateOf(table string) string {
+	if d.dialect == Postgres {
+		return " FOR UPDATE OF " + table
+	}
+	return ""
+}
+
 // SkipLocked is ForUpdate for queue claims: rows other instances hold are skipped.
 func (d *DB) SkipLocked() string {
 	if d.dialect == Postgres {

@@ -51,6 +51,9 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 // ForUpdate is the row-lock clause of this engine (see DB.ForUpdate).
 func (tx *Tx) ForUpdate() string { return tx.db.ForUpdate() }
 
+// ForUpdateOf is the row-lock clause for one table of a join (see DB.ForUpdateOf).
+func (tx *Tx) ForUpdateOf(table string) string { return tx.db.ForUpdateOf(table) }
+
 // Dialect tells which engine the transaction runs on.
 func (tx *Tx) Dialect() Dialect { return tx.db.dialect }
 

@@ -40,19 +40,7 @@ func cardsList(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	all := []client.Card{}
-	var rows [][]string
-	for c, err := range e.c.Cards(e.ctx, org, nil) {
-		if err != nil {
-			return err
-		}
-		all = append(all, c)
-		rows = append(rows, cardRow(c))
-	}
-	if e.jsonOut() {
-		return e.printJSON(all)
-	}
-	return e.table(cardHeader, rows)
+	return printList(e, e.c.Cards(e.ctx, org, nil), cardHeader, cardRow)
 }
 
 func cardsFreeze(e *env, args []string) error   { return cardAction(e, "freeze", args) }

@@ -75,19 +75,7 @@ func keysList(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	all := []client.ApiKey{}
-	var rows [][]string
-	for k, err := range e.c.APIKeys(e.ctx, org, nil) {
-		if err != nil {
-			return err
-		}
-		all = append(all, k)
-		rows = append(rows, keyRow(k))
-	}
-	if e.jsonOut() {
-		return e.printJSON(all)
-	}
-	return e.table(keyHeader, rows)
+	return printList(e, e.c.APIKeys(e.ctx, org, nil), keyHeader, keyRow)
 }
 
 // keyArg parses "keys rotate|revoke ID".

@@ -141,19 +141,10 @@ func cmdContacts(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	all := []client.PaymentContact{}
-	var rows [][]string
-	for pc, err := range e.c.PaymentContacts(e.ctx, org, nil) {
-		if err != nil {
-			return err
-		}
-		all = append(all, pc)
-		rows = append(rows, []string{pc.Id.String(), pc.Name, string(pc.Rail), pc.Currency, account(pc.Iban, pc.AccountNumber, pc.CryptoAddress)})
-	}
-	if e.jsonOut() {
-		return e.printJSON(all)
-	}
-	return e.table([]string{"ID", "NAME", "RAIL", "CURRENCY", "ACCOUNT"}, rows)
+	return printList(e, e.c.PaymentContacts(e.ctx, org, nil), []string{"ID", "NAME", "RAIL", "CURRENCY", "ACCOUNT"},
+		func(pc client.PaymentContact) []string {
+			return []string{pc.Id.String(), pc.Name, string(pc.Rail), pc.Currency, account(pc.Iban, pc.AccountNumber, pc.CryptoAddress)}
+		})
 }
 
 // contact finds a payment contact of org by id or exact name.

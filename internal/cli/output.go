@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -29,6 +30,24 @@ func (e *env) table(header []string, rows [][]string) error {
 		fmt.Fprintln(w, strings.Join(r, "\t"))
 	}
 	return w.Flush()
+}
+
+// printList walks every page of items and prints them as JSON or as a
+// table of row(item) under header.
+func printList[T any](e *env, items iter.Seq2[T, error], header []string, row func(T) []string) error {
+	all := []T{}
+	var rows [][]string
+	for item, err := range items {
+		if err != nil {
+			return err
+		}
+		all = append(all, item)
+		rows = append(rows, row(item))
+	}
+	if e.jsonOut() {
+		return e.printJSON(all)
+	}
+	return e.table(header, rows)
 }
 
 // fields prints label/value pairs as two aligned columns on stdout.

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -39,12 +42,13 @@ type buffer struct {
 }
 
 // bulk buffers rows per table and writes them with multi-row INSERTs, in
-// large transactions committed every commitRows rows.
+// large transactions committed every commitRows rows, on a connection of
+// its own (see openBulk).
 type bulk struct {
 	ctx        context.Context
-	d          *db.DB
-	tx         *db.Tx
-	commit     func(error) error
+	conn       *sql.DB
+	dialect    db.Dialect
+	tx         *sql.Tx
 	buffers    map[string]*buffer
 	pending    int // rows buffered
 	inTx       int // rows written in the open transaction
@@ -53,8 +57,31 @@ type bulk struct {
 	Total      map[string]int
 }
 
-func newBulk(ctx context.Context, d *db.DB, commitRows int) *bulk {
-	return &bulk{ctx: ctx, d: d, buffers: map[string]*buffer{}, commitRows: commitRows, maxParams: maxParams(d.Dialect()), Total: map[string]int{}}
+// openBulk opens dsn for bulk writing. On SQLite that is one connection
+// with a large page cache, statement journals in memory and no syncing (a
+// seed that fails is started again), with the server's time format.
+func openBulk(ctx context.Context, dsn string, dialect db.Dialect, commitRows int) (*bulk, error) {
+	var conn *sql.DB
+	var err error
+	if dialect == db.SQLite {
+		params := url.Values{}
+		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(OFF)",
+			"temp_store(MEMORY)", "cache_size(-1048576)"} {
+			params.Add("_pragma", p)
+		}
+		params.Set("_time_format", "sqlite")
+		conn, err = sql.Open("sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite:")+"?"+params.Encode())
+		if err == nil {
+			conn.SetMaxOpenConns(1)
+		}
+	} else {
+		conn, err = sql.Open("pgx", dsn)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &bulk{ctx: ctx, conn: conn, dialect: dialect, buffers: map[string]*buffer{}, commitRows: commitRows,
+		maxParams: maxParams(dialect), Total: map[string]int{}}, nil
 }
 
 // add buffers one row of table; cols lists the columns, comma-separated,
@@ -116,7 +143,12 @@ func (b *bulk) insert(table string, buf *buffer, rows [][]any) error {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString("(" + db.Placeholders(len(args)+1, buf.n) + ")")
+		if b.dialect == db.SQLite {
+			// Anonymous parameters: SQLite looks each $n up by name.
+			sb.WriteString("(" + strings.Repeat("?,", buf.n-1) + "?)")
+		} else {
+			sb.WriteString("(" + db.Placeholders(len(args)+1, buf.n) + ")")
+		}
 		args = append(args, r...)
 	}
 	if _, err := b.tx.ExecContext(b.ctx, sb.String(), args...); err != nil {
@@ -126,46 +158,30 @@ func (b *bulk) insert(table string, buf *buffer, rows [][]any) error {
 	return nil
 }
 
-// begin opens a transaction that stays open until end: db.Tx runs its
-// function in a goroutine of ours that waits for the verdict.
 func (b *bulk) begin() error {
-	ready := make(chan *db.Tx)
-	verdict := make(chan error)
-	done := make(chan error, 1)
-	go func() {
-		done <- b.d.Tx(b.ctx, func(tx *db.Tx) error {
-			ready <- tx
-			return <-verdict
-		})
-	}()
-	select {
-	case tx := <-ready:
-		b.tx = tx
-	case err := <-done:
-		return err
-	}
-	b.commit = func(err error) error {
-		verdict <- err
-		return <-done
-	}
-	return nil
+	tx, err := b.conn.BeginTx(b.ctx, nil)
+	b.tx = tx
+	return err
 }
 
 func (b *bulk) end() error {
 	if b.tx == nil {
 		return nil
 	}
-	err := b.commit(nil)
-	b.tx, b.commit, b.inTx = nil, nil, 0
+	err := b.tx.Commit()
+	b.tx, b.inTx = nil, 0
 	return err
 }
 
-// close writes what is left and commits.
+// close writes what is left, commits and closes the connection.
 func (b *bulk) close() error {
-	if err := b.flush(); err != nil {
-		return err
+	err := b.flush()
+	if err == nil {
+		err = b.end()
+	} else if b.tx != nil {
+		_ = b.tx.Rollback()
 	}
-	return b.end()
+	return errors.Join(err, b.conn.Close())
 }
 
 // idAt is a UUID v7 of instant t: ids sort as the history they name, as the

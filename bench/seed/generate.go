@@ -107,8 +107,12 @@ func (g *generator) run(ctx context.Context, d *db.DB) (Heavy, error) {
 		return Heavy{}, err
 	}
 
-	g.b = newBulk(ctx, d, 200_000)
-	b := g.b
+	b, err := openBulk(ctx, cfg.Database, d.Dialect(), 200_000)
+	if err != nil {
+		return Heavy{}, err
+	}
+	g.b = b
+	defer b.conn.Close()
 	// Organizations, their members, devices and sessions.
 	for i := 1; i < cfg.Orgs; i++ {
 		t := begin.Add(time.Duration(i) * time.Minute)
@@ -193,13 +197,9 @@ func (g *generator) run(ctx context.Context, d *db.DB) (Heavy, error) {
 		}
 	}
 	// The heavy organization carries a tenth of the payments; the others share the rest.
-	g.orgs[0].payments = cfg.Rows / 10
-	rest := cfg.Rows - g.orgs[0].payments
-	for i, o := range g.orgs[1:] {
-		o.payments = rest / (cfg.Orgs - 1)
-		if i < rest%(cfg.Orgs-1) {
-			o.payments++
-		}
+	for k := range cfg.Rows {
+		o, _ := g.payer(k)
+		o.payments++
 	}
 	heavy.Payments = g.orgs[0].payments
 	cardAuths := cfg.Rows / 5
@@ -235,18 +235,21 @@ func (g *generator) run(ctx context.Context, d *db.DB) (Heavy, error) {
 			return Heavy{}, err
 		}
 	}
-	if err := b.close(); err != nil {
+	if err := b.flush(); err != nil {
 		return Heavy{}, err
 	}
-	err = d.Tx(ctx, func(tx *db.Tx) error {
-		for id, bal := range g.balances {
-			if _, err := tx.ExecContext(ctx, `UPDATE ledger_accounts SET balance = $2 WHERE id = $1`, id, bal); err != nil {
-				return err
-			}
+	// The balances are the sums of the postings written.
+	if b.tx == nil {
+		if err := b.begin(); err != nil {
+			return Heavy{}, err
 		}
-		return nil
-	})
-	if err != nil {
+	}
+	for id, bal := range g.balances {
+		if _, err := b.tx.ExecContext(ctx, `UPDATE ledger_accounts SET balance = $2 WHERE id = $1`, id, bal); err != nil {
+			return Heavy{}, err
+		}
+	}
+	if err := b.close(); err != nil {
 		return Heavy{}, err
 	}
 	for _, t := range order {

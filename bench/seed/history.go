@@ -20,12 +20,19 @@ func (g *generator) spread(begin time.Time, j, n int) time.Time {
 // step-up authentication, assurance challenge) that approved or refused it.
 // One payment in ten also has an identity step-up of its creator, and one
 // in ten an idempotency record and a finished job.
+//
+// The payments of all organizations are written in time order (ids are
+// time-ordered), so every index on an id grows at its end.
 func (g *generator) payments(begin time.Time) error {
 	b := g.b
-	written := 0
-	for _, o := range g.orgs {
-		for j := range o.payments {
-			t := g.spread(begin, j, o.payments)
+	total := g.cfg.Rows
+	next := make([]int, len(g.orgs)) // each organization's next payment number
+	for k := range total {
+		o, oi := g.payer(k)
+		j := next[oi]
+		next[oi]++
+		{
+			t := g.spread(begin, k, total)
 			who := j % len(o.users)
 			user, session := o.users[who], o.sessions[who]
 			amount := int64(1000 + rnd(maxAmount-1000))
@@ -108,13 +115,22 @@ func (g *generator) payments(begin time.Time) error {
 					return err
 				}
 			}
-			written++
-			if written%100_000 == 0 {
-				g.logf("%d payments", written)
+			if (k+1)%100_000 == 0 {
+				g.logf("%d payments", k+1)
 			}
 		}
 	}
 	return nil
+}
+
+// payer says whose is the k-th payment of the history: every tenth is the
+// heavy organization's, the others go round the other organizations.
+func (g *generator) payer(k int) (*org, int) {
+	if k%10 == 0 {
+		return g.orgs[0], 0
+	}
+	i := 1 + (k-k/10-1)%(len(g.orgs)-1)
+	return g.orgs[i], i
 }
 
 // stepUp writes a sudo session, its step-up authentication and the

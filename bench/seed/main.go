@@ -25,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -43,7 +44,19 @@ func main() {
 	flag.StringVar(&cfg.Secret, "secret", DefaultSecret, "STRONGROOM_SECRET of the server that will read the database")
 	flag.StringVar(&cfg.Password, "password", "seeded password 0123", "password of every seeded user")
 	flag.StringVar(&cfg.Out, "out", "", "write the heavy organization's id and owner credentials to this JSON file")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "seed:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if cfg.Database == "" {
 		fmt.Fprintln(os.Stderr, "seed: -database is required")
 		os.Exit(2)
@@ -53,6 +66,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "%6.1fs  "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 	})
 	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}

@@ -18,8 +18,13 @@ import (
 // it: the heavy organization's owner signs in with the printed credentials
 // and sees the seeded history.
 func TestSeededDatabaseServesItsHistory(t *testing.T) {
+	for _, e := range dbtest.Engines() {
+		t.Run(e.Name, func(t *testing.T) { testSeed(t, e.DSN(t)) })
+	}
+}
+
+func testSeed(t *testing.T, dsn string) {
 	ctx := context.Background()
-	dsn := dbtest.SQLiteDSN(t)
 	const secret = "seed-test-root-secret-0123456789abcdef"
 	heavy, err := Seed(ctx, Config{Database: dsn, Rows: 2000, Orgs: 20, Users: 100, Secret: secret, Password: "seeded password 0123"}, t.Logf)
 	if err != nil {

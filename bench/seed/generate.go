@@ -58,7 +58,6 @@ type generator struct {
 	balances map[uuid.UUID]int64
 	days     map[dayKey]*daySum
 	spend    map[spendKey]int64
-	seq      uint64
 }
 
 // rnd returns a random int in [0, n).

@@ -22,12 +22,12 @@ const (
 // owner is a sandbox organization's owner, signed in on the web and in the
 // approving app.
 type owner struct {
-	s             *apitest.Server
-	org, email    string
-	secret        string
-	web, app      string
-	key           ed25519.PrivateKey
-	contact, card string
+	s          *apitest.Server
+	org, email string
+	secret     string
+	web, app   string
+	key        ed25519.PrivateKey
+	contact    string
 }
 
 func (o *owner) path(p string) string { return "/api/v1/organizations/" + o.org + p }

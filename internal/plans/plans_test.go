@@ -3,6 +3,17 @@
 // asks the engine how it would run each one: a statement that must read a
 // whole growing table (or a whole index of one) fails the test, because it
 // slows down as history piles up.
+//
+// SQLite answers EXPLAIN QUERY PLAN: a "SCAN t" line (whole table, or whole
+// index with USING INDEX) of a growing table fails; a SEARCH uses an index
+// to find a range. PostgreSQL answers EXPLAIN with enable_seqscan off: a
+// Seq Scan left means no index can serve the query, and an index scan whose
+// condition does not constrain the index's first key reads the whole index.
+// A statement that reads a whole table on purpose goes on the allowed list
+// with its reason. It runs on PostgreSQL when STRONGROOM_TEST_POSTGRES is set:
+//
+//	go test -count=1 ./internal/plans/                # failures only
+//	go test -count=1 ./internal/plans/ -v -args -plans # every statement's plan
 package plans_test
 
 import (

@@ -31,6 +31,7 @@ func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	observe(query, args)
 	s, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -39,6 +40,7 @@ func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) 
 }
 
 func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	observe(query, args)
 	s, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -49,6 +51,7 @@ func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any)
 // QueryRowContext reports a preparation error through the returned row, as
 // *sql.DB does, by running the query unprepared.
 func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	observe(query, args)
 	s, err := c.stmt(ctx, query)
 	if err != nil {
 		return c.db.QueryRowContext(ctx, query, args...)

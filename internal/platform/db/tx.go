@@ -35,16 +35,19 @@ type Tx struct {
 
 // ExecContext runs a statement in the transaction.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	observe(query, args)
 	return tx.tx.ExecContext(ctx, query, args...)
 }
 
 // QueryContext runs a query in the transaction.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	observe(query, args)
 	return tx.tx.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext runs a query for one row in the transaction.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	observe(query, args)
 	return tx.tx.QueryRowContext(ctx, query, args...)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 func TestLoginWhoamiLogout(t *testing.T) {
@@ -112,7 +113,7 @@ func TestLoginSetsUpAnAuthenticatorWithAQRCode(t *testing.T) {
 	// The code is typed after the key is shown: feed stdin through a pipe
 	// that answers once the key appears.
 	pr, pw := io.Pipe()
-	errw := &syncBuffer{}
+	errw := &apitest.Buffer{}
 	done := make(chan result, 1)
 	go func() {
 		var out strings.Builder

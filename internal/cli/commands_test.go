@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 func TestKeysCreateWalksThroughStepUpOnThePhone(t *testing.T) {
@@ -20,7 +21,7 @@ func TestKeysCreateWalksThroughStepUpOnThePhone(t *testing.T) {
 
 	// The gated call answers step_up_required: the command shows the match
 	// code, waits for the phone, and creates the key once it is approved.
-	errw := &syncBuffer{}
+	errw := &apitest.Buffer{}
 	running := h.start("", errw, "keys", "create", "--name", "Treasury dashboard", "--scope", "balances:read,transactions:read")
 	h.approveOnPhone(errw)
 	r := <-running
@@ -60,7 +61,7 @@ func TestKeysCreateWalksThroughStepUpOnThePhone(t *testing.T) {
 
 	// Declined on the phone: nothing rotated, exit 4.
 	h.advance(11 * time.Minute)
-	errw = &syncBuffer{}
+	errw = &apitest.Buffer{}
 	running = h.start("", errw, "keys", "rotate", id)
 	h.answerOnPhone(errw, true)
 	if r := <-running; r.code != ExitForbidden || !strings.Contains(r.stderr, "the step-up was declined") || r.stdout != "" {
@@ -69,7 +70,7 @@ func TestKeysCreateWalksThroughStepUpOnThePhone(t *testing.T) {
 	// A code sent by email.
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	errw = &syncBuffer{}
+	errw = &apitest.Buffer{}
 	running = h.startReading(pr, errw, "keys", "rotate", id, "--step-up", "email")
 	h.waitFor(errw, regexp.MustCompile(`Code from the email: `))
 	var outbox struct {
@@ -158,7 +159,7 @@ func TestPayApproveAndReject(t *testing.T) {
 	}
 
 	// Approving walks through the payment's own challenge on the phone.
-	errw := &syncBuffer{}
+	errw := &apitest.Buffer{}
 	running := h.start("", errw, "approvals", "approve", first)
 	h.approveOnPhone(errw)
 	r = <-running

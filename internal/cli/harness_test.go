@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,18 +62,18 @@ func (h *harness) getenv(k string) string {
 // run runs one command with stdin and waits for it.
 func (h *harness) run(stdin string, args ...string) result {
 	h.t.Helper()
-	return <-h.start(stdin, &syncBuffer{}, args...)
+	return <-h.start(stdin, &apitest.Buffer{}, args...)
 }
 
 // start runs a command in the background; its stderr goes to errw as it
 // comes (to read a match code while the command waits).
-func (h *harness) start(stdin string, errw *syncBuffer, args ...string) <-chan result {
+func (h *harness) start(stdin string, errw *apitest.Buffer, args ...string) <-chan result {
 	return h.startReading(strings.NewReader(stdin), errw, args...)
 }
 
 // startReading is start with stdin read from r (a pipe the test writes
 // answers to as the prompts come).
-func (h *harness) startReading(r io.Reader, errw *syncBuffer, args ...string) <-chan result {
+func (h *harness) startReading(r io.Reader, errw *apitest.Buffer, args ...string) <-chan result {
 	done := make(chan result, 1)
 	go func() {
 		var out bytes.Buffer
@@ -104,23 +103,6 @@ func (h *harness) fails(code int, stdin string, args ...string) result {
 		h.t.Fatalf("strongroom %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, code, r.stdout, r.stderr)
 	}
 	return r
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // --- the sandbox ---
@@ -193,7 +175,7 @@ var matchCode = regexp.MustCompile(`match code (\d{3})`)
 
 // waitFor waits until the command writing to errw has written something
 // re matches, and returns the first submatch (or the match).
-func (h *harness) waitFor(errw *syncBuffer, re *regexp.Regexp) string {
+func (h *harness) waitFor(errw *apitest.Buffer, re *regexp.Regexp) string {
 	h.t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if m := re.FindStringSubmatch(errw.String()); m != nil {
@@ -209,9 +191,9 @@ func (h *harness) waitFor(errw *syncBuffer, re *regexp.Regexp) string {
 // code, then approves the pending challenge in the person's inbox with the
 // sandbox approving app, as the person would on their phone; with decline,
 // the person declines it instead.
-func (h *harness) approveOnPhone(errw *syncBuffer) { h.answerOnPhone(errw, false) }
+func (h *harness) approveOnPhone(errw *apitest.Buffer) { h.answerOnPhone(errw, false) }
 
-func (h *harness) answerOnPhone(errw *syncBuffer, decline bool) {
+func (h *harness) answerOnPhone(errw *apitest.Buffer, decline bool) {
 	h.t.Helper()
 	code := h.waitFor(errw, matchCode)
 	c, err := client.New(h.s.URL, client.WithToken(h.token()))

@@ -33,10 +33,7 @@ func cardRow(c client.Card) []string {
 func cardsList(e *env, args []string) error {
 	fs := e.flags("cards list", "cards list [--org ORG] [-o json]")
 	e.common(fs, true)
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	org, err := e.orgID()
+	org, err := e.parseForOrg(fs, args)
 	if err != nil {
 		return err
 	}

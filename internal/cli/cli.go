@@ -275,6 +275,15 @@ func (e *env) common(fs *flag.FlagSet, org bool) {
 	}
 }
 
+// parseForOrg parses a command that takes no positional arguments and
+// acts on one organization, and returns that organization's id.
+func (e *env) parseForOrg(fs *flag.FlagSet, args []string) (string, error) {
+	if _, err := e.parse(fs, args); err != nil {
+		return "", err
+	}
+	return e.orgID()
+}
+
 // parse parses args with fs, flags and arguments in any order, and checks
 // the common flags. It returns the positional arguments.
 func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {

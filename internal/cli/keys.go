@@ -68,10 +68,7 @@ func keysCreate(e *env, args []string) error {
 func keysList(e *env, args []string) error {
 	fs := e.flags("keys list", "keys list [--org ORG] [-o json]")
 	e.common(fs, true)
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	org, err := e.orgID()
+	org, err := e.parseForOrg(fs, args)
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,7 @@ import (
 func cmdBalances(e *env, args []string) error {
 	fs := e.flags("balances", "balances [--org ORG] [-o json]")
 	e.common(fs, true)
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	org, err := e.orgID()
+	org, err := e.parseForOrg(fs, args)
 	if err != nil {
 		return err
 	}
@@ -134,10 +131,7 @@ func account(iban, number, address *string) string {
 func cmdContacts(e *env, args []string) error {
 	fs := e.flags("contacts", "contacts [--org ORG] [-o json]")
 	e.common(fs, true)
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	org, err := e.orgID()
+	org, err := e.parseForOrg(fs, args)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -81,6 +82,15 @@ type Service struct {
 	// Env is the environment keys are minted for and accepted in: test or live.
 	Env   string
 	Guard Guard
+
+	cacheOnce sync.Once
+	cache     *credentialCache
+}
+
+// credentialCache returns the service's cache of credentials, made on first use.
+func (s *Service) credentialCache() *credentialCache {
+	s.cacheOnce.Do(func() { s.cache = newCredentialCache(s.DB) })
+	return s.cache
 }
 
 const secretPurpose = "api-key-secret"
@@ -386,15 +396,21 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 	if !ok || t.Env != s.Env {
 		return actor.Actor{}, errInvalidKey
 	}
-	q := s.DB.Reader()
-	c, err := readCredentials(ctx, q, t.Env, t.Lookup)
-	if errors.Is(err, sql.ErrNoRows) {
-		return actor.Actor{}, errInvalidKey
-	}
-	if err != nil {
-		return actor.Actor{}, err
-	}
 	now := s.Clock.Now()
+	cache := s.credentialCache()
+	c, ok := cache.get(t.Lookup, now)
+	if !ok {
+		epoch := cache.begin()
+		var err error
+		c, err = readCredentials(ctx, s.DB.Reader(), t.Env, t.Lookup)
+		if errors.Is(err, sql.ErrNoRows) {
+			return actor.Actor{}, errInvalidKey
+		}
+		if err != nil {
+			return actor.Actor{}, err
+		}
+		cache.put(epoch, t.Lookup, c, now)
+	}
 	if !c.accepts(s.hash(t.Lookup, t.Secret), now) {
 		return actor.Actor{}, errInvalidKey
 	}
@@ -405,6 +421,7 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 		if err := s.DB.Tx(ctx, func(tx *db.Tx) error { return touch(ctx, tx, c.id) }); err != nil {
 			return actor.Actor{}, err
 		}
+		cache.touched(t.Lookup, now)
 	}
 	return actor.Actor{Key: &actor.Key{ID: c.id, OrganizationID: c.organizationID, Lookup: t.Lookup, Role: c.role,
 		Scopes: splitScopes(c.scopes), OrganizationStatus: string(c.organizationStatus)}}, nil

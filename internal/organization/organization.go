@@ -118,9 +118,17 @@ func Any(ctx context.Context, q db.Querier) (bool, error) {
 	return n > 0, err
 }
 
+// StatusTopic is notified by every change of an organization's status, so
+// what was read with the old one (the credentials of its API keys) is
+// read again.
+const StatusTopic = "organization-status"
+
 // SetStatus changes the organization's status.
-func SetStatus(ctx context.Context, q db.Querier, now time.Time, id uuid.UUID, s Status) (Organization, error) {
-	return scan(q.QueryRowContext(ctx, `UPDATE organizations SET status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, now))
+func SetStatus(ctx context.Context, tx *db.Tx, now time.Time, id uuid.UUID, s Status) (Organization, error) {
+	if err := tx.Notify(ctx, StatusTopic); err != nil {
+		return Organization{}, err
+	}
+	return scan(tx.QueryRowContext(ctx, `UPDATE organizations SET status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, now))
 }
 
 // SetEntityStatus records the outcome of business verification.

@@ -44,7 +44,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 			{organization.Banned, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable},
 			{organization.Deleted, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable},
 		} {
-			if _, err := organization.SetStatus(ctx, d.Reader(), now, org.ID, tc.status); err != nil {
+			if _, err := setStatus(ctx, d, now, org.ID, tc.status); err != nil {
 				t.Fatal(err)
 			}
 			want(tc.status, read, tc.read)
@@ -56,7 +56,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 			}
 		}
 		// The lock clause works on both engines, inside a transaction.
-		if _, err := organization.SetStatus(ctx, d.Reader(), now, org.ID, organization.Active); err != nil {
+		if _, err := setStatus(ctx, d, now, org.ID, organization.Active); err != nil {
 			t.Fatal(err)
 		}
 		if err := d.Tx(ctx, func(tx *db.Tx) error {
@@ -99,7 +99,7 @@ func TestCheckAppliesTheKeyRules(t *testing.T) {
 		}
 		// Any status but active stops keys, reads included.
 		for _, st := range []organization.Status{organization.Paused, organization.Banned, organization.Deleted} {
-			if _, err := organization.SetStatus(ctx, d.Reader(), now, org.ID, st); err != nil {
+			if _, err := setStatus(ctx, d, now, org.ID, st); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := organization.Check(ctx, d.Reader(), key(org.ID, "member", "balances:read"), org.ID, balances); !apierr.Is(err, apierr.OrganizationUnavailable) {
@@ -164,7 +164,7 @@ func TestAdmitReturnsTheStatus(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 		org, admin := fixture.Member(t, d, now, organization.Admin)
-		if _, err := organization.SetStatus(ctx, d.Reader(), now, org.ID, organization.Paused); err != nil {
+		if _, err := setStatus(ctx, d, now, org.ID, organization.Paused); err != nil {
 			t.Fatal(err)
 		}
 		acc, err := organization.Admit(ctx, d.Reader(), admin, org.ID, organization.Need{})
@@ -185,5 +185,12 @@ func TestAdmitReturnsTheStatus(t *testing.T) {
 		if _, err := organization.StatusOf(ctx, d.Reader(), unknown, ""); !apierr.Is(err, apierr.NotFound) {
 			t.Errorf("status of an unknown organization: %v; want not_found", err)
 		}
+	})
+}
+
+// setStatus changes the organization's status in a transaction of its own.
+func setStatus(ctx context.Context, d *db.DB, now time.Time, id uuid.UUID, s organization.Status) (organization.Organization, error) {
+	return db.InTx(ctx, d, func(tx *db.Tx) (organization.Organization, error) {
+		return organization.SetStatus(ctx, tx, now, id, s)
 	})
 }

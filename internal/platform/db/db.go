@@ -139,12 +139,21 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	var schema sql.NullString
+	if err := pool.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	if !schema.Valid {
+		schema.String = "public"
+	}
+	d.hub.channel = notifyChannel(schema.String)
 	d.hub.listen = listenPostgres(dsn, d.hub)
 	return d, nil
 }
 
 func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
-	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}, clock: clock.System{}, hub: newHub()}
+	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}, clock: clock.System{}, hub: newHub(dialect == Postgres)}
 	var (
 		gooseDialect goose.Dialect
 		opts         []goose.ProviderOption

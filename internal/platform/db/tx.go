@@ -87,7 +87,7 @@ func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
 func (tx *Tx) Notify(ctx context.Context, topic string) error {
 	if tx.db.dialect == Postgres {
 		// PostgreSQL delivers a NOTIFY at commit, and not at all on rollback.
-		if _, err := tx.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, topic); err != nil {
+		if _, err := tx.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, tx.db.hub.channel, topic); err != nil {
 			return err
 		}
 	}

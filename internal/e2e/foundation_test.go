@@ -59,6 +59,15 @@ func TestUnknownRoutesAndMethodsGetTheEnvelope(t *testing.T) {
 	if allow := r.Header.Get("Allow"); !strings.Contains(allow, "GET") {
 		t.Errorf("Allow = %q, want GET listed", allow)
 	}
+	// A path the mux would redirect to its cleaned form is not found either,
+	// with none of the redirect's or the plain text's headers.
+	r = s.Get(t, "/api/v1/../readyz", "")
+	r.ExpectError(t, http.StatusNotFound, "not_found")
+	for _, h := range []string{"Location", "Allow", "X-Content-Type-Options"} {
+		if v := r.Header.Get(h); v != "" {
+			t.Errorf("%s: %q on a 404", h, v)
+		}
+	}
 }
 
 func TestRequestIDIsKeptOrMinted(t *testing.T) {

@@ -57,7 +57,7 @@ func (s *server) listCurrencyAccounts(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": mapSlice(entries, newCurrencyAccountRecord)})
+	writeJSON(w, http.StatusOK, list[currencyAccountRecord]{mapSlice(entries, newCurrencyAccountRecord)})
 	return nil
 }
 

@@ -140,6 +140,11 @@ func jsonKind(goKind string) string {
 	return "of another type"
 }
 
+// list is an answer holding every item at once (no pages).
+type list[T any] struct {
+	Data []T `json:"data"`
+}
+
 // writeJSON encodes v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

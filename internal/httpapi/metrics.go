@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,8 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	handler  http.Handler
+	// byRoute saves looking the labels up on every request.
+	byRoute sync.Map // routeStatus → routeObservers
 }
 
 func newMetrics(d *db.DB) *metrics {
@@ -43,11 +46,29 @@ func newMetrics(d *db.DB) *metrics {
 	return m
 }
 
-func (m *metrics) observe(method, route string, status int, elapsed time.Duration) {
+func (m *metrics) observe(route string, status int, elapsed time.Duration) {
 	if m == nil {
 		return
 	}
-	code := strconv.Itoa(status)
-	m.requests.WithLabelValues(route, code).Inc()
-	m.latency.WithLabelValues(route, code).Observe(elapsed.Seconds())
+	key := routeStatus{route, status}
+	o, ok := m.byRoute.Load(key)
+	if !ok {
+		code := strconv.Itoa(status)
+		o, _ = m.byRoute.LoadOrStore(key, routeObservers{m.requests.WithLabelValues(route, code), m.latency.WithLabelValues(route, code)})
+	}
+	ro := o.(routeObservers)
+	ro.requests.Inc()
+	ro.latency.Observe(elapsed.Seconds())
+}
+
+// routeStatus keys the metrics of one route pattern and status; there are
+// few of them (route patterns, not paths), so they are kept.
+type routeStatus struct {
+	route  string
+	status int
+}
+
+type routeObservers struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }

@@ -92,7 +92,10 @@ func (s *server) observe(next http.Handler) http.Handler {
 			if route == "" {
 				route = "unmatched"
 			}
-			s.metrics.observe(r.Method, route, sw.status, elapsed)
+			s.metrics.observe(route, sw.status, elapsed)
+			if !s.logger.Enabled(r.Context(), slog.LevelInfo) {
+				return
+			}
 			attrs := []slog.Attr{
 				slog.String("request_id", info.id),
 				slog.String("method", r.Method),
@@ -113,34 +116,53 @@ func (s *server) observe(next http.Handler) http.Handler {
 }
 
 // dispatch runs the mux, turning its plain-text 404 and 405 answers for
-// unknown routes and methods into the error envelope.
+// unknown routes and methods into the error envelope. The mux routes once:
+// every route's handler names itself first (wrap), so what is written while
+// no route is named is the mux's own answer, held back and replaced.
 func (s *server) dispatch(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := mux.Handler(r); pattern != "" {
-			mux.ServeHTTP(w, r)
+		info := infoOf(r)
+		held := &unroutedWriter{ResponseWriter: w, info: info}
+		mux.ServeHTTP(held, r)
+		if info.route != "" {
 			return
 		}
-		// Unmatched: let the mux decide between 404 and 405 (it knows the
-		// methods of a path), but keep its body out of the response.
-		probe := &statusProbe{header: http.Header{}}
-		mux.ServeHTTP(probe, r)
-		if probe.status == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", probe.header.Get("Allow"))
+		h := w.Header()
+		h.Del("X-Content-Type-Options") // set by http.Error for its text
+		h.Del("Location")               // set by the mux's redirects to a cleaned path
+		if held.status == http.StatusMethodNotAllowed {
 			writeError(w, r, s.logger, apierr.New(apierr.MethodNotAllowed, "This method is not allowed on this path."))
 			return
 		}
+		h.Del("Allow")
 		writeError(w, r, s.logger, apierr.New(apierr.NotFound, "There is nothing at this path."))
 	})
 }
 
-type statusProbe struct {
-	header http.Header
+// unroutedWriter drops what is written before a route names itself (the
+// mux's own 404, 405 or redirect) and remembers its status.
+type unroutedWriter struct {
+	http.ResponseWriter
+	info   *requestInfo
 	status int
 }
 
-func (p *statusProbe) Header() http.Header         { return p.header }
-func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
-func (p *statusProbe) WriteHeader(code int)        { p.status = code }
+func (w *unroutedWriter) WriteHeader(code int) {
+	if w.info.route == "" {
+		w.status = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *unroutedWriter) Write(b []byte) (int, error) {
+	if w.info.route == "" {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *unroutedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // clientAddress is the peer's IP: the key of per-address rate limits.
 // X-Forwarded-For is not trusted; a proxy deployment would configure that.

@@ -515,7 +515,7 @@ func (s *server) balances(w http.ResponseWriter, r *http.Request) error {
 		out[i] = balanceRecord{Currency: b.Currency, Available: money.Amount{Minor: b.Available, Currency: b.Currency}.String(),
 			Pending: money.Amount{Minor: b.Pending, Currency: b.Currency}.String()}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	writeJSON(w, http.StatusOK, list[balanceRecord]{out})
 	return nil
 }
 

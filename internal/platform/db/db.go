@@ -56,6 +56,11 @@ type DB struct {
 	migrations *goose.Provider
 	// reader runs reads outside transactions through prepared statements.
 	reader *stmtCache
+	// writeStmts holds statements prepared on SQLite's single write
+	// connection, which transactions reuse instead of parsing their SQL
+	// again (nil on PostgreSQL, whose driver caches statements per
+	// connection itself).
+	writeStmts *stmtCache
 	// clock gives each transaction its Now.
 	clock clock.Clock
 	// hub carries committed notifications to subscribers.
@@ -154,6 +159,9 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 
 func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
 	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}, clock: clock.System{}, hub: newHub(dialect == Postgres)}
+	if dialect == SQLite {
+		d.writeStmts = &stmtCache{db: write}
+	}
 	var (
 		gooseDialect goose.Dialect
 		opts         []goose.ProviderOption
@@ -187,6 +195,9 @@ func (d *DB) Dialect() Dialect { return d.dialect }
 func (d *DB) Close() error {
 	d.hub.close()
 	d.reader.close()
+	if d.writeStmts != nil {
+		d.writeStmts.close()
+	}
 	err := d.write.Close()
 	if d.read != d.write {
 		err = errors.Join(err, d.read.Close())

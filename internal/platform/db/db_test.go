@@ -12,10 +12,10 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
 
+const insertStatement = `INSERT INTO organizations (id, name, status, inserted_at, updated_at) VALUES ($1, $2, $3, $4, $4)`
+
 func insertOrg(ctx context.Context, q db.Querier, id uuid.UUID, status string) error {
-	now := time.Now().UTC()
-	_, err := q.ExecContext(ctx, `INSERT INTO organizations (id, name, status, inserted_at, updated_at) VALUES ($1, $2, $3, $4, $4)`,
-		id, "Acme", status, now)
+	_, err := q.ExecContext(ctx, insertStatement, id, "Acme", status, time.Now().UTC())
 	return err
 }
 

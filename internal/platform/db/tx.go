@@ -31,23 +31,52 @@ type Tx struct {
 	Now         time.Time
 	afterCommit []func()
 	savepoints  int
+	// unprepared are the queries this transaction ran without a cached
+	// statement; they are prepared once it has let go of the connection.
+	unprepared []string
+}
+
+// stmt is query's statement prepared on the transaction's connection, or
+// nil when it is to run unprepared. On SQLite the single write connection
+// is held by the transaction, so a statement cannot be prepared for the
+// cache now: the query runs unprepared and is prepared after the
+// transaction (DB.Tx), for the next one.
+func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if tx.db.writeStmts == nil {
+		return nil
+	}
+	s := tx.db.writeStmts.cached(query)
+	if s == nil {
+		tx.unprepared = append(tx.unprepared, query)
+		return nil
+	}
+	return tx.tx.StmtContext(ctx, s)
 }
 
 // ExecContext runs a statement in the transaction.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	observe(query, args)
+	if s := tx.stmt(ctx, query); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
 	return tx.tx.ExecContext(ctx, query, args...)
 }
 
 // QueryContext runs a query in the transaction.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	observe(query, args)
+	if s := tx.stmt(ctx, query); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
 	return tx.tx.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext runs a query for one row in the transaction.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	observe(query, args)
+	if s := tx.stmt(ctx, query); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
 	return tx.tx.QueryRowContext(ctx, query, args...)
 }
 
@@ -123,6 +152,9 @@ func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		if p := recover(); p != nil {
 			_ = raw.Rollback()
 			panic(p)
+		}
+		if len(tx.unprepared) > 0 {
+			d.writeStmts.prepareAll(context.WithoutCancel(ctx), tx.unprepared)
 		}
 	}()
 	if err := fn(tx); err != nil {

@@ -164,3 +164,44 @@ func TestStoreNotifyWakesSubscribersOnlyAfterCommit(t *testing.T) {
 		})
 	}
 }
+
+// SQLite transactions reuse statements prepared on the single write
+// connection; what runs through them is still part of the transaction.
+func TestStoreCachedStatementsRunInsideTheTransaction(t *testing.T) {
+	d := dbtest.Open(t, dbtest.SQLiteDSN(t))
+	ctx := context.Background()
+	const count = `SELECT count(*) FROM organizations`
+	inTx := func(fn func(tx *db.Tx) error) error { return d.Tx(ctx, fn) }
+
+	if err := inTx(func(tx *db.Tx) error { return insertOrg(ctx, tx, uuid.New(), "active") }); err != nil {
+		t.Fatal(err)
+	}
+	if !d.HoldsWriteStatement(insertStatement) {
+		t.Fatal("the insert was not prepared for the next transaction")
+	}
+	refused := errors.New("refused")
+	err := inTx(func(tx *db.Tx) error {
+		if err := insertOrg(ctx, tx, uuid.New(), "active"); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, count).Scan(&n); err != nil || n != 2 {
+			t.Errorf("inside the transaction: %d organizations, %v; want 2", n, err)
+		}
+		return refused
+	})
+	if !errors.Is(err, refused) || countOrgs(t, d) != 1 {
+		t.Fatalf("rolled back = %v; %d organizations, want 1", err, countOrgs(t, d))
+	}
+	// A failing statement leaves the cached one usable.
+	id := uuid.New()
+	for range 2 {
+		_ = inTx(func(tx *db.Tx) error { return insertOrg(ctx, tx, id, "active") })
+	}
+	if err := inTx(func(tx *db.Tx) error { return insertOrg(ctx, tx, id, "active") }); !db.IsConstraint(err, "organizations_pkey") {
+		t.Fatalf("duplicate insert = %v, want the primary key's violation", err)
+	}
+	if countOrgs(t, d) != 2 {
+		t.Fatalf("%d organizations, want 2", countOrgs(t, d))
+	}
+}

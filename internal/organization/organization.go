@@ -194,7 +194,7 @@ type Need struct {
 	// Scope is the API-key scope that lets a program do it; empty when no
 	// API key may (spec 4.13).
 	Scope string
-	// Lock, when set to the dialect's row-lock clause (db.DB.ForUpdate),
+	// Lock, when set to the dialect's row-lock clause (db.Tx.ForShare),
 	// locks the membership and the organization for the caller's
 	// transaction, so a ban or a change of role cannot slip between this
 	// check and the writes that follow it.

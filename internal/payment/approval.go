@@ -280,9 +280,11 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 	}
 	// The approver's role is checked again: it may have changed since approve was called.
 	// So is the organization's status: a paused, banned or deleted organization
-	// moves no money (organization_unavailable; nothing is recorded). The lock
-	// keeps a ban from slipping in before this transaction commits.
-	need := organization.Need{Role: organization.Admin, Write: true, Lock: tx.ForUpdate()}
+	// moves no money (organization_unavailable; nothing is recorded). The
+	// shared lock keeps a ban or a change of role from slipping in before this
+	// transaction commits, and lets approvals of one organization, and
+	// writes that refer to it, go on side by side.
+	need := organization.Need{Role: organization.Admin, Write: true, Lock: tx.ForShare()}
 	if _, err := organization.Check(ctx, tx, actor.Actor{UserID: approverID}, x.OrganizationID, need); err != nil {
 		if apierr.Is(err, apierr.NotFound) {
 			// They saw the payment when they called approve; hiding it now helps nobody.

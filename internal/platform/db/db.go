@@ -61,6 +61,8 @@ type DB struct {
 	// again (nil on PostgreSQL, whose driver caches statements per
 	// connection itself).
 	writeStmts *stmtCache
+	// group commits SQLite's write transactions together (nil on PostgreSQL).
+	group *groupCommit
 	// clock gives each transaction its Now.
 	clock clock.Clock
 	// hub carries committed notifications to subscribers.
@@ -104,8 +106,14 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	params.Add("_pragma", "foreign_keys(1)")
 	params.Add("_pragma", "synchronous(NORMAL)")
 	params.Set("_time_format", "sqlite")
-	writeDSN := "file:" + path + "?" + params.Encode() + "&_txlock=immediate"
 	readDSN := "file:" + path + "?" + params.Encode()
+	// The writer keeps its statement and savepoint journals (the pages a
+	// failing statement or transaction of a group commit would restore) in
+	// memory instead of a temporary file written on every change; they last
+	// one group and hold only the pages it changes. Readers keep the default,
+	// so a large sort spills to disk.
+	params.Add("_pragma", "temp_store(MEMORY)")
+	writeDSN := "file:" + path + "?" + params.Encode() + "&_txlock=immediate"
 
 	write, err := sql.Open("sqlite", writeDSN)
 	if err != nil {
@@ -161,6 +169,7 @@ func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
 	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}, clock: clock.System{}, hub: newHub(dialect == Postgres)}
 	if dialect == SQLite {
 		d.writeStmts = &stmtCache{db: write}
+		d.group = &groupCommit{write: write}
 	}
 	var (
 		gooseDialect goose.Dialect

@@ -5,3 +5,6 @@ package db
 func (d *DB) HoldsWriteStatement(query string) bool {
 	return d.writeStmts != nil && d.writeStmts.cached(query) != nil
 }
+
+// QueuedWriters counts the transactions waiting for SQLite's writer.
+func (d *DB) QueuedWriters() int { return int(d.group.waiting.Load()) }

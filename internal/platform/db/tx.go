@@ -34,6 +34,20 @@ type Tx struct {
 	// unprepared are the queries this transaction ran without a cached
 	// statement; they are prepared once it has let go of the connection.
 	unprepared []string
+	// grouped is set on SQLite, where the transaction is a member of a
+	// group commit (see groupCommit).
+	grouped bool
+}
+
+// statementContext is ctx for a statement of tx. A grouped transaction's
+// statements run without its caller's cancellation: SQLite answers an
+// interrupted write by rolling back the whole SQLite transaction, which
+// would take the rest of the group with it.
+func (tx *Tx) statementContext(ctx context.Context) context.Context {
+	if tx.grouped {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // stmt is query's statement prepared on the transaction's connection, or
@@ -56,6 +70,7 @@ func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
 // ExecContext runs a statement in the transaction.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	observe(query, args)
+	ctx = tx.statementContext(ctx)
 	if s := tx.stmt(ctx, query); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
@@ -65,6 +80,7 @@ func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 // QueryContext runs a query in the transaction.
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	observe(query, args)
+	ctx = tx.statementContext(ctx)
 	if s := tx.stmt(ctx, query); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
@@ -74,6 +90,7 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 // QueryRowContext runs a query for one row in the transaction.
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	observe(query, args)
+	ctx = tx.statementContext(ctx)
 	if s := tx.stmt(ctx, query); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}
@@ -98,6 +115,7 @@ func (tx *Tx) AfterCommit(f func()) { tx.afterCommit = append(tx.afterCommit, f)
 func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
 	tx.savepoints++
 	name := fmt.Sprintf("sp_%d", tx.savepoints)
+	ctx = tx.statementContext(ctx)
 	if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
 		return err
 	}
@@ -143,6 +161,9 @@ func (tx *Tx) ForShare() string {
 // when fn panics). fn must use tx, never the DB itself: on SQLite the single
 // writer is held by tx and a nested transaction would wait forever.
 func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	if d.group != nil {
+		return d.group.run(ctx, d, fn)
+	}
 	raw, err := d.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("database: begin: %w", err)
@@ -152,9 +173,6 @@ func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		if p := recover(); p != nil {
 			_ = raw.Rollback()
 			panic(p)
-		}
-		if len(tx.unprepared) > 0 {
-			d.writeStmts.prepareAll(context.WithoutCancel(ctx), tx.unprepared)
 		}
 	}()
 	if err := fn(tx); err != nil {

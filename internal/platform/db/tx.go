@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -34,6 +35,8 @@ type Tx struct {
 	// unprepared are the queries this transaction ran without a cached
 	// statement; they are prepared once it has let go of the connection.
 	unprepared []string
+	// topics are the topics Notify was called with.
+	topics []string
 	// grouped is set on SQLite, where the transaction is a member of a
 	// group commit (see groupCommit).
 	grouped bool
@@ -131,15 +134,27 @@ func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
 
 // Notify wakes, once the transaction commits, whoever subscribed to topic in
 // this process and, on PostgreSQL, in every instance sharing the database.
-func (tx *Tx) Notify(ctx context.Context, topic string) error {
-	if tx.db.dialect == Postgres {
-		// PostgreSQL delivers a NOTIFY at commit, and not at all on rollback.
-		if _, err := tx.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, tx.db.hub.channel, topic); err != nil {
-			return err
-		}
+//
+// On PostgreSQL the topics are sent with one NOTIFY statement just before
+// the commit (see notifyOthers), not one round trip each.
+func (tx *Tx) Notify(_ context.Context, topic string) error {
+	if slices.Contains(tx.topics, topic) {
+		return nil
 	}
+	tx.topics = append(tx.topics, topic)
 	tx.AfterCommit(func() { tx.db.hub.publish(topic) })
 	return nil
+}
+
+// notifyOthers sends the transaction's topics to the other instances
+// sharing a PostgreSQL database. PostgreSQL delivers a NOTIFY at commit, and
+// not at all on rollback.
+func (tx *Tx) notifyOthers(ctx context.Context) error {
+	if tx.db.dialect != Postgres || len(tx.topics) == 0 {
+		return nil
+	}
+	_, err := tx.tx.ExecContext(ctx, `SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic`, tx.db.hub.channel, tx.topics)
+	return err
 }
 
 // Now is the time of the database's clock (see WithClock), for reads that
@@ -178,6 +193,10 @@ func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err := fn(tx); err != nil {
 		_ = raw.Rollback()
 		return err
+	}
+	if err := tx.notifyOthers(ctx); err != nil {
+		_ = raw.Rollback()
+		return fmt.Errorf("database: notify: %w", err)
 	}
 	if err := raw.Commit(); err != nil {
 		return fmt.Errorf("database: commit: %w", err)

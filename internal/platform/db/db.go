@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"net/url"
 	"os"
@@ -134,7 +135,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	read.SetMaxOpenConns(8)
 	read.SetMaxIdleConns(8)
-	return newDB(SQLite, write, read, migrations.SQLite())
+	return newDB(SQLite, write, read, migrations.SQLite(), "")
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
@@ -148,10 +149,6 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("database: connect to %s: %w", redactDSN(dsn), err)
 	}
-	d, err := newDB(Postgres, pool, pool, migrations.Postgres())
-	if err != nil {
-		return nil, err
-	}
 	var schema sql.NullString
 	if err := pool.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		pool.Close()
@@ -160,12 +157,27 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	if !schema.Valid {
 		schema.String = "public"
 	}
+	d, err := newDB(Postgres, pool, pool, migrations.Postgres(), schema.String)
+	if err != nil {
+		return nil, err
+	}
 	d.hub.channel = notifyChannel(schema.String)
 	d.hub.listen = listenPostgres(dsn, d.hub)
 	return d, nil
 }
 
-func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
+// migrationLockID is the advisory lock that lets one of several instances
+// starting at once migrate a schema. It is the schema's own: migrations of
+// other schemas in the same database (other deployments, parallel tests)
+// neither wait for it nor touch what it guards.
+func migrationLockID(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("strongroom.migrate." + schema))
+	return int64(h.Sum64())
+}
+
+// newDB wraps the pools; schema (PostgreSQL only) names what migrations lock.
+func newDB(dialect Dialect, write, read *sql.DB, files fs.FS, schema string) (*DB, error) {
 	d := &DB{dialect: dialect, write: write, read: read, reader: &stmtCache{db: read}, clock: clock.System{}, hub: newHub(dialect == Postgres)}
 	if dialect == SQLite {
 		d.writeStmts = &stmtCache{db: write}
@@ -180,8 +192,10 @@ func newDB(dialect Dialect, write, read *sql.DB, files fs.FS) (*DB, error) {
 		gooseDialect = goose.DialectSQLite3
 	case Postgres:
 		gooseDialect = goose.DialectPostgres
-		// Several instances may start at once; an advisory lock lets one migrate.
-		locker, err := lock.NewPostgresSessionLocker()
+		// Several instances may start at once; an advisory lock lets one
+		// migrate while the others retry each second (goose's default is
+		// every five) for up to five minutes.
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID(schema)), lock.WithLockTimeout(1, 300))
 		if err != nil {
 			d.Close()
 			return nil, err

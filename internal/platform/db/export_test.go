@@ -8,3 +8,6 @@ func (d *DB) HoldsWriteStatement(query string) bool {
 
 // QueuedWriters counts the transactions waiting for SQLite's writer.
 func (d *DB) QueuedWriters() int { return int(d.group.waiting.Load()) }
+
+// MigrationLockID is the advisory lock migrations of schema take.
+var MigrationLockID = migrationLockID

@@ -3,9 +3,11 @@ package api
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
+	"sync"
 
-	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v3"
 )
 
 // YAML is api/openapi.yaml as written.
@@ -13,21 +15,17 @@ import (
 //go:embed openapi.yaml
 var YAML []byte
 
-// Load parses and validates the document.
-func Load() (*openapi3.T, error) {
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(YAML)
-	if err != nil {
+// JSON returns the document as JSON, as /api/v1/openapi.json serves it. It
+// is converted on first use, not at start-up: few requests ask for it, and
+// the conversion costs tens of milliseconds and megabytes.
+var JSON = sync.OnceValues(func() ([]byte, error) {
+	var doc any
+	if err := yaml.Unmarshal(YAML, &doc); err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
-	return doc, nil
-}
-
-// JSON returns the document as JSON, as /api/v1/openapi.json serves it.
-func JSON() ([]byte, error) {
-	doc, err := Load()
+	out, err := json.Marshal(doc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("openapi.yaml as JSON: %w", err)
 	}
-	return doc.MarshalJSON()
-}
+	return out, nil
+})

@@ -23,7 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
-	"github.com/strongroom/strongroom/api"
+	"github.com/strongroom/strongroom/api/spec"
 	"github.com/strongroom/strongroom/internal/app"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -157,7 +157,7 @@ var (
 
 func loadDocument(t testing.TB) (*openapi3.T, routers.Router) {
 	docOnce.Do(func() {
-		docShared, docErr = api.Load()
+		docShared, docErr = spec.Load()
 		if docErr == nil {
 			docErr = docShared.Validate(context.Background())
 		}

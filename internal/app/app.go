@@ -176,10 +176,6 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	// The realtime channel follows the event table while anyone listens.
 	realtime := event.NewTail(d, logger, 0, 0)
-	openapiJSON, err := api.JSON()
-	if err != nil {
-		return err
-	}
 
 	deps := httpapi.Deps{
 		Logger:  logger,
@@ -209,7 +205,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,
-		OpenAPI:          openapiJSON,
+		OpenAPI:          api.JSON,
 		Realtime:         realtime,
 		RealtimePing:     cfg.RealtimePing,
 	}

@@ -31,7 +31,11 @@ func (s *server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) openapi(w http.ResponseWriter, r *http.Request) error {
+	doc, err := s.OpenAPI()
+	if err != nil {
+		return err
+	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(s.OpenAPI)
+	_, _ = w.Write(doc)
 	return nil
 }

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strongroom/strongroom/api"
+	"github.com/strongroom/strongroom/api/spec"
 	"github.com/strongroom/strongroom/internal/httpapi"
 )
 
 // TestRoutesAndDocumentAgree fails when routes.go and api/openapi.yaml
 // disagree on the set of operations.
 func TestRoutesAndDocumentAgree(t *testing.T) {
-	doc, err := api.Load()
+	doc, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestRoutesAndDocumentAgree(t *testing.T) {
 }
 
 func TestEveryOperationHasAnID(t *testing.T) {
-	doc, err := api.Load()
+	doc, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,8 +87,9 @@ type Deps struct {
 	StepUp  *stepup.Service
 	Limiter ratelimit.Limiter
 	Limits  Limits
-	// OpenAPI is the OpenAPI document as JSON, served at /api/v1/openapi.json.
-	OpenAPI []byte
+	// OpenAPI returns the OpenAPI document as JSON, served at
+	// /api/v1/openapi.json (api.JSON: converted on first use).
+	OpenAPI func() ([]byte, error)
 	// Sandbox is nil in live: its routes then do not exist.
 	Sandbox *sandbox.Service
 	// SandboxIssuer is the sandbox card network, whose token service keys

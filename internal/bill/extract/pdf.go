@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ledongthuc/pdf"
-	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -25,8 +25,11 @@ const (
 
 func init() {
 	// pdfcpu otherwise writes a config.yml into the user's config directory
-	// on first use; a server library must not touch the file system.
-	api.DisableConfigDir()
+	// on first use; a server library must not touch the file system. This is
+	// what pdfcpu's api.DisableConfigDir does; that package is not imported
+	// because its dependencies (go-runewidth) spend tens of milliseconds
+	// building tables at start-up, a third of the server's.
+	model.ConfigPath = "disable"
 }
 
 // facturxNames are the attachment names the Factur-X 1.0, ZUGFeRD 2.x and
@@ -177,9 +180,8 @@ type embedded struct {
 	data func() ([]byte, error)
 }
 
-// pdfAttachments lists the PDF's embedded files. pdfcpu recovers its own
-// panics while reading; walking the name tree of a hostile file can still
-// panic, which here means "no attachments".
+// pdfAttachments lists the PDF's embedded files. Reading or walking the name
+// tree of a hostile file can panic, which here means "no attachments".
 func pdfAttachments(data []byte) (files []embedded) {
 	defer func() {
 		if recover() != nil {
@@ -188,7 +190,7 @@ func pdfAttachments(data []byte) (files []embedded) {
 	}()
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
-	ctx, err := api.ReadContext(bytes.NewReader(data), conf)
+	ctx, err := pdfcpu.Read(bytes.NewReader(data), conf)
 	if err != nil {
 		return nil
 	}

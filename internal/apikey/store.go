@@ -79,9 +79,7 @@ func loadKey(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Key, error
 // to one of orgID's keys unless it is revoked, and returns the key as
 // changed; a key revoked meanwhile is api_key_revoked.
 func updateUnrevoked(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID, set string, args ...any) (Key, error) {
-	if err := tx.Notify(ctx, Topic); err != nil {
-		return Key{}, err
-	}
+	tx.Notify(Topic)
 	k, err := scanKey(tx.QueryRowContext(ctx, `UPDATE api_keys SET `+set+`
 		WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
 		RETURNING `+keyColumns, append([]any{id, orgID}, args...)...))
@@ -93,9 +91,7 @@ func updateUnrevoked(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID, set st
 
 // revokeKey marks one of orgID's keys revoked at tx.Now, unless it already is.
 func revokeKey(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error {
-	if err := tx.Notify(ctx, Topic); err != nil {
-		return err
-	}
+	tx.Notify(Topic)
 	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
 		id, orgID, tx.Now)
 	return err
@@ -104,9 +100,7 @@ func revokeKey(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error {
 // RevokeAll revokes every key of orgID in the caller's transaction: a banned
 // organization loses its keys for good (rule 6).
 func RevokeAll(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
-	if err := tx.Notify(ctx, Topic); err != nil {
-		return err
-	}
+	tx.Notify(Topic)
 	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE organization_id = $1 AND revoked_at IS NULL`, orgID, tx.Now)
 	return err
 }

@@ -22,7 +22,11 @@ func TestPasswordHashesRunOnePerCoreAtATime(t *testing.T) {
 		active.Add(-1)
 		return argon2.IDKey(password, salt, 1, 8, 1, keyLen)
 	}
-	t.Cleanup(func() { idKey = argon2.IDKey })
+	// Two slots, as on the two-core server, whatever this machine has: with
+	// as many cores as callers the bound could not show.
+	cores := hashing
+	hashing = make(chan struct{}, 2)
+	t.Cleanup(func() { idKey, hashing = argon2.IDKey, cores })
 
 	var wg sync.WaitGroup
 	for range 32 {

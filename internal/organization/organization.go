@@ -125,9 +125,7 @@ const StatusTopic = "organization-status"
 
 // SetStatus changes the organization's status.
 func SetStatus(ctx context.Context, tx *db.Tx, now time.Time, id uuid.UUID, s Status) (Organization, error) {
-	if err := tx.Notify(ctx, StatusTopic); err != nil {
-		return Organization{}, err
-	}
+	tx.Notify(StatusTopic)
 	return scan(tx.QueryRowContext(ctx, `UPDATE organizations SET status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, now))
 }
 

@@ -136,14 +136,14 @@ func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
 // this process and, on PostgreSQL, in every instance sharing the database.
 //
 // On PostgreSQL the topics are sent with one NOTIFY statement just before
-// the commit (see notifyOthers), not one round trip each.
-func (tx *Tx) Notify(_ context.Context, topic string) error {
+// the commit (see notifyOthers), not one round trip each; so Notify itself
+// cannot fail.
+func (tx *Tx) Notify(topic string) {
 	if slices.Contains(tx.topics, topic) {
-		return nil
+		return
 	}
 	tx.topics = append(tx.topics, topic)
 	tx.AfterCommit(func() { tx.db.hub.publish(topic) })
-	return nil
 }
 
 // notifyOthers sends the transaction's topics to the other instances

@@ -71,9 +71,7 @@ func Append(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID, s
 		return Ref{}, fmt.Errorf("event %s: append: %w", typ, err)
 	}
 	if tx, ok := q.(*db.Tx); ok {
-		if err := tx.Notify(ctx, Topic); err != nil {
-			return Ref{}, fmt.Errorf("event %s: notify: %w", typ, err)
-		}
+		tx.Notify(Topic)
 	}
 	return Ref{EventID: id, Stream: stream, AggregateID: aggregateID, Type: typ}, nil
 }

@@ -87,9 +87,7 @@ func Enqueue(ctx context.Context, q db.Querier, now time.Time, kind string, payl
 		return uuid.Nil, fmt.Errorf("job %s: enqueue: %w", kind, err)
 	}
 	if tx, ok := q.(*db.Tx); ok {
-		if err := tx.Notify(ctx, Topic); err != nil {
-			return uuid.Nil, fmt.Errorf("job %s: notify: %w", kind, err)
-		}
+		tx.Notify(Topic)
 	}
 	return id, nil
 }

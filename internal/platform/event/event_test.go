@@ -38,18 +38,27 @@ func appendN(t *testing.T, d *db.DB, from, n int) []event.Ref {
 	return refs
 }
 
-// settle waits until the dispatcher can see every committed event. On
-// PostgreSQL that takes every older transaction in the cluster to end, and
-// other tests' transactions run there too.
-func settle(t *testing.T, d *db.DB) {
+// settle waits until the dispatcher can see every committed event, or only
+// those of aggregates when some are named. On PostgreSQL that takes every
+// older transaction in the cluster to end, and other tests' transactions
+// run there too.
+func settle(t *testing.T, d *db.DB, aggregates ...string) {
 	t.Helper()
 	if d.Dialect() != db.Postgres {
 		return
 	}
+	only := ""
+	if len(aggregates) > 0 {
+		only = ` AND aggregate_id = ANY($1)`
+	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		var held bool
+		args := []any{}
+		if only != "" {
+			args = append(args, aggregates)
+		}
 		err := d.Reader().QueryRowContext(context.Background(), `SELECT EXISTS (SELECT 1 FROM domain_events
-			WHERE tx_id >= pg_snapshot_xmin(pg_current_snapshot()))`).Scan(&held)
+			WHERE tx_id >= pg_snapshot_xmin(pg_current_snapshot())`+only+`)`, args...).Scan(&held)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,6 +443,9 @@ func olderDrawsLaterSequence(t *testing.T, d *db.DB, org uuid.UUID, whileYounger
 	if err := <-olderDone; err != nil {
 		t.Fatal(err)
 	}
+	// Only the younger transaction may hold "older" back, not another
+	// test's that began before it committed.
+	settle(t, d, "older")
 	whileYoungerRuns()
 	releaseOnce()
 	wg.Wait()

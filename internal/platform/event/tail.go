@@ -89,8 +89,12 @@ func NewTail(d *db.DB, logger *slog.Logger, poll time.Duration, buffer int) *Tai
 		wake: make(chan struct{}, 1), subs: map[uuid.UUID]map[*Subscription]struct{}{}}
 }
 
-// Subscription receives the events of one organization committed after it
-// was made, until its owner closes it or the tail ends it (Done).
+// Subscription receives the events of one organization after its start
+// position, until its owner closes it or the tail ends it (Done). Those are
+// the events committed after it was made and, on PostgreSQL, possibly some
+// committed just before, by transactions younger than one still running
+// when the tail started; Replay hands out exactly the events up to the
+// start position, so together they give every event once.
 type Subscription struct {
 	tail   *Tail
 	org    uuid.UUID

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/bill/extract"
+	"github.com/strongroom/strongroom/internal/bill/extract/isolated"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -23,9 +24,17 @@ import (
 // extractJob reads a new bill's file into its fields.
 const extractJob = "bill.extract"
 
-// reading bounds how many invoices this process reads at once: a 20 MiB
-// PDF takes a few times its size in memory while it is parsed.
+// reading bounds how many invoices this process reads at once: each is read
+// in a child process that may hold up to isolated.DefaultMemory for up to
+// isolated.DefaultDeadline. Jobs take turns by organization (job.FairKey), so
+// one organization's uploads hold at most one of these slots at a time.
 var reading = make(chan struct{}, 2)
+
+// maxCrashes is how many attempts may end with the process dying before
+// the file is declared unreadable instead of being read again: the reader
+// runs in a child that cannot take the server down, but whatever killed two
+// servers anyway must not be given a third.
+const maxCrashes = 2
 
 type extractPayload struct {
 	BillID uuid.UUID `json:"bill_id"`
@@ -53,6 +62,10 @@ func (s *Service) extract(ctx context.Context, j job.Job) error {
 	if err != nil || b.Status != Extracting || b.FileID == nil {
 		return err
 	}
+	if j.LeaseExpiries >= maxCrashes {
+		return s.finishExtraction(ctx, p.BillID, extract.Result{},
+			fmt.Errorf("%w: %d attempts to read it never finished", extract.ErrUnreadable, j.LeaseExpiries))
+	}
 	f, err := s.Files.Stored(ctx, q, b.OrganizationID, *b.FileID)
 	if err != nil {
 		return job.Permanent(err)
@@ -72,9 +85,21 @@ func (s *Service) extract(ctx context.Context, j job.Job) error {
 	if err != nil {
 		return fmt.Errorf("bill %s: read file: %w", b.ID, err)
 	}
-	res, readErr := extract.Read(data)
+	res, readErr := isolated.Read(ctx, data, isolated.Limits{})
+	if readErr != nil && !errors.Is(readErr, extract.ErrUnreadable) && j.Attempts < j.MaxAttempts {
+		// Not the document's fault (no process could be started): retried,
+		// and on the last attempt the bill is left to the person like any
+		// file that cannot be read, rather than extracting forever.
+		return fmt.Errorf("bill %s: read file: %w", b.ID, readErr)
+	}
+	return s.finishExtraction(ctx, p.BillID, res, readErr)
+}
+
+// finishExtraction fills bill id from res, or marks its extraction failed
+// when readErr (an extract.ErrUnreadable) says the file could not be read.
+func (s *Service) finishExtraction(ctx context.Context, id uuid.UUID, res extract.Result, readErr error) error {
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
-		b, err := loadBill(ctx, tx, p.BillID, tx.ForUpdate())
+		b, err := loadBill(ctx, tx, id, tx.ForUpdate())
 		if err != nil || b.Status != Extracting {
 			return err // cancelled meanwhile: nothing to fill
 		}

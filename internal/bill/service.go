@@ -126,7 +126,8 @@ func open(ctx context.Context, tx *db.Tx, a actor.Actor, f file.File) (Bill, err
 	if err := appendEvent(ctx, tx, b, EventAppended, map[string]any{"event": ExtractionStarted}); err != nil {
 		return Bill{}, err
 	}
-	if _, err := job.Enqueue(ctx, tx, tx.Now, extractJob, extractPayload{BillID: id}); err != nil {
+	if _, err := job.Enqueue(ctx, tx, tx.Now, extractJob, extractPayload{BillID: id},
+		job.FairKey(f.OrganizationID.String())); err != nil {
 		return Bill{}, err
 	}
 	return b, nil

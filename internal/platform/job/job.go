@@ -36,6 +36,11 @@ type Job struct {
 	// Attempts counts the runs so far, including this one.
 	Attempts    int
 	MaxAttempts int
+	// LeaseExpiries counts the earlier attempts that never reported back
+	// before their lease ran out: their process died or hung. A handler
+	// whose work may itself kill the process (reading a hostile document)
+	// uses it to stop trying.
+	LeaseExpiries int
 }
 
 // Handler runs one job. An error schedules a retry (unless wrapped with
@@ -48,6 +53,7 @@ const DefaultMaxAttempts = 10
 type options struct {
 	runAt       time.Time
 	maxAttempts int
+	fairKey     string
 }
 
 // Option configures Enqueue.
@@ -58,6 +64,12 @@ func RunAt(t time.Time) Option { return func(o *options) { o.runAt = t } }
 
 // MaxAttempts sets how often the job runs at most before it is dead.
 func MaxAttempts(n int) Option { return func(o *options) { o.maxAttempts = n } }
+
+// FairKey makes the job take turns with the other jobs of its kind that have
+// the same key (an organization's id, say): runners, in every instance, run
+// at most one of them at a time, oldest first, so a key with a thousand
+// queued jobs holds one worker slot and leaves the rest to other keys.
+func FairKey(key string) Option { return func(o *options) { o.fairKey = key } }
 
 // Enqueue adds a job of kind with payload (stored as JSON) to q, normally the
 // transaction of the change that needs it. The job is due at now unless
@@ -79,10 +91,14 @@ func Enqueue(ctx context.Context, q db.Querier, now time.Time, kind string, payl
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("job %s: %w", kind, err)
 	}
+	var fairKey *string
+	if o.fairKey != "" {
+		fairKey = &o.fairKey
+	}
 	_, err = q.ExecContext(ctx, `
-		INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, inserted_at, updated_at)
-		VALUES ($1, $2, $3, 'pending', 0, $4, $5, $6, $6)`,
-		id, kind, string(body), o.maxAttempts, o.runAt.UTC(), now.UTC())
+		INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, inserted_at, updated_at, fair_key)
+		VALUES ($1, $2, $3, 'pending', 0, $4, $5, $6, $6, $7)`,
+		id, kind, string(body), o.maxAttempts, o.runAt.UTC(), now.UTC(), fairKey)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("job %s: enqueue: %w", kind, err)
 	}
@@ -339,12 +355,17 @@ func (r *Runner) Run(ctx context.Context) {
 
 // claim leases up to n due jobs of the kinds this runner handles.
 //
-// One UPDATE in a short transaction of its own: on PostgreSQL the subquery
-// locks the rows it picks and skips rows another instance is claiming, so no
-// job is claimed twice and claimers do not queue behind each other; SQLite
-// has a single writer. A running job whose lease expired (its runner died)
-// is claimed again; one that had no attempts left is declared dead instead,
-// so a job that kills its worker cannot do so forever.
+// Short transaction of its own: on PostgreSQL each subquery locks the rows
+// it picks and skips rows another instance is claiming, so no job is claimed
+// twice and claimers do not queue behind each other; SQLite has a single
+// writer. A running job whose lease expired (its runner died) is claimed
+// again, counting the expiry; one that had no attempts left is declared dead
+// instead, so a job that kills its worker cannot do so forever.
+//
+// Jobs with a fair key are claimed one statement each, so that each sees the
+// ones claimed before it and no key gets two at once. Two instances claiming
+// at the same moment may each start one of a key's jobs; the turn-taking is
+// for sharing, not for mutual exclusion.
 func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 	r.mu.RLock()
 	kinds := make([]string, 0, len(r.handlers))
@@ -357,13 +378,10 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 	}
 	slices.Sort(kinds)
 	now := r.clk.Now()
-	claimArgs := []any{now.Add(r.lease), now, n}
 	sweepArgs := []any{now}
-	claimKinds, sweepKinds := make([]string, len(kinds)), make([]string, len(kinds))
+	sweepKinds := make([]string, len(kinds))
 	for i, k := range kinds {
-		claimArgs = append(claimArgs, k)
 		sweepArgs = append(sweepArgs, k)
-		claimKinds[i] = fmt.Sprintf("$%d", len(claimArgs))
 		sweepKinds[i] = fmt.Sprintf("$%d", len(sweepArgs))
 	}
 
@@ -371,43 +389,72 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 	err := r.db.Tx(ctx, func(tx *db.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			UPDATE jobs SET status = 'dead', locked_until = NULL, updated_at = $1,
+				lease_expiries = lease_expiries + 1,
 				last_error = 'lease expired during the last attempt: the worker stopped or overran its lease'
 			WHERE status = 'running' AND locked_until < $1 AND attempts >= max_attempts
 				AND kind IN (`+strings.Join(sweepKinds, ", ")+`)`, sweepArgs...)
 		if err != nil {
 			return fmt.Errorf("job: expire leases: %w", err)
 		}
-		rows, err := tx.QueryContext(ctx, `
-			UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, updated_at = $2
-			WHERE id IN (
-				SELECT id FROM jobs
-				WHERE ((status = 'pending' AND run_at <= $2)
-					OR (status = 'running' AND locked_until < $2 AND attempts < max_attempts))
-					AND kind IN (`+strings.Join(claimKinds, ", ")+`)
-				ORDER BY run_at
-				LIMIT $3`+r.db.SkipLocked()+`)
-			RETURNING id, kind, payload, attempts, max_attempts`, claimArgs...)
+		jobs, err = r.claimSome(ctx, tx, now, kinds, n, `j.fair_key IS NULL`)
 		if err != nil {
-			return fmt.Errorf("job: claim: %w", err)
+			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				j       Job
-				payload string
-			)
-			if err := rows.Scan(&j.ID, &j.Kind, &payload, &j.Attempts, &j.MaxAttempts); err != nil {
-				return fmt.Errorf("job: claim: %w", err)
+		for len(jobs) < n {
+			turn, err := r.claimSome(ctx, tx, now, kinds, 1, `j.fair_key IS NOT NULL AND NOT EXISTS (
+				SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.fair_key = j.fair_key
+					AND o.status = 'running' AND o.locked_until >= $2)`)
+			if err != nil || len(turn) == 0 {
+				return err
 			}
-			j.Payload = json.RawMessage(payload)
-			jobs = append(jobs, j)
+			jobs = append(jobs, turn...)
 		}
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return jobs, nil
+}
+
+// claimSome leases up to n due jobs of kinds that also meet cond, a
+// condition on the candidate j that may use $2 (now), oldest first.
+func (r *Runner) claimSome(ctx context.Context, tx *db.Tx, now time.Time, kinds []string, n int, cond string) ([]Job, error) {
+	args := []any{now.Add(r.lease), now, n}
+	placeholders := make([]string, len(kinds))
+	for i, k := range kinds {
+		args = append(args, k)
+		placeholders[i] = fmt.Sprintf("$%d", len(args))
+	}
+	rows, err := tx.QueryContext(ctx, `
+		UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, updated_at = $2,
+			lease_expiries = lease_expiries + CASE WHEN status = 'running' THEN 1 ELSE 0 END
+		WHERE id IN (
+			SELECT j.id FROM jobs j
+			WHERE ((j.status = 'pending' AND j.run_at <= $2)
+				OR (j.status = 'running' AND j.locked_until < $2 AND j.attempts < j.max_attempts))
+				AND j.kind IN (`+strings.Join(placeholders, ", ")+`)
+				AND `+cond+`
+			ORDER BY j.run_at
+			LIMIT $3`+r.db.SkipLocked()+`)
+		RETURNING id, kind, payload, attempts, max_attempts, lease_expiries`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("job: claim: %w", err)
+	}
+	defer rows.Close()
+	var jobs []Job
+	for rows.Next() {
+		var (
+			j       Job
+			payload string
+		)
+		if err := rows.Scan(&j.ID, &j.Kind, &payload, &j.Attempts, &j.MaxAttempts, &j.LeaseExpiries); err != nil {
+			return nil, fmt.Errorf("job: claim: %w", err)
+		}
+		j.Payload = json.RawMessage(payload)
+		jobs = append(jobs, j)
+	}
+	return jobs, rows.Err()
 }
 
 // maxErrorLen bounds last_error: a handler may fail with a whole response body.

@@ -525,3 +525,139 @@ func TestCommittedEnqueueWakesRunnersEverywhere(t *testing.T) {
 		})
 	}
 }
+
+func TestJobsWithOneFairKeyTakeTurns(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		clk := clock.NewManual(t0)
+		var (
+			mu  sync.Mutex
+			ran []string
+		)
+		record := func(_ context.Context, j job.Job) error {
+			var p struct{ Name string }
+			if err := json.Unmarshal(j.Payload, &p); err != nil {
+				return err
+			}
+			mu.Lock()
+			ran = append(ran, p.Name)
+			mu.Unlock()
+			return nil
+		}
+		r := job.NewRunner(d, clk, nil)
+		r.Handle("k", record)
+		for i := range 5 {
+			enqueue(t, d, clk.Now().Add(time.Duration(i)*time.Second), "k", map[string]string{"name": fmt.Sprint("a", i)}, job.FairKey("org-a"))
+		}
+		enqueue(t, d, clk.Now().Add(10*time.Second), "k", map[string]string{"name": "b0"}, job.FairKey("org-b"))
+		enqueue(t, d, clk.Now().Add(11*time.Second), "k", map[string]string{"name": "plain"})
+		clk.Advance(time.Minute)
+
+		// One batch holds one job of each key, however many a key queued.
+		runDue(t, r, 3)
+		slices.Sort(ran)
+		if !slices.Equal(ran, []string{"a0", "b0", "plain"}) {
+			t.Fatalf("first batch ran %v", ran)
+		}
+		for i := 1; i < 5; i++ {
+			ran = nil
+			runDue(t, r, 1)
+			if want := fmt.Sprint("a", i); !slices.Equal(ran, []string{want}) {
+				t.Fatalf("batch %d ran %v, want [%s]", i+1, ran, want)
+			}
+		}
+	})
+}
+
+func TestAKeysRunningJobHoldsItsTurnOnEveryRunner(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		clk := clock.NewManual(t0)
+		started, release := make(chan struct{}), make(chan struct{})
+		handle := func(_ context.Context, j job.Job) error {
+			if string(j.Payload) == `"slow"` {
+				close(started)
+				<-release
+			}
+			return nil
+		}
+		busy := job.NewRunner(d, clk, nil)
+		busy.Handle("k", handle)
+		other := job.NewRunner(d, clk, nil)
+		other.Handle("k", handle)
+		first := enqueue(t, d, clk.Now(), "k", "slow", job.FairKey("org-a"))
+		second := enqueue(t, d, clk.Now().Add(time.Second), "k", "quick", job.FairKey("org-a"))
+		elsewhere := enqueue(t, d, clk.Now().Add(2*time.Second), "k", "quick", job.FairKey("org-b"))
+		clk.Advance(5 * time.Second)
+
+		done := make(chan error, 1)
+		go func() { _, err := busy.RunDue(context.Background()); done <- err }()
+		<-started
+		// While org-a's first job runs on busy, no runner starts its second.
+		if _, err := other.RunDue(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if s := stateOf(t, d, second); s.Status != "pending" {
+			t.Fatalf("second job of the busy key: %+v", s)
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []uuid.UUID{first, elsewhere} {
+			if s := stateOf(t, d, id); s.Status != "done" {
+				t.Fatalf("job %s: %+v", id, s)
+			}
+		}
+		runDue(t, other, 1)
+		if s := stateOf(t, d, second); s.Status != "done" {
+			t.Fatalf("second job once its turn came: %+v", s)
+		}
+	})
+}
+
+func TestHandlerSeesHowOftenItsLeaseExpired(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		clk := clock.NewManual(t0)
+		var (
+			mu   sync.Mutex
+			seen []int
+		)
+		saw := func() int { mu.Lock(); defer mu.Unlock(); return len(seen) }
+		hang := make(chan struct{})
+		defer close(hang)
+		dying := func(_ context.Context, j job.Job) error {
+			mu.Lock()
+			seen = append(seen, j.LeaseExpiries)
+			mu.Unlock()
+			if j.Attempts < 3 {
+				<-hang // never reports back, like a process that died
+			}
+			return nil
+		}
+		r := job.NewRunner(d, clk, nil, job.WithLease(time.Minute))
+		r.Handle("k", dying)
+		id := enqueue(t, d, clk.Now(), "k", nil)
+		for i := range 2 {
+			go func() { _, _ = r.RunDue(context.Background()) }()
+			waitFor(t, func() bool { return saw() > i })
+			clk.Advance(61 * time.Second)
+		}
+		runDue(t, r, 1)
+		if s := stateOf(t, d, id); s.Status != "done" || s.Attempts != 3 {
+			t.Fatalf("state %+v", s)
+		}
+		if !slices.Equal(seen, []int{0, 1, 2}) {
+			t.Fatalf("lease expiries seen %v, want [0 1 2]", seen)
+		}
+	})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

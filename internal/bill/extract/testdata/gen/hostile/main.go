@@ -24,7 +24,7 @@ func main() {
 	files := map[string][]byte{
 		"content-8mib-string.pdf":         textPage(flate(repeatWrap("BT /F1 12 Tf 72 700 Td (", "A", 8<<20, ") Tj ET"))),
 		"content-2m-tj.pdf":               textPage(flate(repeatWrap("BT /F1 12 Tf 72 700 Td ", "(a)Tj ", 2_000_000, "ET"))),
-		"content-3m-glyphs.pdf":           textPage(flate(repeatWrap("BT /F1 12 Tf 72 700 Td ", "("+strings.Repeat("a", 1000)+")Tj\n", 3000, "ET"))),
+		"content-1m-glyphs.pdf":           textPage(flate(repeatWrap("BT /F1 12 Tf 72 700 Td ", "("+strings.Repeat("a", 1000)+")Tj\n", 1500, "ET"))),
 		"content-operand-pileup.pdf":      textPage(flate(repeatWrap("BT ", "1 ", 3_000_000, "ET"))),
 		"content-nested-flate.pdf":        nestedFlateContent(),
 		"content-deep-arrays.pdf":         textPage(flate(repeatWrap("BT /F1 12 Tf ", "[", 1_000_000, "] TJ ET"))),

@@ -141,3 +141,49 @@ func TestHostileDocuments(t *testing.T) {
 		}
 	}
 }
+
+// slowSeed names hostile files that take a tenth of a second or more to
+// reach their bound (TestHostileDocuments runs them): as fuzz seeds they
+// would spend the few seconds CI gives each target on themselves.
+var slowSeed = map[string]bool{
+	"content-1m-glyphs.pdf": true, "content-deep-arrays.pdf": true, "xref-prev-cycle.pdf": true,
+	"embedded-nested-flate.pdf": true, "tf-many-cmap-font.pdf": true,
+}
+
+// FuzzReadPDF mutates PDFs (the corpus and the hostile files) and holds
+// Read to its bounds, not only to not panicking: every error wraps
+// ErrUnreadable and one Read allocates at most fuzzAllocs bytes. The
+// inputs stay small, so the bounds that depend on the file size are small
+// too; a reader that loses a bound (builds every glyph, walks a cycle,
+// inflates a bomb) allocates far more or never returns.
+func FuzzReadPDF(f *testing.F) {
+	for _, pattern := range []string{"testdata/*.pdf", "testdata/hostile/*.pdf"} {
+		files, _ := filepath.Glob(pattern)
+		for _, name := range files {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			if len(data) <= 64<<10 && !slowSeed[filepath.Base(name)] {
+				f.Add(data)
+			}
+		}
+	}
+	const fuzzAllocs = 512 << 20
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := allocatedBytes()
+		res, err := extract.Read(data)
+		if allocated := allocatedBytes() - before; allocated > fuzzAllocs {
+			t.Fatalf("Read allocated %d MiB of a %d-byte input", allocated>>20, len(data))
+		}
+		if err != nil {
+			if !errors.Is(err, extract.ErrUnreadable) {
+				t.Fatalf("error does not wrap ErrUnreadable: %v", err)
+			}
+			return
+		}
+		if res.Fields == (extract.Fields{}) {
+			t.Fatal("success without a field")
+		}
+	})
+}

@@ -51,6 +51,9 @@ const (
 	// maxTreeNodes and maxTreeDepth bound the walk of the page tree.
 	maxTreeNodes = 10_000
 	maxTreeDepth = 32
+	// maxColumns bounds a Flate predictor's /Columns, by which the library
+	// allocates a row buffer.
+	maxColumns = 1 << 20
 	// maxFonts bounds the distinct fonts prepared on one page.
 	maxFonts = 256
 )
@@ -81,6 +84,7 @@ func (b *budgetReader) ReadAt(p []byte, off int64) (int, error) {
 var (
 	reXrefHead = regexp.MustCompile(`(?m)(?:^|[\r\n])xref[ \t]*\r?\n`)
 	reXRefType = regexp.MustCompile(`/Type\s*/XRef\b`)
+	reColumns  = regexp.MustCompile(`/Columns\s+(\d+)`)
 	reSize     = regexp.MustCompile(`/Size\s+(\d+)`)
 	reIndex    = regexp.MustCompile(`/Index\s*\[([\d\s]*)\]`)
 	reW        = regexp.MustCompile(`/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]`)
@@ -89,7 +93,8 @@ var (
 // checkXref refuses cross-reference data that would make the object
 // reader allocate by an attacker's number before reading anything: it sizes
 // its table by the largest object number of a classic xref subsection, by
-// an xref stream's /Size and /Index, and a row buffer by /W. The scan is
+// an xref stream's /Size and /Index, and row buffers by /W and by a
+// predictor's /Columns (anywhere in the file). The scan is
 // over the raw file and conservative: every dictionary that says
 // /Type /XRef (from the "obj" before it to the "stream" after it) and every
 // "xref" table is checked.
@@ -124,6 +129,11 @@ func checkXref(data []byte) error {
 					return limitExceeded{"xref stream fields"}
 				}
 			}
+		}
+	}
+	for _, m := range reColumns.FindAllSubmatch(data, -1) {
+		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err != nil || n > maxColumns {
+			return limitExceeded{"predictor columns"}
 		}
 	}
 	for _, loc := range reXrefHead.FindAllIndex(data, -1) {
@@ -264,6 +274,17 @@ func inherited(page pdf.Value, key string) pdf.Value {
 // streamSize returns the decoded size of a stream, reading at most limit+1
 // bytes of it; a decoding error ends the count as it ends the reading.
 func streamSize(s pdf.Value, limit int64) int64 {
+	// The library allocates a PNG predictor's row by /Columns.
+	parms := s.Key("DecodeParms")
+	for i := -1; i < parms.Len(); i++ {
+		p := parms
+		if i >= 0 {
+			p = parms.Index(i)
+		}
+		if p.Key("Columns").Int64() > maxColumns {
+			exceed("predictor columns")
+		}
+	}
 	n, _ := io.Copy(io.Discard, io.LimitReader(s.Reader(), limit+1))
 	return n
 }

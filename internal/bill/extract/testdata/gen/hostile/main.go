@@ -38,6 +38,7 @@ func main() {
 		"embedded-nested-flate.pdf":       embeddedBomb(),
 		"tounicode-huge.pdf":              cmapPage(hugeCMap(), 20, 1),
 		"tf-many-cmap-font.pdf":           cmapPage(mediumCMap(), 100_000, 1000),
+		"stream-predictor-columns.pdf":    pageWith(flate([]byte("BT ET")), "/Filter /FlateDecode /DecodeParms <</Predictor 12 /Columns 68719476736>>", helvetica),
 		"xml-xxe.xml":                     []byte(xxe),
 		"xml-billion-laughs.xml":          []byte(laughs),
 		"xml-deep-nesting.xml":            []byte(strings.Repeat("<a>", 20_000) + strings.Repeat("</a>", 20_000)),

@@ -9,7 +9,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/ledongthuc/pdf"
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -30,6 +30,20 @@ func init() {
 	// because its dependencies (go-runewidth) spend tens of milliseconds
 	// building tables at start-up, a third of the server's.
 	model.ConfigPath = "disable"
+}
+
+// pdfcpuLimits bound pdfcpu's reading of the file (it decodes every object
+// stream and xref stream while reading) to what an invoice needs.
+var pdfcpuLimits = model.ResourceLimits{
+	MaxStreamBytes:       MaxInputSize,
+	MaxDecodeBytes:       8 << 20,
+	MaxImagePixels:       50 << 20,
+	MaxImageBytes:        64 << 20,
+	MaxObjectCount:       maxObjects,
+	MaxObjectStreamCount: 1 << 16,
+	MaxObjectStreamFirst: 1 << 20,
+	MaxXRefEntries:       maxObjects,
+	MaxRecursionDepth:    100,
 }
 
 // facturxNames are the attachment names the Factur-X 1.0, ZUGFeRD 2.x and
@@ -190,6 +204,7 @@ func pdfAttachments(data []byte) (files []embedded) {
 	}()
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
+	conf.Limits = pdfcpuLimits
 	ctx, err := pdfcpu.Read(bytes.NewReader(data), conf)
 	if err != nil {
 		return nil
@@ -249,42 +264,97 @@ func cmpOr(a, b error) error {
 	return b
 }
 
-// decodeStream returns the decoded bytes of an embedded file stream, at most
-// maxAttachment of them. Flate, by far the usual filter, is inflated here
-// through a limit; the rare others are left to pdfcpu only when the encoded
-// stream is small, since they cannot grow much.
-func decodeStream(sd *types.StreamDict) ([]byte, error) {
-	switch {
-	case len(sd.FilterPipeline) == 0:
-		if len(sd.Raw) > maxAttachment {
-			return nil, errors.New("embedded file too large")
-		}
-		return sd.Raw, nil
-	case len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == "FlateDecode" && sd.FilterPipeline[0].DecodeParms == nil:
-		zr, err := zlib.NewReader(bytes.NewReader(sd.Raw))
-		if err != nil {
-			return nil, err
-		}
-		b, err := io.ReadAll(io.LimitReader(zr, maxAttachment+1))
-		if err != nil && len(b) == 0 {
-			return nil, err
-		}
-		if len(b) > maxAttachment {
-			return nil, errors.New("embedded file too large")
-		}
-		return b, nil
-	default:
-		if len(sd.Raw) > maxAttachment/4 {
-			return nil, errors.New("embedded file too large")
-		}
-		if err := sd.Decode(); err != nil {
-			return nil, err
-		}
-		if len(sd.Content) > maxAttachment {
-			return nil, errors.New("embedded file too large")
-		}
-		return sd.Content, nil
+// maxFilters bounds the length of an embedded file's filter chain.
+const maxFilters = 4
+
+var errTooLarge = errors.New("embedded file too large")
+
+// capReader fails, rather than truncates, once more than left bytes come
+// through: every stage of a filter chain sits behind one, so that no stage
+// (a Flate inside a Flate is a 1000×1000 bomb) can produce more than an
+// invoice could need.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, errTooLarge
 	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	if c.left -= int64(n); c.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+// decodeStream returns the decoded bytes of an embedded file stream, at most
+// maxAttachment of them. The filter chain is decoded here, stage by stage,
+// each stage's output bounded by maxAttachment as it is produced: Flate
+// through compress/zlib, streaming; the other general filters through
+// pdfcpu's filter package, given the same limit. Image and crypt filters
+// are refused: an invoice XML does not use them. pdfcpu's StreamDict.Decode
+// is not used: its limit is 512 MiB per stage.
+func decodeStream(sd *types.StreamDict) ([]byte, error) {
+	if len(sd.FilterPipeline) > maxFilters {
+		return nil, fmt.Errorf("%d filters on an embedded file", len(sd.FilterPipeline))
+	}
+	var r io.Reader = &capReader{r: bytes.NewReader(sd.Raw), left: maxAttachment}
+	for _, f := range sd.FilterPipeline {
+		switch {
+		case f.Name == filter.Flate && f.DecodeParms == nil:
+			zr, err := zlib.NewReader(r)
+			if err != nil {
+				return nil, err
+			}
+			r = zr
+		case f.Name == filter.Flate || f.Name == filter.LZW || f.Name == filter.ASCII85 ||
+			f.Name == filter.ASCIIHex || f.Name == filter.RunLength:
+			fi, err := filter.NewFilter(f.Name, filterParms(f.DecodeParms), maxAttachment)
+			if err != nil {
+				return nil, err
+			}
+			if r, err = fi.Decode(r); err != nil {
+				if errors.Is(err, errTooLarge) || errors.Is(err, filter.ErrDecodeLimitExceeded) {
+					return nil, errTooLarge
+				}
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("filter %s not supported on an embedded file", f.Name)
+		}
+		r = &capReader{r: r, left: maxAttachment}
+	}
+	b, err := io.ReadAll(r)
+	if errors.Is(err, errTooLarge) {
+		return nil, errTooLarge
+	}
+	if err != nil && len(b) == 0 {
+		return nil, err
+	}
+	return b, nil
+}
+
+// filterParms converts a DecodeParms dictionary as pdfcpu's filters take it:
+// integers, and booleans as 0 or 1.
+func filterParms(d types.Dict) map[string]int {
+	m := map[string]int{}
+	for k, v := range d {
+		switch v := v.(type) {
+		case types.Integer:
+			m[k] = v.Value()
+		case types.Boolean:
+			m[k] = 0
+			if v.Value() {
+				m[k] = 1
+			}
+		}
+	}
+	return m
 }
 
 // readPDFText reads the text layer and applies the text rules. A PDF whose
@@ -298,42 +368,4 @@ func readPDFText(data []byte) (Result, error) {
 		return Result{}, unreadable("PDF without a text layer (scanned?)")
 	}
 	return readText(lines), nil
-}
-
-// pdfLines returns the text of the first maxPages pages as lines of cells.
-func pdfLines(data []byte) (lines []line, err error) {
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, unreadable("PDF: %v", err)
-	}
-	n := 0
-	func() {
-		defer func() { _ = recover() }() // NumPage panics on a broken page tree
-		n = r.NumPage()
-	}()
-	total := 0
-	for i := 1; i <= n && i <= maxPages; i++ {
-		glyphs := pageGlyphs(r, i)
-		if total+len(glyphs) > maxGlyphs {
-			glyphs = glyphs[:max(0, maxGlyphs-total)]
-		}
-		total += len(glyphs)
-		lines = append(lines, layoutLines(glyphs, i)...)
-	}
-	return lines, nil
-}
-
-// pageGlyphs returns the positioned glyphs of page i; a page that the library
-// fails on contributes nothing rather than failing the file.
-func pageGlyphs(r *pdf.Reader, i int) (out []pdf.Text) {
-	defer func() {
-		if recover() != nil {
-			out = nil
-		}
-	}()
-	p := r.Page(i)
-	if p.V.IsNull() {
-		return nil
-	}
-	return p.Content().Text
 }

@@ -464,6 +464,7 @@ const (
 	CardDeclineReasonLimitExceeded           CardDeclineReason = "limit_exceeded"
 	CardDeclineReasonOrganizationUnavailable CardDeclineReason = "organization_unavailable"
 	CardDeclineReasonPhysicalCardNotActive   CardDeclineReason = "physical_card_not_active"
+	CardDeclineReasonRefundExceedsPurchases  CardDeclineReason = "refund_exceeds_purchases"
 )
 
 // Valid indicates whether the value is a known member of the CardDeclineReason enum.
@@ -482,6 +483,8 @@ func (e CardDeclineReason) Valid() bool {
 	case CardDeclineReasonOrganizationUnavailable:
 		return true
 	case CardDeclineReasonPhysicalCardNotActive:
+		return true
+	case CardDeclineReasonRefundExceedsPurchases:
 		return true
 	default:
 		return false
@@ -3020,7 +3023,8 @@ type Card struct {
 		Period CardLimitPeriod `json:"period"`
 
 		// SpentThisMonth Approved purchases less refunds in US dollars during the current UTC calendar
-		// month (never below zero), a decimal string with 2 decimals.
+		// month, a decimal string with 2 decimals. Never below zero: a refund over it is
+		// declined (`refund_exceeds_purchases`).
 		//
 		//
 		// Examples: 250.00
@@ -3080,15 +3084,18 @@ type CardAction string
 
 // CardActivation defines model for CardActivation.
 type CardActivation struct {
-	// LastFour The last four digits of the number on the physical card (another value of four digits is `422 invalid_code`).
-	LastFour string `json:"last_four"`
+	// ActivationCode The 6-digit code printed on the letter the physical card ships with (in the sandbox,
+	// what sandboxShipCard returns). Another value of six digits is `422 invalid_code`.
+	ActivationCode string `json:"activation_code"`
 }
 
 // CardDeclineReason Why an authorization was declined, the first that applies: `organization_unavailable`
 // (the organization is not active), `card_inactive` (`status` not `active`),
 // `card_frozen`, `physical_card_not_active` (`terminal` or `atm` without an active
-// physical card), `limit_exceeded` (over what remains of the monthly limit),
-// `insufficient_funds` (the organization's USD balance is short); null when approved.
+// physical card), `limit_exceeded` (a purchase over what remains of the monthly limit),
+// `refund_exceeds_purchases` (a refund over the card's purchases this month less its
+// refunds this month), `insufficient_funds` (the organization's USD balance is short);
+// null when approved.
 type CardDeclineReason string
 
 // CardNetwork The card network; `visa` for `visa_issuer` cards, `mastercard` for `mastercard_issuer` cards.
@@ -3107,8 +3114,9 @@ type CardPage struct {
 
 // CardPin defines model for CardPin.
 type CardPin struct {
-	// Pin Exactly 4 digits, not all the same and not a straight run up or down (`0123` to
-	// `6789`, `9876` to `3210`). Kept only as a keyed hash; never shown.
+	// Pin Exactly 4 digits, not all the same and not a run up or down, also one that wraps
+	// around from 9 to 0 or back (`1234`, `7890`, `8901`, `9876`, `0987`, `1098`). Kept
+	// only as a keyed hash; never shown.
 	Pin *string `json:"pin,omitempty"`
 }
 
@@ -5153,8 +5161,10 @@ type SandboxCardAuthorizationResult struct {
 	// DeclineReason Why an authorization was declined, the first that applies: `organization_unavailable`
 	// (the organization is not active), `card_inactive` (`status` not `active`),
 	// `card_frozen`, `physical_card_not_active` (`terminal` or `atm` without an active
-	// physical card), `limit_exceeded` (over what remains of the monthly limit),
-	// `insufficient_funds` (the organization's USD balance is short); null when approved.
+	// physical card), `limit_exceeded` (a purchase over what remains of the monthly limit),
+	// `refund_exceeds_purchases` (a refund over the card's purchases this month less its
+	// refunds this month), `insufficient_funds` (the organization's USD balance is short);
+	// null when approved.
 	DeclineReason *CardDeclineReason `json:"decline_reason"`
 
 	// Transaction The `card_transaction` row of the transactions feed when approved; null when declined.
@@ -5380,6 +5390,18 @@ type SandboxSettlement struct {
 
 // SandboxSettlementOutcome `completed` (delivered) or `failed` (returned by the rail; the funds come back).
 type SandboxSettlementOutcome string
+
+// SandboxShippedCard A physical card shipped by the sandbox, with the code its letter carries.
+type SandboxShippedCard struct {
+	// ActivationCode The 6-digit activation code printed on the letter the physical card ships with:
+	// what the cardholder gives activateCard. Shown here once; the service keeps only a
+	// keyed hash of it.
+	ActivationCode string `json:"activation_code"`
+
+	// Card A payment card of an organization, held by one of its members (`user_id`) or by the
+	// organization itself (`user_id` null). The full card number is never shown.
+	Card Card `json:"card"`
+}
 
 // SandboxStatusChange defines model for SandboxStatusChange.
 type SandboxStatusChange struct {
@@ -8926,12 +8948,16 @@ type ClientInterface interface {
 
 	// ActivateCardWithBody Activate the physical card
 	//
-	// For the cardholder only, who proves they received the physical card by entering its
-	// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-	// accept it, and the cardholder can set its PIN (setCardPin).
+	// For the cardholder only, who proves they received the physical card by entering the
+	// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+	// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+	// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+	// code is spent with the activation.
 	//
-	// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-	// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+	// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+	// it is not this card's code (another card's code included). Wrong codes are counted per
+	// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+	// even for the right code, until the oldest of them is 24 hours old.
 	// `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 	// ordered, or already active). `403 forbidden` for anyone else who can see the card
 	// (owners and admins included); `403 organization_unavailable` while the organization is
@@ -8944,12 +8970,16 @@ type ClientInterface interface {
 
 	// ActivateCard Activate the physical card
 	//
-	// For the cardholder only, who proves they received the physical card by entering its
-	// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-	// accept it, and the cardholder can set its PIN (setCardPin).
+	// For the cardholder only, who proves they received the physical card by entering the
+	// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+	// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+	// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+	// code is spent with the activation.
 	//
-	// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-	// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+	// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+	// it is not this card's code (another card's code included). Wrong codes are counted per
+	// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+	// even for the right code, until the oldest of them is 24 hours old.
 	// `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 	// ordered, or already active). `403 forbidden` for anyone else who can see the card
 	// (owners and admins included); `403 organization_unavailable` while the organization is
@@ -9060,10 +9090,11 @@ type ClientInterface interface {
 	//
 	// For the cardholder and the owners and admins of the card's organization. Orders a
 	// physical card, sent to `shipping_address`, and answers the card at `physical.state`
-	// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-	// four digits) terminals and ATMs decline it; online and wallet payments work
-	// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-	// delivery.
+	// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+	// activation code, made now and kept only as a keyed hash (no response shows it). Until
+	// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+	// it; online and wallet payments work regardless of the physical card. In environment
+	// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 	//
 	// `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 	// yet (`physical.state` `none`) and its `status` is `active`.
@@ -9079,10 +9110,11 @@ type ClientInterface interface {
 	//
 	// For the cardholder and the owners and admins of the card's organization. Orders a
 	// physical card, sent to `shipping_address`, and answers the card at `physical.state`
-	// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-	// four digits) terminals and ATMs decline it; online and wallet payments work
-	// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-	// delivery.
+	// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+	// activation code, made now and kept only as a keyed hash (no response shows it). Until
+	// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+	// it; online and wallet payments work regardless of the physical card. In environment
+	// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 	//
 	// `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 	// yet (`physical.state` `none`) and its `status` is `active`.
@@ -9099,9 +9131,9 @@ type ClientInterface interface {
 	// For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 	// answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 	//
-	// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-	// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-	// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+	// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+	// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+	// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 	// cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 	// card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 	// window: answer the challenge (see Step-up), then call again within the window.
@@ -9118,9 +9150,9 @@ type ClientInterface interface {
 	// For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 	// answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 	//
-	// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-	// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-	// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+	// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+	// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+	// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 	// cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 	// card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 	// window: answer the challenge (see Step-up), then call again within the window.
@@ -11281,18 +11313,23 @@ type ClientInterface interface {
 	// 3. `card_frozen`: the card is frozen.
 	// 4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 	//    `physical.state` is not `active` (online and wallet payments work regardless).
-	// 5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-	//    currency is not USD, rounded half away from zero to cents) is more than what
-	//    remains of the card's monthly limit this month.
+	// 5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+	//    rate when the currency is not USD, rounded half away from zero to cents) is more
+	//    than what remains of the card's monthly limit this month.
+	//    `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+	//    same way) is more than the card's purchases this month (the current UTC calendar
+	//    month) less its refunds this month, that is `spent_this_month`: refunds on a card
+	//    in a month never add up to more than its purchases that month, so no refund
+	//    creates money.
 	// 6. `insufficient_funds`: the organization's available USD balance is short.
 	//
 	// An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 	// organization's available USD balance at once, adds it to the card's
 	// `spent_this_month` and answers the new `card_transaction` row of the transactions
 	// feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-	// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-	// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+	// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+	// row (`direction` `in`, `Card refund from <merchant>`).
 	//
 	// `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 	// (or `card_id` is not a UUID).
@@ -11318,18 +11355,23 @@ type ClientInterface interface {
 	// 3. `card_frozen`: the card is frozen.
 	// 4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 	//    `physical.state` is not `active` (online and wallet payments work regardless).
-	// 5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-	//    currency is not USD, rounded half away from zero to cents) is more than what
-	//    remains of the card's monthly limit this month.
+	// 5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+	//    rate when the currency is not USD, rounded half away from zero to cents) is more
+	//    than what remains of the card's monthly limit this month.
+	//    `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+	//    same way) is more than the card's purchases this month (the current UTC calendar
+	//    month) less its refunds this month, that is `spent_this_month`: refunds on a card
+	//    in a month never add up to more than its purchases that month, so no refund
+	//    creates money.
 	// 6. `insufficient_funds`: the organization's available USD balance is short.
 	//
 	// An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 	// organization's available USD balance at once, adds it to the card's
 	// `spent_this_month` and answers the new `card_transaction` row of the transactions
 	// feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-	// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-	// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+	// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+	// row (`direction` `in`, `Card refund from <merchant>`).
 	//
 	// `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 	// (or `card_id` is not a UUID).
@@ -11344,9 +11386,12 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Marks the card's ordered physical card as shipped, as the card manufacturer would,
-	// and returns the card. `physical.state` stays
-	// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-	// (an empty body or `{}`; anything else is `400 invalid_request`).
+	// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+	// the card would carry (the sandbox has no letters). The code was made when the physical
+	// card was ordered; after this call the service keeps only its keyed hash, so it is
+	// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+	// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+	// anything else is `400 invalid_request`).
 	//
 	// `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 	// shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -11362,9 +11407,12 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Marks the card's ordered physical card as shipped, as the card manufacturer would,
-	// and returns the card. `physical.state` stays
-	// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-	// (an empty body or `{}`; anything else is `400 invalid_request`).
+	// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+	// the card would carry (the sandbox has no letters). The code was made when the physical
+	// card was ordered; after this call the service keeps only its keyed hash, so it is
+	// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+	// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+	// anything else is `400 invalid_request`).
 	//
 	// `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 	// shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -13135,12 +13183,16 @@ func (c *RawClient) UpdateCard(ctx context.Context, cardId CardId, params *Updat
 
 // ActivateCardWithBody Activate the physical card
 //
-// For the cardholder only, who proves they received the physical card by entering its
-// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-// accept it, and the cardholder can set its PIN (setCardPin).
+// For the cardholder only, who proves they received the physical card by entering the
+// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+// code is spent with the activation.
 //
-// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+// it is not this card's code (another card's code included). Wrong codes are counted per
+// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+// even for the right code, until the oldest of them is 24 hours old.
 // `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 // ordered, or already active). `403 forbidden` for anyone else who can see the card
 // (owners and admins included); `403 organization_unavailable` while the organization is
@@ -13163,12 +13215,16 @@ func (c *RawClient) ActivateCardWithBody(ctx context.Context, cardId CardId, par
 
 // ActivateCard Activate the physical card
 //
-// For the cardholder only, who proves they received the physical card by entering its
-// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-// accept it, and the cardholder can set its PIN (setCardPin).
+// For the cardholder only, who proves they received the physical card by entering the
+// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+// code is spent with the activation.
 //
-// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+// it is not this card's code (another card's code included). Wrong codes are counted per
+// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+// even for the right code, until the oldest of them is 24 hours old.
 // `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 // ordered, or already active). `403 forbidden` for anyone else who can see the card
 // (owners and admins included); `403 organization_unavailable` while the organization is
@@ -13329,10 +13385,11 @@ func (c *RawClient) ProvisionCardToMobileWallet(ctx context.Context, cardId Card
 //
 // For the cardholder and the owners and admins of the card's organization. Orders a
 // physical card, sent to `shipping_address`, and answers the card at `physical.state`
-// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-// four digits) terminals and ATMs decline it; online and wallet payments work
-// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-// delivery.
+// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+// activation code, made now and kept only as a keyed hash (no response shows it). Until
+// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+// it; online and wallet payments work regardless of the physical card. In environment
+// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 //
 // `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 // yet (`physical.state` `none`) and its `status` is `active`.
@@ -13358,10 +13415,11 @@ func (c *RawClient) OrderPhysicalCardWithBody(ctx context.Context, cardId CardId
 //
 // For the cardholder and the owners and admins of the card's organization. Orders a
 // physical card, sent to `shipping_address`, and answers the card at `physical.state`
-// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-// four digits) terminals and ATMs decline it; online and wallet payments work
-// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-// delivery.
+// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+// activation code, made now and kept only as a keyed hash (no response shows it). Until
+// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+// it; online and wallet payments work regardless of the physical card. In environment
+// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 //
 // `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 // yet (`physical.state` `none`) and its `status` is `active`.
@@ -13388,9 +13446,9 @@ func (c *RawClient) OrderPhysicalCard(ctx context.Context, cardId CardId, params
 // For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 // answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 //
-// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 // cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 // card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 // window: answer the challenge (see Step-up), then call again within the window.
@@ -13417,9 +13475,9 @@ func (c *RawClient) SetCardPinWithBody(ctx context.Context, cardId CardId, param
 // For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 // answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 //
-// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 // cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 // card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 // window: answer the challenge (see Step-up), then call again within the window.
@@ -16720,18 +16778,23 @@ func (c *RawClient) CancelPayment(ctx context.Context, paymentId PaymentId, para
 //  3. `card_frozen`: the card is frozen.
 //  4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 //     `physical.state` is not `active` (online and wallet payments work regardless).
-//  5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-//     currency is not USD, rounded half away from zero to cents) is more than what
-//     remains of the card's monthly limit this month.
+//  5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+//     rate when the currency is not USD, rounded half away from zero to cents) is more
+//     than what remains of the card's monthly limit this month.
+//     `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+//     same way) is more than the card's purchases this month (the current UTC calendar
+//     month) less its refunds this month, that is `spent_this_month`: refunds on a card
+//     in a month never add up to more than its purchases that month, so no refund
+//     creates money.
 //  6. `insufficient_funds`: the organization's available USD balance is short.
 //
 // An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 // organization's available USD balance at once, adds it to the card's
 // `spent_this_month` and answers the new `card_transaction` row of the transactions
 // feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+// row (`direction` `in`, `Card refund from <merchant>`).
 //
 // `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 // (or `card_id` is not a UUID).
@@ -16767,18 +16830,23 @@ func (c *RawClient) SandboxAuthorizeCardWithBody(ctx context.Context, cardId Car
 //  3. `card_frozen`: the card is frozen.
 //  4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 //     `physical.state` is not `active` (online and wallet payments work regardless).
-//  5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-//     currency is not USD, rounded half away from zero to cents) is more than what
-//     remains of the card's monthly limit this month.
+//  5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+//     rate when the currency is not USD, rounded half away from zero to cents) is more
+//     than what remains of the card's monthly limit this month.
+//     `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+//     same way) is more than the card's purchases this month (the current UTC calendar
+//     month) less its refunds this month, that is `spent_this_month`: refunds on a card
+//     in a month never add up to more than its purchases that month, so no refund
+//     creates money.
 //  6. `insufficient_funds`: the organization's available USD balance is short.
 //
 // An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 // organization's available USD balance at once, adds it to the card's
 // `spent_this_month` and answers the new `card_transaction` row of the transactions
 // feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+// row (`direction` `in`, `Card refund from <merchant>`).
 //
 // `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 // (or `card_id` is not a UUID).
@@ -16803,9 +16871,12 @@ func (c *RawClient) SandboxAuthorizeCard(ctx context.Context, cardId CardId, par
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Marks the card's ordered physical card as shipped, as the card manufacturer would,
-// and returns the card. `physical.state` stays
-// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-// (an empty body or `{}`; anything else is `400 invalid_request`).
+// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+// the card would carry (the sandbox has no letters). The code was made when the physical
+// card was ordered; after this call the service keeps only its keyed hash, so it is
+// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+// anything else is `400 invalid_request`).
 //
 // `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 // shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -16831,9 +16902,12 @@ func (c *RawClient) SandboxShipCardWithBody(ctx context.Context, cardId CardId, 
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Marks the card's ordered physical card as shipped, as the card manufacturer would,
-// and returns the card. `physical.state` stays
-// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-// (an empty body or `{}`; anything else is `400 invalid_request`).
+// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+// the card would carry (the sandbox has no letters). The code was made when the physical
+// card was ordered; after this call the service keeps only its keyed hash, so it is
+// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+// anything else is `400 invalid_request`).
 //
 // `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 // shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -26886,12 +26960,16 @@ type ClientWithResponsesInterface interface {
 
 	// ActivateCardWithBodyWithResponse Activate the physical card
 	//
-	// For the cardholder only, who proves they received the physical card by entering its
-	// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-	// accept it, and the cardholder can set its PIN (setCardPin).
+	// For the cardholder only, who proves they received the physical card by entering the
+	// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+	// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+	// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+	// code is spent with the activation.
 	//
-	// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-	// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+	// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+	// it is not this card's code (another card's code included). Wrong codes are counted per
+	// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+	// even for the right code, until the oldest of them is 24 hours old.
 	// `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 	// ordered, or already active). `403 forbidden` for anyone else who can see the card
 	// (owners and admins included); `403 organization_unavailable` while the organization is
@@ -26904,12 +26982,16 @@ type ClientWithResponsesInterface interface {
 
 	// ActivateCardWithResponse Activate the physical card
 	//
-	// For the cardholder only, who proves they received the physical card by entering its
-	// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-	// accept it, and the cardholder can set its PIN (setCardPin).
+	// For the cardholder only, who proves they received the physical card by entering the
+	// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+	// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+	// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+	// code is spent with the activation.
 	//
-	// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-	// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+	// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+	// it is not this card's code (another card's code included). Wrong codes are counted per
+	// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+	// even for the right code, until the oldest of them is 24 hours old.
 	// `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 	// ordered, or already active). `403 forbidden` for anyone else who can see the card
 	// (owners and admins included); `403 organization_unavailable` while the organization is
@@ -27020,10 +27102,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// For the cardholder and the owners and admins of the card's organization. Orders a
 	// physical card, sent to `shipping_address`, and answers the card at `physical.state`
-	// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-	// four digits) terminals and ATMs decline it; online and wallet payments work
-	// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-	// delivery.
+	// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+	// activation code, made now and kept only as a keyed hash (no response shows it). Until
+	// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+	// it; online and wallet payments work regardless of the physical card. In environment
+	// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 	//
 	// `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 	// yet (`physical.state` `none`) and its `status` is `active`.
@@ -27039,10 +27122,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// For the cardholder and the owners and admins of the card's organization. Orders a
 	// physical card, sent to `shipping_address`, and answers the card at `physical.state`
-	// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-	// four digits) terminals and ATMs decline it; online and wallet payments work
-	// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-	// delivery.
+	// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+	// activation code, made now and kept only as a keyed hash (no response shows it). Until
+	// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+	// it; online and wallet payments work regardless of the physical card. In environment
+	// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 	//
 	// `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 	// yet (`physical.state` `none`) and its `status` is `active`.
@@ -27059,9 +27143,9 @@ type ClientWithResponsesInterface interface {
 	// For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 	// answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 	//
-	// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-	// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-	// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+	// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+	// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+	// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 	// cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 	// card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 	// window: answer the challenge (see Step-up), then call again within the window.
@@ -27078,9 +27162,9 @@ type ClientWithResponsesInterface interface {
 	// For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 	// answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 	//
-	// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-	// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-	// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+	// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+	// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+	// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 	// cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 	// card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 	// window: answer the challenge (see Step-up), then call again within the window.
@@ -29315,18 +29399,23 @@ type ClientWithResponsesInterface interface {
 	// 3. `card_frozen`: the card is frozen.
 	// 4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 	//    `physical.state` is not `active` (online and wallet payments work regardless).
-	// 5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-	//    currency is not USD, rounded half away from zero to cents) is more than what
-	//    remains of the card's monthly limit this month.
+	// 5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+	//    rate when the currency is not USD, rounded half away from zero to cents) is more
+	//    than what remains of the card's monthly limit this month.
+	//    `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+	//    same way) is more than the card's purchases this month (the current UTC calendar
+	//    month) less its refunds this month, that is `spent_this_month`: refunds on a card
+	//    in a month never add up to more than its purchases that month, so no refund
+	//    creates money.
 	// 6. `insufficient_funds`: the organization's available USD balance is short.
 	//
 	// An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 	// organization's available USD balance at once, adds it to the card's
 	// `spent_this_month` and answers the new `card_transaction` row of the transactions
 	// feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-	// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-	// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+	// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+	// row (`direction` `in`, `Card refund from <merchant>`).
 	//
 	// `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 	// (or `card_id` is not a UUID).
@@ -29352,18 +29441,23 @@ type ClientWithResponsesInterface interface {
 	// 3. `card_frozen`: the card is frozen.
 	// 4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 	//    `physical.state` is not `active` (online and wallet payments work regardless).
-	// 5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-	//    currency is not USD, rounded half away from zero to cents) is more than what
-	//    remains of the card's monthly limit this month.
+	// 5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+	//    rate when the currency is not USD, rounded half away from zero to cents) is more
+	//    than what remains of the card's monthly limit this month.
+	//    `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+	//    same way) is more than the card's purchases this month (the current UTC calendar
+	//    month) less its refunds this month, that is `spent_this_month`: refunds on a card
+	//    in a month never add up to more than its purchases that month, so no refund
+	//    creates money.
 	// 6. `insufficient_funds`: the organization's available USD balance is short.
 	//
 	// An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 	// organization's available USD balance at once, adds it to the card's
 	// `spent_this_month` and answers the new `card_transaction` row of the transactions
 	// feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-	// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-	// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+	// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+	// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+	// row (`direction` `in`, `Card refund from <merchant>`).
 	//
 	// `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 	// (or `card_id` is not a UUID).
@@ -29378,9 +29472,12 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Marks the card's ordered physical card as shipped, as the card manufacturer would,
-	// and returns the card. `physical.state` stays
-	// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-	// (an empty body or `{}`; anything else is `400 invalid_request`).
+	// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+	// the card would carry (the sandbox has no letters). The code was made when the physical
+	// card was ordered; after this call the service keeps only its keyed hash, so it is
+	// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+	// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+	// anything else is `400 invalid_request`).
 	//
 	// `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 	// shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -29396,9 +29493,12 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Marks the card's ordered physical card as shipped, as the card manufacturer would,
-	// and returns the card. `physical.state` stays
-	// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-	// (an empty body or `{}`; anything else is `400 invalid_request`).
+	// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+	// the card would carry (the sandbox has no letters). The code was made when the physical
+	// card was ordered; after this call the service keeps only its keyed hash, so it is
+	// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+	// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+	// anything else is `400 invalid_request`).
 	//
 	// `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 	// shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -41747,7 +41847,7 @@ type SandboxShipCardResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Card
+	JSON200 *SandboxShippedCard
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *InvalidRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
@@ -44868,12 +44968,16 @@ func (c *ClientWithResponses) UpdateCardWithResponse(ctx context.Context, cardId
 
 // ActivateCardWithBodyWithResponse Activate the physical card
 //
-// For the cardholder only, who proves they received the physical card by entering its
-// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-// accept it, and the cardholder can set its PIN (setCardPin).
+// For the cardholder only, who proves they received the physical card by entering the
+// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+// code is spent with the activation.
 //
-// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+// it is not this card's code (another card's code included). Wrong codes are counted per
+// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+// even for the right code, until the oldest of them is 24 hours old.
 // `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 // ordered, or already active). `403 forbidden` for anyone else who can see the card
 // (owners and admins included); `403 organization_unavailable` while the organization is
@@ -44892,12 +44996,16 @@ func (c *ClientWithResponses) ActivateCardWithBodyWithResponse(ctx context.Conte
 
 // ActivateCardWithResponse Activate the physical card
 //
-// For the cardholder only, who proves they received the physical card by entering its
-// last four digits. Answers the card at `physical.state` `active`: terminals and ATMs
-// accept it, and the cardholder can set its PIN (setCardPin).
+// For the cardholder only, who proves they received the physical card by entering the
+// 6-digit `activation_code` printed on the letter it ships with (never the card's last
+// four digits, which every Card shows). Answers the card at `physical.state` `active`:
+// terminals and ATMs accept it, and the cardholder can set its PIN (setCardPin). The
+// code is spent with the activation.
 //
-// `422 invalid_code` when `last_four` is not the card's. After 10 wrong activations by
-// one person within 24 hours, `429 rate_limited` with `Retry-After`.
+// `400 invalid_request` when `activation_code` is not 6 digits. `422 invalid_code` when
+// it is not this card's code (another card's code included). Wrong codes are counted per
+// person across cards: after 10 within 24 hours, `429 rate_limited` with `Retry-After`,
+// even for the right code, until the oldest of them is 24 hours old.
 // `409 conflict` unless `physical.state` is `awaiting_activation` (no physical card
 // ordered, or already active). `403 forbidden` for anyone else who can see the card
 // (owners and admins included); `403 organization_unavailable` while the organization is
@@ -45038,10 +45146,11 @@ func (c *ClientWithResponses) ProvisionCardToMobileWalletWithResponse(ctx contex
 //
 // For the cardholder and the owners and admins of the card's organization. Orders a
 // physical card, sent to `shipping_address`, and answers the card at `physical.state`
-// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-// four digits) terminals and ATMs decline it; online and wallet payments work
-// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-// delivery.
+// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+// activation code, made now and kept only as a keyed hash (no response shows it). Until
+// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+// it; online and wallet payments work regardless of the physical card. In environment
+// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 //
 // `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 // yet (`physical.state` `none`) and its `status` is `active`.
@@ -45063,10 +45172,11 @@ func (c *ClientWithResponses) OrderPhysicalCardWithBodyWithResponse(ctx context.
 //
 // For the cardholder and the owners and admins of the card's organization. Orders a
 // physical card, sent to `shipping_address`, and answers the card at `physical.state`
-// `awaiting_activation`. Until the cardholder activates it (activateCard, with its last
-// four digits) terminals and ATMs decline it; online and wallet payments work
-// regardless of the physical card. In environment `test`, sandboxShipCard plays the
-// delivery.
+// `awaiting_activation`. The physical card ships with a letter carrying a 6-digit
+// activation code, made now and kept only as a keyed hash (no response shows it). Until
+// the cardholder activates it (activateCard, with that code) terminals and ATMs decline
+// it; online and wallet payments work regardless of the physical card. In environment
+// `test`, sandboxShipCard plays the delivery and returns the letter's code.
 //
 // `409 conflict` unless the card allows a physical card (`allow_physical`), has none
 // yet (`physical.state` `none`) and its `status` is `active`.
@@ -45089,9 +45199,9 @@ func (c *ClientWithResponses) OrderPhysicalCardWithResponse(ctx context.Context,
 // For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 // answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 //
-// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 // cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 // card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 // window: answer the challenge (see Step-up), then call again within the window.
@@ -45114,9 +45224,9 @@ func (c *ClientWithResponses) SetCardPinWithBodyWithResponse(ctx context.Context
 // For the cardholder only, behind step-up. Sets the PIN of the activated physical card;
 // answers 204 without a body. The PIN is kept only as a keyed hash and is never shown.
 //
-// `pin` is exactly 4 digits, not all the same (`1111`) and not a straight run up or
-// down (`0123` to `6789`, `9876` to `3210`); anything else is `400 invalid_request`
-// (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
+// `pin` is exactly 4 digits, not all the same (`1111`) and not a run up or down, also
+// one that wraps around from 9 to 0 or back (`0123`, `6789`, `7890`, `8901`, `9876`,
+// `3210`, `0987`, `1098`); anything else is `400 invalid_request` (field `pin`). These checks come first, then: `403 forbidden` for anyone but the
 // cardholder; `409 conflict` unless `physical.state` is `active` (activate the physical
 // card first); and last `403 step_up_required` (`error.step_up`) without an open sudo
 // window: answer the challenge (see Step-up), then call again within the window.
@@ -48035,18 +48145,23 @@ func (c *ClientWithResponses) CancelPaymentWithResponse(ctx context.Context, pay
 //  3. `card_frozen`: the card is frozen.
 //  4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 //     `physical.state` is not `active` (online and wallet payments work regardless).
-//  5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-//     currency is not USD, rounded half away from zero to cents) is more than what
-//     remains of the card's monthly limit this month.
+//  5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+//     rate when the currency is not USD, rounded half away from zero to cents) is more
+//     than what remains of the card's monthly limit this month.
+//     `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+//     same way) is more than the card's purchases this month (the current UTC calendar
+//     month) less its refunds this month, that is `spent_this_month`: refunds on a card
+//     in a month never add up to more than its purchases that month, so no refund
+//     creates money.
 //  6. `insufficient_funds`: the organization's available USD balance is short.
 //
 // An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 // organization's available USD balance at once, adds it to the card's
 // `spent_this_month` and answers the new `card_transaction` row of the transactions
 // feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+// row (`direction` `in`, `Card refund from <merchant>`).
 //
 // `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 // (or `card_id` is not a UUID).
@@ -48078,18 +48193,23 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx conte
 //  3. `card_frozen`: the card is frozen.
 //  4. `physical_card_not_active`: the channel is `terminal` or `atm` and
 //     `physical.state` is not `active` (online and wallet payments work regardless).
-//  5. `limit_exceeded`: the amount in US dollars (converted at the sandbox rate when the
-//     currency is not USD, rounded half away from zero to cents) is more than what
-//     remains of the card's monthly limit this month.
+//  5. `limit_exceeded`: a purchase whose amount in US dollars (converted at the sandbox
+//     rate when the currency is not USD, rounded half away from zero to cents) is more
+//     than what remains of the card's monthly limit this month.
+//     `refund_exceeds_purchases`: a refund whose amount in US dollars (converted the
+//     same way) is more than the card's purchases this month (the current UTC calendar
+//     month) less its refunds this month, that is `spent_this_month`: refunds on a card
+//     in a month never add up to more than its purchases that month, so no refund
+//     creates money.
 //  6. `insufficient_funds`: the organization's available USD balance is short.
 //
 // An approved purchase (`kind` `purchase`, the default) takes the USD amount from the
 // organization's available USD balance at once, adds it to the card's
 // `spent_this_month` and answers the new `card_transaction` row of the transactions
 // feed (`effect.direction` `out`, `effect.total` the USD amount, `description`
-// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds
-// (rules 5 and 6), credits the USD balance, lowers `spent_this_month` (not below zero)
-// and answers its row (`direction` `in`, `Card refund from <merchant>`).
+// `Card payment to <merchant>`). A `refund` is never declined for the limit or funds,
+// credits the USD balance, lowers `spent_this_month` (at most to zero) and answers its
+// row (`direction` `in`, `Card refund from <merchant>`).
 //
 // `400 invalid_request` for a bad field; `404 not_found` when the card does not exist
 // (or `card_id` is not a UUID).
@@ -48110,9 +48230,12 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithResponse(ctx context.Conte
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Marks the card's ordered physical card as shipped, as the card manufacturer would,
-// and returns the card. `physical.state` stays
-// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-// (an empty body or `{}`; anything else is `400 invalid_request`).
+// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+// the card would carry (the sandbox has no letters). The code was made when the physical
+// card was ordered; after this call the service keeps only its keyed hash, so it is
+// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+// anything else is `400 invalid_request`).
 //
 // `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 // shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -48134,9 +48257,12 @@ func (c *ClientWithResponses) SandboxShipCardWithBodyWithResponse(ctx context.Co
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Marks the card's ordered physical card as shipped, as the card manufacturer would,
-// and returns the card. `physical.state` stays
-// `awaiting_activation` until the cardholder activates it (activateCard). Takes no body
-// (an empty body or `{}`; anything else is `400 invalid_request`).
+// and returns the card with `activation_code`, the 6-digit code the letter shipped with
+// the card would carry (the sandbox has no letters). The code was made when the physical
+// card was ordered; after this call the service keeps only its keyed hash, so it is
+// returned once. `physical.state` stays `awaiting_activation` until the cardholder
+// activates it with the code (activateCard). Takes no body (an empty body or `{}`;
+// anything else is `400 invalid_request`).
 //
 // `409 conflict` unless `physical.state` is `awaiting_activation` and the card was not
 // shipped yet; `404 not_found` when the card does not exist (or `card_id` is not a
@@ -69260,7 +69386,7 @@ func ParseSandboxShipCardResponse(rsp *http.Response) (*SandboxShipCardResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Card
+		var dest SandboxShippedCard
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

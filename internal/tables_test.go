@@ -61,6 +61,7 @@ var owners = map[string]string{
 	"card_activation_failures": "card",
 	"card_activation_guards":   "card",
 	"wallet_provider_keys":     "card",
+	"sandbox_card_letters":     "card",
 	"files":                    "file",
 	"bills":                    "bill",
 	"billing_contacts":         "invoicing",

@@ -67,7 +67,8 @@ type Card struct {
 	// MonthlyLimit is in whole US dollars.
 	MonthlyLimit int64
 	// SpentThisMonth is in US cents: purchases minus refunds in the current
-	// UTC calendar month of the service clock, never below zero.
+	// UTC calendar month of the service clock. Refunds never exceed the
+	// month's purchases, so it is never below zero.
 	SpentThisMonth int64
 	// AvailableActions are what the viewer may do now, in contract order.
 	AvailableActions []string
@@ -139,14 +140,16 @@ func (c Card) actions(holder, manager bool) []string {
 func month(t time.Time) string { return t.UTC().Format("2006-01") }
 
 // weakPIN reports whether pin, four digits, is too easy to guess: all
-// digits equal, or a straight run up or down (1234, 9876).
+// digits equal, or a run up or down, also one that wraps around from 9 to 0
+// or back (1234, 9876, 7890, 0987): on a keypad those are as easy to
+// guess as the straight ones.
 func weakPIN(pin string) bool {
 	same, up, down := true, true, true
 	for i := 1; i < len(pin); i++ {
-		d := int(pin[i]) - int(pin[i-1])
+		d := (int(pin[i]) - int(pin[i-1]) + 10) % 10
 		same = same && d == 0
 		up = up && d == 1
-		down = down && d == -1
+		down = down && d == 9
 	}
 	return same || up || down
 }

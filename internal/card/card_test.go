@@ -3,6 +3,7 @@ package card_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,10 +69,20 @@ func purchase(amount string) card.AuthorizationRequest {
 	return card.AuthorizationRequest{Amount: amount, Currency: "USD", Merchant: "Corner Shop", Channel: "online"}
 }
 
+func refund(amount string) card.AuthorizationRequest {
+	r := purchase(amount)
+	kind := "refund"
+	r.Kind = &kind
+	return r
+}
+
 func TestWeakPINsAreRefused(t *testing.T) {
 	for pin, ok := range map[string]bool{
 		"2580": true, "1357": true, "0912": true, "1243": true,
 		"1111": false, "0000": false, "1234": false, "0123": false, "6789": false, "9876": false, "3210": false,
+		// Runs wrap around from 9 to 0 and back.
+		"7890": false, "8901": false, "9012": false, "0987": false, "1098": false, "2109": false,
+		"7891": true, "9013": true, "0986": true, "1097": true,
 		"123": false, "12345": false, "12a4": false, "": false, "١٢٣٤": false,
 	} {
 		err := card.PINRequest{PIN: pin}.Validate()
@@ -204,14 +215,113 @@ func TestSpendingStartsAgainEachUTCMonth(t *testing.T) {
 		if dec, err := s.Authorize(context.Background(), c.ID, purchase("20.00")); err != nil || !dec.Approved || spent() != 2000 {
 			t.Fatalf("after midnight: %+v %v, spent %d", dec, err, spent())
 		}
-		// A refund lowers this month's spending, never below zero.
-		refund := purchase("50.00")
-		kind := "refund"
-		refund.Kind = &kind
-		if dec, err := s.Authorize(context.Background(), c.ID, refund); err != nil || !dec.Approved || spent() != 0 {
+		// A refund lowers this month's spending, down to zero: January's
+		// purchase is not refunded against February's.
+		if dec, err := s.Authorize(context.Background(), c.ID, refund("20.01")); err != nil || dec.Approved || *dec.DeclineReason != card.DeclineRefundExceedsPurchases {
+			t.Fatalf("refund over the month's purchases: %+v %v", dec, err)
+		}
+		if dec, err := s.Authorize(context.Background(), c.ID, refund("20.00")); err != nil || !dec.Approved || spent() != 0 {
 			t.Fatalf("refund: %+v %v, spent %d", dec, err, spent())
 		}
 	})
+}
+
+// Refunds sent at once on one card never add up to more than its purchases
+// this month: the card's row is locked, so they are decided one after
+// another, and no refund creates money; on both engines.
+func TestConcurrentRefundsNeverExceedTheMonthsPurchases(t *testing.T) {
+	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
+		s := newService(t, d)
+		org, owner := fixture.Member(t, d, testDay, organization.Owner)
+		fund(t, d, org.ID, "100.00")
+		c := issue(t, s, org.ID, &owner.UserID, 1000)
+		for _, amount := range []string{"40.00", "25.00"} {
+			if dec, err := s.Authorize(context.Background(), c.ID, purchase(amount)); err != nil || !dec.Approved {
+				t.Fatalf("purchase: %+v %v", dec, err)
+			}
+		}
+		ids := make([]uuid.UUID, 12)
+		for i := range ids {
+			ids[i] = c.ID
+		}
+		outcomes := authorizeAtOnce(t, s, ids, refund("10.00")) // 65.00 bought: six refunds of 10.00 fit
+		if outcomes["approved"] != 6 || outcomes[card.DeclineRefundExceedsPurchases] != 6 {
+			t.Fatalf("outcomes %v; want 6 approved and 6 over the purchases", outcomes)
+		}
+		got, err := s.Get(context.Background(), owner, c.ID)
+		if err != nil || got.SpentThisMonth != 500 {
+			t.Fatalf("card after: spent %d cents, %v; want 500", got.SpentThisMonth, err)
+		}
+		if bal, err := ledger.AvailableBalance(context.Background(), d.Reader(), org.ID, "USD"); err != nil || bal != 10000-500 {
+			t.Fatalf("balance %d, %v; want 9500", bal, err)
+		}
+		if err := ledger.CheckInvariants(context.Background(), d.Reader()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// The activation code is made when the physical card is ordered and kept
+// only as a keyed hash: not in any column in the clear, not the card's last
+// four digits, and handed over once, when the sandbox ships the card.
+// Activation takes that code and nothing else; on both engines.
+func TestActivationCodeComesWithTheLetterOnly(t *testing.T) {
+	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
+		ctx := context.Background()
+		s := newService(t, d)
+		org, owner := fixture.Member(t, d, testDay, organization.Owner)
+		c := issue(t, s, org.ID, &owner.UserID, 100)
+		if _, err := s.OrderPhysical(ctx, owner, c.ID, card.OrderRequest{ShippingAddress: &card.Address{
+			Line1: "1 Market Street", City: "San Francisco", PostalCode: "94105", CountryCode: "US"}}); err != nil {
+			t.Fatal(err)
+		}
+		shipped, err := s.Ship(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := shipped.ActivationCode
+		if len(code) != 6 || (card.ActivateRequest{ActivationCode: code}).Validate() != nil || shipped.Card.Physical.State != card.PhysicalAwaitingActivation {
+			t.Fatalf("shipped: %+v", shipped)
+		}
+		// Nothing in the database holds the code in the clear.
+		var hash string
+		if err := d.Reader().QueryRowContext(ctx, `SELECT activation_code_hash FROM cards WHERE id = $1`, c.ID).Scan(&hash); err != nil {
+			t.Fatal(err)
+		}
+		if len(hash) != 64 || strings.Contains(hash, code) {
+			t.Fatalf("stored %q for code %s: want a keyed hash", hash, code)
+		}
+		var letters int
+		if err := d.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM sandbox_card_letters`).Scan(&letters); err != nil || letters != 0 {
+			t.Fatalf("%d letters kept after shipping, %v", letters, err)
+		}
+		// The last four digits, padded to six, and any other code are wrong.
+		for _, wrong := range []string{"00" + c.LastFour, c.LastFour + "00", otherCode(code)} {
+			if wrong == code {
+				continue
+			}
+			if _, err := s.Activate(ctx, owner, c.ID, card.ActivateRequest{ActivationCode: wrong}); !apierr.Is(err, apierr.InvalidCode) {
+				t.Fatalf("activating with %s: %v, want invalid_code", wrong, err)
+			}
+		}
+		got, err := s.Activate(ctx, owner, c.ID, card.ActivateRequest{ActivationCode: code})
+		if err != nil || got.Physical.State != card.PhysicalActive {
+			t.Fatalf("activating with the letter's code: %+v %v", got.Physical, err)
+		}
+		// The code is spent with the activation.
+		var left *string
+		if err := d.Reader().QueryRowContext(ctx, `SELECT activation_code_hash FROM cards WHERE id = $1`, c.ID).Scan(&left); err != nil || left != nil {
+			t.Fatalf("after activation the card keeps %v, %v", left, err)
+		}
+	})
+}
+
+func otherCode(code string) string {
+	b := []byte(code)
+	for i := range b {
+		b[i] = '0' + (b[i]-'0'+5)%10
+	}
+	return string(b)
 }
 
 // A member sees only their own cards; another organization's card is not found.

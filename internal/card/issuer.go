@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -27,6 +29,10 @@ type Issuer interface {
 	// TokenServiceKey returns the public encryption key of network's token
 	// service provider, which wallet payloads are encrypted to.
 	TokenServiceKey(ctx context.Context, network string) (jose.JSONWebKey, error)
+	// SendActivationLetter has the letter printed that the physical card of
+	// cardID ships with, carrying code, in tx (the order's transaction): the
+	// code reaches the cardholder only that way.
+	SendActivationLetter(ctx context.Context, tx *db.Tx, cardID uuid.UUID, code string) error
 }
 
 // Networks and their token service providers (CONTRACT §6).
@@ -49,7 +55,50 @@ type SandboxIssuer struct {
 	Keys *keyring.Keyring
 }
 
-const providerKeyPurpose = "wallet-provider-key"
+const (
+	providerKeyPurpose = "wallet-provider-key"
+	letterPurpose      = "card-activation-letter"
+)
+
+// SendActivationLetter implements Issuer. The sandbox has no letters: it
+// keeps the code sealed until the sandbox ships the card and hands the code
+// over (takeActivationLetter).
+func (s SandboxIssuer) SendActivationLetter(ctx context.Context, tx *db.Tx, cardID uuid.UUID, code string) error {
+	sealed, err := s.Keys.Seal(letterPurpose, []byte(cardID.String()+":"+code))
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO sandbox_card_letters (card_id, code_sealed, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT (card_id) DO UPDATE SET code_sealed = excluded.code_sealed, created_at = excluded.created_at`, cardID, sealed, tx.Now)
+	return err
+}
+
+// takeActivationLetter removes the letter of cardID's physical card and
+// returns its code, or "" when there is none (a card ordered before
+// activation codes existed).
+func (s SandboxIssuer) takeActivationLetter(ctx context.Context, tx *db.Tx, cardID uuid.UUID) (string, error) {
+	var sealed string
+	err := tx.QueryRowContext(ctx, `SELECT code_sealed FROM sandbox_card_letters WHERE card_id = $1`, cardID).Scan(&sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sandbox_card_letters WHERE card_id = $1`, cardID); err != nil {
+		return "", err
+	}
+	raw, err := s.Keys.Open(letterPurpose, sealed)
+	if err != nil {
+		return "", err
+	}
+	// Sealed with its card's id, so a letter moved to another card opens to nothing.
+	code, ok := strings.CutPrefix(string(raw), cardID.String()+":")
+	if !ok {
+		return "", fmt.Errorf("card: the activation letter of card %s belongs to another card", cardID)
+	}
+	return code, nil
+}
 
 // NewCardNumber implements Issuer: 16 Luhn-valid digits under the
 // provider's sandbox BIN.
@@ -141,4 +190,9 @@ func (UnconfiguredIssuer) NewCardNumber(context.Context, string) (string, error)
 // TokenServiceKey implements Issuer.
 func (UnconfiguredIssuer) TokenServiceKey(context.Context, string) (jose.JSONWebKey, error) {
 	return jose.JSONWebKey{}, errNoNetwork
+}
+
+// SendActivationLetter implements Issuer.
+func (UnconfiguredIssuer) SendActivationLetter(context.Context, *db.Tx, uuid.UUID, string) error {
+	return errNoNetwork
 }

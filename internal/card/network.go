@@ -160,15 +160,50 @@ func (s *Service) SetStatus(ctx context.Context, id uuid.UUID, r StatusRequest) 
 	})
 }
 
-// Ship records that the ordered physical card was sent; it stays awaiting
-// activation until the cardholder activates it.
-func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Card, error) {
-	return s.issuerChange(ctx, id, func(tx *db.Tx, c stored) error {
+// Shipment is a physical card sent by the sandbox: the card and the
+// activation code its letter carries.
+type Shipment struct {
+	Card           Card
+	ActivationCode string
+}
+
+// letterBox is an issuer that keeps the activation letters until the card
+// ships (SandboxIssuer): only there can the sandbox ship a card.
+type letterBox interface {
+	takeActivationLetter(ctx context.Context, tx *db.Tx, cardID uuid.UUID) (string, error)
+}
+
+var errNotShippable = apierr.New(apierr.Conflict, "There is no ordered physical card waiting to be shipped.")
+
+// Ship records that the ordered physical card was sent with its letter and
+// returns the letter's activation code, since the sandbox has no letters; the
+// card stays awaiting activation until the cardholder enters that code. Once
+// shipped, nothing but the code's keyed hash remains. A card ordered before
+// activation codes existed gets its code now.
+func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
+	letters, ok := s.Issuer.(letterBox)
+	if !ok {
+		return Shipment{}, errNoNetwork
+	}
+	var code string
+	c, err := s.issuerChange(ctx, id, func(tx *db.Tx, c stored) error {
 		if c.Physical.State != PhysicalAwaitingActivation || c.Physical.Shipped {
-			return apierr.New(apierr.Conflict, "There is no ordered physical card waiting to be shipped.")
+			return errNotShippable
+		}
+		var err error
+		if code, err = letters.takeActivationLetter(ctx, tx, id); err != nil {
+			return err
+		}
+		if code == "" {
+			code = identity.RandomDigits(ActivationCodeDigits)
+			return update(ctx, tx, id, `shipped_at = $2, activation_code_hash = $3`, tx.Now, s.activationHash(id, code))
 		}
 		return update(ctx, tx, id, `shipped_at = $2`, tx.Now)
 	})
+	if err != nil {
+		return Shipment{}, err
+	}
+	return Shipment{Card: c, ActivationCode: code}, nil
 }
 
 // Authorization kinds and channels (CONTRACT §9).
@@ -185,6 +220,7 @@ const (
 	DeclineFrozen                  = "card_frozen"
 	DeclinePhysicalNotActive       = "physical_card_not_active"
 	DeclineLimitExceeded           = "limit_exceeded"
+	DeclineRefundExceedsPurchases  = "refund_exceeds_purchases"
 	DeclineInsufficientFunds       = "insufficient_funds"
 )
 
@@ -223,8 +259,9 @@ type Decision struct {
 
 // Authorize decides a merchant's request in one transaction, in the order
 // of CONTRACT §6. An approved purchase debits the organization's US-dollar
-// balance through the ledger and adds to the month's spending; a refund
-// credits it and lowers the spending; either adds a card_transaction row to
+// balance through the ledger and adds to the month's spending; a refund,
+// never more than what is left of the month's purchases, credits it and
+// lowers the spending; either adds a card_transaction row to
 // the feed. A declined request moves nothing. The card's row is locked, so
 // concurrent authorizations of one card are decided one after another
 // against the limit; the ledger refuses a balance below zero across cards.
@@ -312,6 +349,11 @@ func (s *Service) decline(c stored, status organization.Status, r AuthorizationR
 		return DeclinePhysicalNotActive
 	case !r.refund() && usdCents > c.MonthlyLimit*100-c.SpentThisMonth:
 		return DeclineLimitExceeded
+	// Refunds in a month never add up to more than the card's purchases that
+	// month, so no refund creates money: SpentThisMonth is what is left of
+	// them (locked with the card, so concurrent refunds cannot both fit).
+	case r.refund() && usdCents > c.SpentThisMonth:
+		return DeclineRefundExceedsPurchases
 	}
 	return ""
 }

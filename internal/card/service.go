@@ -340,37 +340,59 @@ func (s *Service) OrderPhysical(ctx context.Context, a actor.Actor, id uuid.UUID
 		if err != nil {
 			return err
 		}
-		return update(ctx, tx, id, `physical_state = $2, shipping_address = $3`, PhysicalAwaitingActivation, string(address))
+		// The letter the card ships with carries the activation code; we
+		// keep only its keyed hash, bound to the card.
+		code := identity.RandomDigits(ActivationCodeDigits)
+		if err := s.Issuer.SendActivationLetter(ctx, tx, id, code); err != nil {
+			return err
+		}
+		return update(ctx, tx, id, `physical_state = $2, shipping_address = $3, activation_code_hash = $4`,
+			PhysicalAwaitingActivation, string(address), s.activationHash(id, code))
 	})
+}
+
+// ActivationCodeDigits is the length of the code on a physical card's letter.
+const ActivationCodeDigits = 6
+
+const activationPurpose = "card-activation-code"
+
+// activationHash is how the activation code of card id is kept.
+func (s *Service) activationHash(id uuid.UUID, code string) string {
+	return s.Keys.Hash(activationPurpose, id.String()+":"+code)
 }
 
 // ActivateRequest is the body of activating a physical card.
 type ActivateRequest struct {
-	LastFour string `json:"last_four"`
+	ActivationCode string `json:"activation_code"`
 }
 
-var fourDigits = regexp.MustCompile(`^[0-9]{4}$`)
+var (
+	fourDigits     = regexp.MustCompile(`^[0-9]{4}$`)
+	activationCode = regexp.MustCompile(`^[0-9]{6}$`)
+)
 
 // Validate checks the body's fields.
 func (r ActivateRequest) Validate() error {
-	if !fourDigits.MatchString(r.LastFour) {
-		return apierr.InvalidField("last_four", "must be the last four digits printed on the card.")
+	if !activationCode.MatchString(r.ActivationCode) {
+		return apierr.InvalidField("activation_code", "must be the 6-digit code on the letter the physical card came with.")
 	}
 	return nil
 }
 
-// Activation guessing budget: wrong digits per person, across cards.
+// Activation guessing budget: wrong codes per person, across cards.
 const (
 	MaxActivationFailures = 10
 	ActivationWindow      = 24 * time.Hour
 )
 
-var errWrongDigits = apierr.New(apierr.InvalidCode, "These are not the last four digits of this card.")
+var errWrongCode = apierr.New(apierr.InvalidCode, "This is not the activation code of this card.")
 
-// Activate turns on the physical card when the cardholder enters its last
-// four digits. Wrong digits count against the person, whatever the card:
-// MaxActivationFailures within ActivationWindow answer rate_limited until
-// the oldest of them leaves the window.
+// Activate turns on the physical card when the cardholder enters the code
+// of the letter it came with; the card's last four digits, which every
+// Card shows, prove nothing. Wrong codes count against the person, whatever
+// the card: MaxActivationFailures within ActivationWindow answer
+// rate_limited until the oldest of them leaves the window. The code is
+// spent with the activation.
 func (s *Service) Activate(ctx context.Context, a actor.Actor, id uuid.UUID, r ActivateRequest) (Card, error) {
 	return s.change(ctx, a, id, true, func(tx *db.Tx, c stored, v viewer) error {
 		switch {
@@ -385,17 +407,18 @@ func (s *Service) Activate(ctx context.Context, a actor.Actor, id uuid.UUID, r A
 			return err
 		}
 		if len(failures) >= MaxActivationFailures {
-			e := apierr.New(apierr.RateLimited, "Too many wrong card digits: activation is paused. Please wait before trying again.")
+			e := apierr.New(apierr.RateLimited, "Too many wrong activation codes: activation is paused. Please wait before trying again.")
 			e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(failures[len(failures)-MaxActivationFailures].Add(ActivationWindow).Sub(tx.Now))
 			return e
 		}
-		if !keyring.Equal(r.LastFour, c.LastFour) {
+		// A card ordered before activation codes existed has none: no code is right.
+		if c.activationHash == nil || !keyring.Equal(*c.activationHash, s.activationHash(id, r.ActivationCode)) {
 			if err := recordActivationFailure(ctx, tx, a.UserID); err != nil {
 				return err
 			}
-			return kept{errWrongDigits}
+			return kept{errWrongCode}
 		}
-		return update(ctx, tx, id, `physical_state = $2`, PhysicalActive)
+		return update(ctx, tx, id, `physical_state = $2, activation_code_hash = NULL`, PhysicalActive)
 	})
 }
 

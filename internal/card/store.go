@@ -23,13 +23,16 @@ type stored struct {
 	panSealed   string
 	expiryMonth int
 	expiryYear  int
+	// activationHash is the keyed hash of the code on the physical card's
+	// letter, from the order until the activation.
+	activationHash *string
 }
 
 // cardColumns are read with a month parameter (the current one, in
 // card_spend's key form) bound where spent is joined.
 const cardColumns = `c.id, c.organization_id, c.user_id, c.card_holder_name, c.card_provider, c.status, c.frozen,
 	c.allow_physical, c.physical_state, c.physical_replacement, c.shipping_address, c.shipped_at IS NOT NULL,
-	c.last_four, c.pan_sealed, c.expiry_month, c.expiry_year, c.monthly_limit,
+	c.last_four, c.pan_sealed, c.expiry_month, c.expiry_year, c.activation_code_hash, c.monthly_limit,
 	CASE WHEN s.spent > 0 THEN s.spent ELSE 0 END, c.created_at, c.updated_at`
 
 // cardFrom joins the spending of month $1 to every card read.
@@ -40,7 +43,7 @@ func scanCard(row db.Scanner) (stored, error) {
 	var shipping sql.NullString
 	err := row.Scan(&c.ID, &c.OrganizationID, &c.UserID, &c.CardHolderName, &c.Provider, &c.Status, &c.Frozen,
 		&c.AllowPhysical, &c.Physical.State, &c.Physical.Replacement, &shipping, &c.Physical.Shipped,
-		&c.LastFour, &c.panSealed, &c.expiryMonth, &c.expiryYear, &c.MonthlyLimit, &c.SpentThisMonth, &c.CreatedAt, &c.UpdatedAt)
+		&c.LastFour, &c.panSealed, &c.expiryMonth, &c.expiryYear, &c.activationHash, &c.MonthlyLimit, &c.SpentThisMonth, &c.CreatedAt, &c.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return stored{}, errNotFound
 	}
@@ -112,8 +115,9 @@ func update(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...an
 }
 
 // addSpend adds cents (negative for a refund) to card id's purchases minus
-// refunds in tx.Now's month. The sum is kept exact, below zero too (a
-// refund of last month's purchase); reads show it from zero up.
+// refunds in tx.Now's month. A refund is approved only while the sum covers
+// it, so the sum stays at zero or above; reads still show it from zero up,
+// for months recorded before that rule.
 func addSpend(ctx context.Context, tx *db.Tx, id uuid.UUID, cents int64) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO card_spend (card_id, month, spent) VALUES ($1, $2, $3)
@@ -148,7 +152,7 @@ func insertAuthorization(ctx context.Context, tx *db.Tx, a authorization) error 
 	return err
 }
 
-// activationFailures lists when userID entered wrong activation digits
+// activationFailures lists when userID entered a wrong activation code
 // since since, oldest first. It first takes userID's guard row, so one
 // person's guesses, on any card, are counted one after another.
 func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID, since time.Time) ([]time.Time, error) {

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +16,8 @@ import (
 
 // Physical cards (CONTRACT §6, DECISIONS): ordering with a shipping
 // address, shipping in the sandbox, activation by the cardholder with the
-// last four digits (guesses limited per person), and setting a PIN behind a step-up.
+// 6-digit code of the card's letter (guesses limited per person), and
+// setting a PIN behind a step-up.
 
 func shippingAddress() map[string]any {
 	return map[string]any{"address_line1": "Friedrichstraße 68", "address_line2": "3. OG", "city": "Berlin",
@@ -27,9 +29,31 @@ func orderPhysical(t *testing.T, s *apitest.Server, token, cardID string) *apite
 	return s.Post(t, cardPath(cardID, "physical"), token, map[string]any{"shipping_address": shippingAddress()})
 }
 
-func activate(t *testing.T, s *apitest.Server, token, cardID, lastFour string) *apitest.Response {
+func activate(t *testing.T, s *apitest.Server, token, cardID, code string) *apitest.Response {
 	t.Helper()
-	return s.Post(t, cardPath(cardID, "activate"), token, map[string]any{"last_four": lastFour})
+	return s.Post(t, cardPath(cardID, "activate"), token, map[string]any{"activation_code": code})
+}
+
+var activationCodeShape = regexp.MustCompile(`^[0-9]{6}$`)
+
+// shipCard ships cardID's ordered physical card in the sandbox and returns
+// the code of its letter.
+func shipCard(t *testing.T, s *apitest.Server, cardID string) string {
+	t.Helper()
+	var got client.SandboxShippedCard
+	s.Post(t, "/api/v1/sandbox/cards/"+cardID+"/ship", sbx, nil).ExpectStatus(t, 200).Decode(t, &got)
+	if got.Card.Id.String() != cardID || got.Card.Physical.State != "awaiting_activation" || !activationCodeShape.MatchString(got.ActivationCode) {
+		t.Fatalf("shipped: %+v", got)
+	}
+	return got.ActivationCode
+}
+
+// orderAndShip orders cardID's physical card as token and ships it,
+// returning the activation code.
+func orderAndShip(t *testing.T, s *apitest.Server, token, cardID string) string {
+	t.Helper()
+	orderPhysical(t, s, token, cardID).ExpectStatus(t, 200)
+	return shipCard(t, s, cardID)
 }
 
 // expectInvalidFieldOneOf fails t unless r is 400 invalid_request naming one of fields.
@@ -46,9 +70,9 @@ func expectInvalidFieldOneOf(t *testing.T, r *apitest.Response, fields ...string
 	t.Fatalf("details %+v do not name %q", e.Error.Details, fields[0])
 }
 
-// otherDigits is four digits that differ from lastFour.
-func otherDigits(lastFour string) string {
-	b := []byte(lastFour)
+// otherDigits is as many digits as code, each of them different.
+func otherDigits(code string) string {
+	b := []byte(code)
 	for i := range b {
 		b[i] = '0' + (b[i]-'0'+1)%10
 	}
@@ -114,7 +138,7 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 	orderPhysical(t, s, o.bob.token, c.Id.String()).ExpectError(t, 404, "not_found")
 	// Nothing to ship or activate yet.
 	s.Post(t, "/api/v1/sandbox/cards/"+c.Id.String()+"/ship", sbx, nil).ExpectError(t, 409, "conflict")
-	activate(t, s, o.alice.token, c.Id.String(), c.LastFour).ExpectError(t, 409, "conflict")
+	activate(t, s, o.alice.token, c.Id.String(), "482913").ExpectError(t, 409, "conflict")
 
 	var ordered client.Card
 	orderPhysical(t, s, o.alice.token, c.Id.String()).ExpectStatus(t, 200).Decode(t, &ordered)
@@ -131,33 +155,30 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 	orderPhysical(t, s, o.owner.token, orgCard.Id.String()).ExpectStatus(t, 200).Decode(t, &forOrg)
 	expectActions(t, "organization card, awaiting activation", forOrg, "freeze")
 
-	var shipped client.Card
-	s.Post(t, "/api/v1/sandbox/cards/"+c.Id.String()+"/ship", sbx, nil).ExpectStatus(t, 200).Decode(t, &shipped)
-	if shipped.Physical.State != "awaiting_activation" {
-		t.Fatalf("shipped: %+v", shipped.Physical)
-	}
+	code := shipCard(t, s, c.Id.String())
 	s.Post(t, "/api/v1/sandbox/cards/"+c.Id.String()+"/ship", sbx, nil).ExpectError(t, 409, "conflict")
+	orgCode := shipCard(t, s, orgCard.Id.String())
 
-	// Only the cardholder activates, with the right last four digits.
-	activate(t, s, o.owner.token, c.Id.String(), c.LastFour).ExpectError(t, 403, "forbidden")
-	activate(t, s, o.admin.token, c.Id.String(), c.LastFour).ExpectError(t, 403, "forbidden")
-	activate(t, s, o.bob.token, c.Id.String(), c.LastFour).ExpectError(t, 404, "not_found")
-	activate(t, s, o.owner.token, orgCard.Id.String(), orgCard.LastFour).ExpectError(t, 403, "forbidden")
-	activate(t, s, o.alice.token, c.Id.String(), otherDigits(c.LastFour)).ExpectError(t, 422, "invalid_code")
-	for _, bad := range []any{"12a4", "123", "12345", "", 1234} {
-		expectInvalidField(t, s.Post(t, cardPath(c.Id.String(), "activate"), o.alice.token, map[string]any{"last_four": bad}), "last_four")
+	// Only the cardholder activates, with the code of the card's letter.
+	activate(t, s, o.owner.token, c.Id.String(), code).ExpectError(t, 403, "forbidden")
+	activate(t, s, o.admin.token, c.Id.String(), code).ExpectError(t, 403, "forbidden")
+	activate(t, s, o.bob.token, c.Id.String(), code).ExpectError(t, 404, "not_found")
+	activate(t, s, o.owner.token, orgCard.Id.String(), orgCode).ExpectError(t, 403, "forbidden")
+	activate(t, s, o.alice.token, c.Id.String(), otherDigits(code)).ExpectError(t, 422, "invalid_code")
+	for _, bad := range []any{"12a456", "12345", "1234567", c.LastFour, "", 123456, nil} {
+		expectInvalidField(t, s.Post(t, cardPath(c.Id.String(), "activate"), o.alice.token, map[string]any{"activation_code": bad}), "activation_code")
 	}
 	if got := getCard(t, s, o.alice.token, c.Id.String()); got.Physical.State != "awaiting_activation" {
 		t.Fatalf("refused activations changed the card: %+v", got.Physical)
 	}
 	var active client.Card
-	activate(t, s, o.alice.token, c.Id.String(), c.LastFour).ExpectStatus(t, 200).Decode(t, &active)
+	activate(t, s, o.alice.token, c.Id.String(), code).ExpectStatus(t, 200).Decode(t, &active)
 	if active.Physical.State != "active" || active.LastFour != c.LastFour {
 		t.Fatalf("activated: %+v", active)
 	}
 	expectActions(t, "cardholder, active", active, "set_pin", "freeze")
 	expectActions(t, "owner, active", getCard(t, s, o.owner.token, c.Id.String()), "freeze")
-	activate(t, s, o.alice.token, c.Id.String(), c.LastFour).ExpectError(t, 409, "conflict")
+	activate(t, s, o.alice.token, c.Id.String(), code).ExpectError(t, 409, "conflict")
 	orderPhysical(t, s, o.alice.token, c.Id.String()).ExpectError(t, 409, "conflict")
 	expectActions(t, "cardholder, active and frozen", cardAction(t, s, o.alice.token, c.Id.String(), "freeze"), "set_pin", "unfreeze")
 	expectActions(t, "owner, active and frozen", getCard(t, s, o.owner.token, c.Id.String()), "unfreeze")
@@ -187,22 +208,85 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 	}
 }
 
-// TestCardActivationGuessesAreLimitedPerPerson: ten wrong last-four guesses by
-// one person lock activation for that person on every card, even with the
-// right digits, until Retry-After has passed; another person is unaffected.
+// TestCardActivationNeedsTheLettersCode: a physical card is activated
+// with the 6-digit code printed on the letter it ships with, never with the
+// last four digits every Card shows; one card's code does not activate
+// another, and the code appears in no Card and no log line.
+func TestCardActivationNeedsTheLettersCode(t *testing.T) {
+	s := apitest.Start(t)
+	o := newCardOrg(t, s, "acme.test")
+	first := cardFor(t, s, o.id, o.alice.id, 100)
+	second := cardFor(t, s, o.id, o.alice.id, 100)
+	var ordered client.Card
+	orderPhysical(t, s, o.alice.token, first.Id.String()).ExpectStatus(t, 200).Decode(t, &ordered)
+	// The letter's code is made when the card is ordered, so it works before shipping too;
+	// shipping is how the sandbox hands it over.
+	orderPhysical(t, s, o.alice.token, second.Id.String()).ExpectStatus(t, 200)
+	firstCode, secondCode := shipCard(t, s, first.Id.String()), shipCard(t, s, second.Id.String())
+	if firstCode == secondCode {
+		t.Fatalf("two letters carry the same code %s", firstCode)
+	}
+
+	// The last four digits, as the old body or in place of the code, activate nothing.
+	expectInvalidField(t, s.Post(t, cardPath(first.Id.String(), "activate"), o.alice.token, map[string]any{"last_four": first.LastFour}), "last_four")
+	expectInvalidField(t, activate(t, s, o.alice.token, first.Id.String(), first.LastFour), "activation_code")
+	// Another card's code is a wrong code.
+	activate(t, s, o.alice.token, first.Id.String(), secondCode).ExpectError(t, 422, "invalid_code")
+	if got := getCard(t, s, o.alice.token, first.Id.String()); got.Physical.State != "awaiting_activation" {
+		t.Fatalf("a wrong code activated the card: %+v", got.Physical)
+	}
+
+	var bodies []string
+	record := func(r *apitest.Response) *apitest.Response { bodies = append(bodies, string(r.Body)); return r }
+	record(s.Get(t, cardPath(first.Id.String(), ""), o.alice.token))
+	record(s.Get(t, cardPath(first.Id.String(), ""), o.owner.token))
+	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", o.owner.token))
+	var active client.Card
+	record(activate(t, s, o.alice.token, first.Id.String(), firstCode)).ExpectStatus(t, 200).Decode(t, &active)
+	if active.Physical.State != "active" {
+		t.Fatalf("activated: %+v", active.Physical)
+	}
+	record(activate(t, s, o.alice.token, second.Id.String(), secondCode)).ExpectStatus(t, 200)
+	for i, b := range append(bodies, string(mustJSON(t, ordered))) {
+		for _, code := range []string{firstCode, secondCode} {
+			if strings.Contains(b, code) || strings.Contains(b, "activation_code") {
+				t.Fatalf("response %d shows an activation code: %s", i, b)
+			}
+		}
+	}
+	for _, code := range []string{firstCode, secondCode} {
+		if strings.Contains(s.Logs.String(), code) {
+			t.Fatal("the logs contain an activation code")
+		}
+	}
+	// A used code activates nothing again.
+	activate(t, s, o.alice.token, first.Id.String(), firstCode).ExpectError(t, 409, "conflict")
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestCardActivationGuessesAreLimitedPerPerson: ten wrong codes by one
+// person lock activation for that person on every card, even with the
+// right code, until Retry-After has passed; another person is unaffected.
 func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	first := cardFor(t, s, o.id, o.alice.id, 100)
 	second := cardFor(t, s, o.id, o.alice.id, 100)
 	bobs := cardFor(t, s, o.id, o.bob.id, 100)
-	for _, c := range []client.Card{first, second} {
-		orderPhysical(t, s, o.alice.token, c.Id.String()).ExpectStatus(t, 200)
-	}
-	orderPhysical(t, s, o.bob.token, bobs.Id.String()).ExpectStatus(t, 200)
+	firstCode := orderAndShip(t, s, o.alice.token, first.Id.String())
+	secondCode := orderAndShip(t, s, o.alice.token, second.Id.String())
+	bobsCode := orderAndShip(t, s, o.bob.token, bobs.Id.String())
 
 	for range 10 {
-		activate(t, s, o.alice.token, first.Id.String(), otherDigits(first.LastFour)).ExpectError(t, 422, "invalid_code")
+		activate(t, s, o.alice.token, first.Id.String(), otherDigits(firstCode)).ExpectError(t, 422, "invalid_code")
 	}
 	locked := func(r *apitest.Response) int {
 		t.Helper()
@@ -213,27 +297,27 @@ func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
 		}
 		return secs
 	}
-	retry := locked(activate(t, s, o.alice.token, second.Id.String(), second.LastFour))
-	locked(activate(t, s, o.alice.token, first.Id.String(), first.LastFour))
+	retry := locked(activate(t, s, o.alice.token, second.Id.String(), secondCode))
+	locked(activate(t, s, o.alice.token, first.Id.String(), firstCode))
 	for _, c := range []client.Card{first, second} {
 		if got := getCard(t, s, o.alice.token, c.Id.String()); got.Physical.State != "awaiting_activation" {
 			t.Fatalf("a locked activation went through: %+v", got.Physical)
 		}
 	}
 	// Another person's activations are not limited by Alice's guesses.
-	activate(t, s, o.bob.token, bobs.Id.String(), bobs.LastFour).ExpectStatus(t, 200)
+	activate(t, s, o.bob.token, bobs.Id.String(), bobsCode).ExpectStatus(t, 200)
 
-	// Locked until Retry-After has passed, then the right digits work.
+	// Locked until Retry-After has passed, then the right code works.
 	if retry > 31 {
 		advance(t, s, time.Duration(retry-31)*time.Second)
 		o.alice.signInAgain(t, s) // the session may have idled out; signing in spends 30 seconds
-		locked(activate(t, s, o.alice.token, second.Id.String(), second.LastFour))
+		locked(activate(t, s, o.alice.token, second.Id.String(), secondCode))
 		advance(t, s, time.Second)
 	} else {
 		advance(t, s, time.Duration(retry)*time.Second)
 	}
 	var got client.Card
-	activate(t, s, o.alice.token, second.Id.String(), second.LastFour).ExpectStatus(t, 200).Decode(t, &got)
+	activate(t, s, o.alice.token, second.Id.String(), secondCode).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Physical.State != "active" {
 		t.Fatalf("activation after the lock: %+v", got.Physical)
 	}
@@ -241,13 +325,13 @@ func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
 
 // TestCardConcurrentActivationGuessesStayWithinTheLimit: thirty wrong
 // guesses sent at once count like thirty in a row: ten are answered
-// invalid_code, the rest rate_limited, and then even the right digits wait.
+// invalid_code, the rest rate_limited, and then even the right code waits.
 func TestCardConcurrentActivationGuessesStayWithinTheLimit(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.owner.id, 100)
-	orderPhysical(t, s, o.owner.token, c.Id.String()).ExpectStatus(t, 200)
-	wrong := otherDigits(c.LastFour)
+	code := orderAndShip(t, s, o.owner.token, c.Id.String())
+	wrong := otherDigits(code)
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
@@ -260,7 +344,7 @@ func TestCardConcurrentActivationGuessesStayWithinTheLimit(t *testing.T) {
 			defer wg.Done()
 			<-start
 			r := s.Do(t, apitest.Request{Method: "POST", Path: cardPath(c.Id.String(), "activate"), Bearer: o.owner.token,
-				Body: map[string]any{"last_four": wrong}, Header: oneShot})
+				Body: map[string]any{"activation_code": wrong}, Header: oneShot})
 			var e apitest.ErrorBody
 			_ = json.Unmarshal(r.Body, &e)
 			mu.Lock()
@@ -273,7 +357,7 @@ func TestCardConcurrentActivationGuessesStayWithinTheLimit(t *testing.T) {
 	if answers["422 invalid_code"] != 10 || answers["429 rate_limited"] != 20 {
 		t.Fatalf("answers %v, want 10 invalid_code and 20 rate_limited", answers)
 	}
-	activate(t, s, o.owner.token, c.Id.String(), c.LastFour).ExpectError(t, http.StatusTooManyRequests, "rate_limited")
+	activate(t, s, o.owner.token, c.Id.String(), code).ExpectError(t, http.StatusTooManyRequests, "rate_limited")
 }
 
 func TestSettingACardPIN(t *testing.T) {
@@ -286,12 +370,14 @@ func TestSettingACardPIN(t *testing.T) {
 	}
 	// No PIN before the physical card is active.
 	pin(o.alice.token, c.Id.String(), "4821").ExpectError(t, 409, "conflict")
-	orderPhysical(t, s, o.alice.token, c.Id.String()).ExpectStatus(t, 200)
+	letter := orderAndShip(t, s, o.alice.token, c.Id.String())
 	pin(o.alice.token, c.Id.String(), "4821").ExpectError(t, 409, "conflict")
-	activate(t, s, o.alice.token, c.Id.String(), c.LastFour).ExpectStatus(t, 200)
+	activate(t, s, o.alice.token, c.Id.String(), letter).ExpectStatus(t, 200)
 
-	// Weak or malformed PINs are refused before any step-up.
-	for _, weak := range []any{"1111", "0000", "1234", "0123", "6789", "9876", "3210", "12a4", "12345", "123", "", 4821, nil} {
+	// Weak or malformed PINs are refused before any step-up; a run may wrap around from 9 to 0.
+	for _, weak := range []any{"1111", "0000", "1234", "0123", "6789", "9876", "3210",
+		"7890", "8901", "9012", "0987", "1098", "2109",
+		"12a4", "12345", "123", "", 4821, nil} {
 		expectInvalidField(t, pin(o.alice.token, c.Id.String(), weak), "pin")
 	}
 	// Only the cardholder sets it.

@@ -149,16 +149,18 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 	expectApproved(t, purchase(t, s, c.Id.String(), "32.08"), "out", "32.08")
 	expectSpent(t, s, tok, c.Id.String(), "100.00", "100")
 	expectDecline(t, purchase(t, s, c.Id.String(), "0.01"), "limit_exceeded")
-	// A refund is never declined for the limit, and spending never goes below zero.
-	expectApproved(t, authorize(t, s, c.Id.String(), "200.00", "USD", "online", "refund"), "in", "200.00")
+	// A refund is never declined for the limit, but never returns more than the month's
+	// purchases (120.00 bought, 20.00 refunded already).
+	expectDecline(t, authorize(t, s, c.Id.String(), "100.01", "USD", "online", "refund"), "refund_exceeds_purchases")
+	expectApproved(t, authorize(t, s, c.Id.String(), "100.00", "USD", "online", "refund"), "in", "100.00")
 	expectSpent(t, s, tok, c.Id.String(), "0.00", "0")
 	patchCard(t, s, tok, c.Id.String(), map[string]any{"monthly_limit": 0}).ExpectStatus(t, 200).Decode(t, &patched)
 	if patched.Limit.Utilization != "0" {
 		t.Fatalf("utilization with a limit of 0: %q", patched.Limit.Utilization)
 	}
 	expectDecline(t, purchase(t, s, c.Id.String(), "0.01"), "limit_exceeded")
-	if got := usdAvailable(t, s, tok, o.id); got != "1100.00" {
-		t.Fatalf("USD available %s, want 1100.00", got)
+	if got := usdAvailable(t, s, tok, o.id); got != "1000.00" {
+		t.Fatalf("USD available %s, want 1000.00", got)
 	}
 	if n := len(cardFeed(t, s, tok, o.id)); n != 6 {
 		t.Fatalf("%d card rows, want 6 (declines add none)", n)
@@ -175,25 +177,51 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 	expectSpent(t, s, tok, c.Id.String(), "0.00", "0")
 }
 
-// TestCardSpendingIsTheMonthsPurchasesMinusRefunds: spent_this_month is
-// max(0, purchases − refunds) of the month (DECISIONS), so a refund larger
-// than what was bought this month (of an earlier month's purchase) offsets
-// later purchases in the month and leaves that much more of the limit.
-func TestCardSpendingIsTheMonthsPurchasesMinusRefunds(t *testing.T) {
+// TestCardRefundsNeverExceedTheMonthsPurchases: refunds on a card in a
+// month never add up to more than its purchases that month, so a refund
+// creates no money: one that would is declined refund_exceeds_purchases and
+// moves nothing. A refund in a foreign currency counts at its US-dollar value.
+func TestCardRefundsNeverExceedTheMonthsPurchases(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
+	tok := o.owner.token
 	deposit(t, s, o.id, "USD", "1000.00")
 	c := cardFor(t, s, o.id, o.owner.id, 100)
-	expectApproved(t, authorize(t, s, c.Id.String(), "30.00", "USD", "online", "refund"), "in", "30.00")
-	expectSpent(t, s, o.owner.token, c.Id.String(), "0.00", "0") // never below zero
+	other := cardFor(t, s, o.id, o.owner.id, 100)
+
+	// Nothing bought this month: nothing to refund, on any channel.
+	expectDecline(t, authorize(t, s, c.Id.String(), "0.01", "USD", "online", "refund"), "refund_exceeds_purchases")
+	expectDecline(t, authorize(t, s, c.Id.String(), "30.00", "USD", "wallet", "refund"), "refund_exceeds_purchases")
 	expectApproved(t, purchase(t, s, c.Id.String(), "50.00"), "out", "50.00")
-	expectSpent(t, s, o.owner.token, c.Id.String(), "20.00", "20") // 50.00 − 30.00
-	expectApproved(t, purchase(t, s, c.Id.String(), "80.00"), "out", "80.00")
-	expectSpent(t, s, o.owner.token, c.Id.String(), "100.00", "100")
-	expectDecline(t, purchase(t, s, c.Id.String(), "0.01"), "limit_exceeded")
-	if got := usdAvailable(t, s, o.owner.token, o.id); got != "900.00" {
-		t.Fatalf("USD available %s, want 900.00", got)
+	expectApproved(t, authorize(t, s, c.Id.String(), "30.00", "USD", "online", "refund"), "in", "30.00")
+	expectSpent(t, s, tok, c.Id.String(), "20.00", "20")
+	// 20.00 of the purchases is left to refund: 18.47 EUR is 20.01 USD.
+	expectDecline(t, authorize(t, s, c.Id.String(), "20.01", "USD", "online", "refund"), "refund_exceeds_purchases")
+	expectDecline(t, authorize(t, s, c.Id.String(), "18.47", "EUR", "online", "refund"), "refund_exceeds_purchases")
+	// Another card's purchases are not this card's.
+	expectApproved(t, purchase(t, s, other.Id.String(), "60.00"), "out", "60.00")
+	expectDecline(t, authorize(t, s, c.Id.String(), "20.01", "USD", "online", "refund"), "refund_exceeds_purchases")
+	expectApproved(t, authorize(t, s, c.Id.String(), "20.00", "USD", "online", "refund"), "in", "20.00")
+	expectSpent(t, s, tok, c.Id.String(), "0.00", "0")
+	expectDecline(t, authorize(t, s, c.Id.String(), "0.01", "USD", "online", "refund"), "refund_exceeds_purchases")
+	// Later purchases open room for refunds again, and the limit is whole.
+	expectApproved(t, purchase(t, s, c.Id.String(), "100.00"), "out", "100.00")
+	expectSpent(t, s, tok, c.Id.String(), "100.00", "100")
+	if got := usdAvailable(t, s, tok, o.id); got != "840.00" {
+		t.Fatalf("USD available %s, want 840.00 (declined refunds move nothing)", got)
 	}
+	if n := len(cardFeed(t, s, tok, o.id)); n != 5 {
+		t.Fatalf("%d card rows, want 5 (declines add none)", n)
+	}
+
+	// A new month has no purchases yet: last month's are not refunded against it.
+	start := now(t, s).UTC()
+	advance(t, s, time.Date(start.Year(), start.Month()+1, 1, 0, 0, 0, 0, time.UTC).Sub(start))
+	o.owner.signInAgain(t, s)
+	expectDecline(t, authorize(t, s, c.Id.String(), "10.00", "USD", "online", "refund"), "refund_exceeds_purchases")
+	expectApproved(t, purchase(t, s, c.Id.String(), "10.00"), "out", "10.00")
+	expectApproved(t, authorize(t, s, c.Id.String(), "10.00", "USD", "online", "refund"), "in", "10.00")
+	expectSpent(t, s, o.owner.token, c.Id.String(), "0.00", "0")
 }
 
 func TestCardAuthorizationRequestsAreChecked(t *testing.T) {
@@ -336,8 +364,7 @@ func TestCardDeclineReasonsComeInContractOrder(t *testing.T) {
 	}
 
 	// With the physical card active, terminals reach the limit and funds checks.
-	orderPhysical(t, s, tok, c.Id.String()).ExpectStatus(t, 200)
-	s.Post(t, cardPath(c.Id.String(), "activate"), tok, map[string]any{"last_four": c.LastFour}).ExpectStatus(t, 200)
+	activate(t, s, tok, c.Id.String(), orderAndShip(t, s, tok, c.Id.String())).ExpectStatus(t, 200)
 	decline("60.01", "USD", "terminal", "purchase", "limit_exceeded")
 	decline("30.00", "USD", "atm", "purchase", "insufficient_funds")
 	deposit(t, s, o.id, "USD", "100.00")

@@ -491,7 +491,7 @@ func TestCardsUnderOrganizationStatus(t *testing.T) {
 	deposit(t, s, o.id, "USD", "100.00")
 	c := cardFor(t, s, o.id, o.owner.id, 1000)
 	ordered := cardFor(t, s, o.id, o.owner.id, 1000)
-	orderPhysical(t, s, o.owner.token, ordered.Id.String()).ExpectStatus(t, 200)
+	code := orderAndShip(t, s, o.owner.token, ordered.Id.String())
 	frozen := cardFor(t, s, o.id, o.owner.id, 1000)
 	cardAction(t, s, o.owner.token, frozen.Id.String(), "freeze")
 	// Frozen, inactive and with a limit of 10: every other reason to decline holds.
@@ -513,7 +513,7 @@ func TestCardsUnderOrganizationStatus(t *testing.T) {
 	expectUnavailable(t, patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 5}))
 	expectUnavailable(t, s.Post(t, cardPath(frozen.Id.String(), "unfreeze"), o.owner.token, nil))
 	expectUnavailable(t, orderPhysical(t, s, o.owner.token, frozen.Id.String()))
-	expectUnavailable(t, s.Post(t, cardPath(ordered.Id.String(), "activate"), o.owner.token, map[string]any{"last_four": ordered.LastFour}))
+	expectUnavailable(t, activate(t, s, o.owner.token, ordered.Id.String(), code))
 	expectDecline(t, authorize(t, s, ordered.Id.String(), "1.00", "USD", "online", "purchase"), "organization_unavailable")
 	if got := getCard(t, s, o.owner.token, c.Id.String()); got.Limit.MonthlyLimit != 1000 {
 		t.Fatalf("paused PATCH changed the limit: %+v", got.Limit)
@@ -532,7 +532,7 @@ func TestCardsUnderOrganizationStatus(t *testing.T) {
 	expectUnavailable(t, s.Post(t, cardPath(c.Id.String(), "unfreeze"), o.owner.token, nil))
 	expectUnavailable(t, patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 5}))
 	expectUnavailable(t, orderPhysical(t, s, o.owner.token, frozen.Id.String()))
-	expectUnavailable(t, activate(t, s, o.owner.token, ordered.Id.String(), ordered.LastFour))
+	expectUnavailable(t, activate(t, s, o.owner.token, ordered.Id.String(), code))
 	expectUnavailable(t, s.Post(t, cardPath(ordered.Id.String(), "pin"), o.owner.token, map[string]any{"pin": "4821"}))
 	expectUnavailable(t, s.Post(t, cardPath(c.Id.String(), "mobile-wallet-provision"), o.owner.token, map[string]any{}))
 	expectUnavailable(t, s.Get(t, cardPath(alices.Id.String(), ""), o.alice.token))
@@ -572,7 +572,7 @@ func TestCardOperationsRefuseAPIKeys(t *testing.T) {
 		{Method: "POST", Path: cardPath(c.Id.String(), "freeze")},
 		{Method: "POST", Path: cardPath(c.Id.String(), "unfreeze")},
 		{Method: "POST", Path: cardPath(c.Id.String(), "physical"), Body: map[string]any{"shipping_address": shippingAddress()}},
-		{Method: "POST", Path: cardPath(c.Id.String(), "activate"), Body: map[string]any{"last_four": c.LastFour}},
+		{Method: "POST", Path: cardPath(c.Id.String(), "activate"), Body: map[string]any{"activation_code": "482913"}},
 		{Method: "POST", Path: cardPath(c.Id.String(), "pin"), Body: map[string]any{"pin": "4821"}},
 		{Method: "POST", Path: cardPath(c.Id.String(), "mobile-wallet-provision"), Body: map[string]any{"server_session_id": "s1"}},
 	} {

@@ -150,7 +150,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	o := newCardOrg(t, s, "acme.test")
 	year := now(t, s).UTC().Year()
 	visa := cardFor(t, s, o.id, o.alice.id, 1000)
-	orderPhysical(t, s, o.alice.token, visa.Id.String()).ExpectStatus(t, 200)
+	visaCode := orderAndShip(t, s, o.alice.token, visa.Id.String())
 	mc := issueCard(t, s, o.id, map[string]any{"user_id": o.alice.id, "monthly_limit": 100, "card_provider": "mastercard_issuer"})
 	frozen := cardFor(t, s, o.id, o.alice.id, 100)
 	cardAction(t, s, o.alice.token, frozen.Id.String(), "freeze")
@@ -247,7 +247,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	}
 
 	// The full numbers appear in no card response and no log line.
-	record := func(r *apitest.Response) { bodies = append(bodies, string(r.Body)) }
+	record := func(r *apitest.Response) *apitest.Response { bodies = append(bodies, string(r.Body)); return r }
 	tok := o.owner.token
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", tok))
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", o.alice.token))
@@ -259,9 +259,10 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	record(s.Post(t, cardPath(mc.Id.String(), "freeze"), tok, nil))
 	record(s.Post(t, cardPath(mc.Id.String(), "unfreeze"), tok, nil))
 	record(orderPhysical(t, s, o.alice.token, mc.Id.String()))
-	record(s.Post(t, "/api/v1/sandbox/cards/"+mc.Id.String()+"/ship", sbx, nil))
-	record(activate(t, s, o.alice.token, mc.Id.String(), mc.LastFour))
-	record(activate(t, s, o.alice.token, visa.Id.String(), visa.LastFour))
+	var mcShipped client.SandboxShippedCard
+	record(s.Post(t, "/api/v1/sandbox/cards/"+mc.Id.String()+"/ship", sbx, nil)).Decode(t, &mcShipped)
+	record(activate(t, s, o.alice.token, mc.Id.String(), mcShipped.ActivationCode)).ExpectStatus(t, 200)
+	record(activate(t, s, o.alice.token, visa.Id.String(), visaCode)).ExpectStatus(t, 200)
 	record(s.Post(t, "/api/v1/sandbox/cards/"+inactive.Id.String()+"/status", sbx, map[string]any{"status": "active"}))
 	deposit(t, s, o.id, "USD", "10.00")
 	record(s.Post(t, authorizationsPath(visa.Id.String()), sbx, map[string]any{"amount": "1.00", "currency": "USD", "merchant": merchant, "channel": "online"}))

@@ -104,8 +104,9 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 		t.Fatalf("two bindings: %+v", got)
 	}
 
-	// A card refund counts negative.
+	// A card refund counts negative (a refund needs the month's purchases behind it).
 	c := issueCard(t, s, p.org, map[string]any{"monthly_limit": 1000})
+	expectApproved(t, purchase(t, s, c.Id.String(), "3.00"), "out", "3.00")
 	refund := expectApproved(t, authorize(t, s, c.Id.String(), "3.00", "USD", "online", "refund"), "in", "3.00")
 	bind(t, s, tok, e.Id.String(), refund.Id.String(), "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
 	if got.Totals.Bill[0] != moneyOf("12.00", "USD") {

@@ -200,7 +200,23 @@ func (s *server) sandboxSetCardStatus(r *http.Request, id uuid.UUID) (card.Card,
 	return s.Cards.SetStatus(r.Context(), id, req)
 }
 
-func (s *server) sandboxShipCard(r *http.Request, id uuid.UUID) (card.Card, error) {
+// shipmentRecord is what the sandbox answers when it ships a physical card:
+// the card and the activation code the card's letter would carry.
+type shipmentRecord struct {
+	Card           cardRecord `json:"card"`
+	ActivationCode string     `json:"activation_code"`
+}
+
+var shipments = object[card.Shipment, shipmentRecord]{name: "card_id", kind: "Card",
+	org: func(s card.Shipment) uuid.UUID { return s.Card.OrganizationID },
+	record: func(s card.Shipment) shipmentRecord {
+		return shipmentRecord{Card: newCardRecord(s.Card), ActivationCode: s.ActivationCode}
+	}}
+
+func (s *server) sandboxShipCard(r *http.Request, id uuid.UUID) (card.Shipment, error) {
+	if err := noBody(r); err != nil {
+		return card.Shipment{}, err
+	}
 	return s.Cards.Ship(r.Context(), id)
 }
 

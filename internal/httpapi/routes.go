@@ -142,7 +142,7 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/partner/webhook", authSandbox, limitDefault, s.sandboxPartnerWebhook},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/cards", authSandbox, limitDefault, s.sandboxIssueCard},
 		{"POST", "/api/v1/sandbox/cards/{card_id}/status", authSandbox, limitDefault, cardHandler(s.sandboxSetCardStatus)},
-		{"POST", "/api/v1/sandbox/cards/{card_id}/ship", authSandbox, limitDefault, cardHandler(s.sandboxShipCard)},
+		{"POST", "/api/v1/sandbox/cards/{card_id}/ship", authSandbox, limitDefault, shipments.handler(s.sandboxShipCard)},
 		{"GET", "/api/v1/sandbox/wallet-provider-key", authSandbox, limitDefault, s.sandboxWalletProviderKey},
 		{"POST", "/api/v1/sandbox/cards/{card_id}/authorizations", authSandbox, limitDefault, s.sandboxAuthorizeCard},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/crypto-deposits", authSandbox, limitDefault, s.sandboxCryptoDeposit},

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -35,8 +36,17 @@ func Retry[T any](ctx context.Context, op func() (T, error)) (T, error) {
 	if err == nil || !Retryable(err) || ctx.Err() != nil {
 		return out, err
 	}
+	retried.Add(1)
 	return op()
 }
+
+// retried counts the operations Retry ran again in this process.
+var retried atomic.Int64
+
+// Retried is how many operations Retry has run again in this process. A
+// retry hides a deadlock from the caller; a test that races transactions
+// reads this to see that their lock order held and none was needed.
+func Retried() int64 { return retried.Load() }
 
 // TxRetry is Tx, with fn run again in a new transaction when the first one
 // failed with a serialization failure or a deadlock (see Retry). What fn

@@ -45,7 +45,7 @@ func TestStoreInTxRetryRunsACollidedTransactionOnceMore(t *testing.T) {
 		ctx := context.Background()
 		// The first run collides after its write; the second commits. The
 		// first run's write and after-commit hook are gone with it.
-		runs, hooks := 0, 0
+		runs, hooks, before := 0, 0, db.Retried()
 		id, err := db.InTxRetry(ctx, d, func(tx *db.Tx) (uuid.UUID, error) {
 			runs++
 			id := uuid.New()
@@ -60,6 +60,9 @@ func TestStoreInTxRetryRunsACollidedTransactionOnceMore(t *testing.T) {
 		})
 		if err != nil || runs != 2 || hooks != 1 || countOrgs(t, d) != 1 {
 			t.Fatalf("InTxRetry = %v, %v after %d runs; %d hooks ran, %d organizations; want the second run's alone", id, err, runs, hooks, countOrgs(t, d))
+		}
+		if n := db.Retried() - before; n != 1 {
+			t.Fatalf("Retried counted %d, want 1", n)
 		}
 
 		// A second collision is the answer: one more run, not a loop.

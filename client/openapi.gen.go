@@ -9684,8 +9684,9 @@ type ClientInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9724,8 +9725,9 @@ type ClientInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -11241,6 +11243,8 @@ type ClientInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -11259,6 +11263,8 @@ type ClientInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -14303,8 +14309,9 @@ func (c *RawClient) ListChallenges(ctx context.Context, params *ListChallengesPa
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -14353,8 +14360,9 @@ func (c *RawClient) ApproveChallengeWithBody(ctx context.Context, challengeId Ch
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -16660,6 +16668,8 @@ func (c *RawClient) GetPayment(ctx context.Context, paymentId PaymentId, params 
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -16688,6 +16698,8 @@ func (c *RawClient) CancelPaymentWithBody(ctx context.Context, paymentId Payment
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -27664,8 +27676,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -27704,8 +27717,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29275,6 +29289,8 @@ type ClientWithResponsesInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29293,6 +29309,8 @@ type ClientWithResponsesInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -45892,8 +45910,9 @@ func (c *ClientWithResponses) ListChallengesWithResponse(ctx context.Context, pa
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -45938,8 +45957,9 @@ func (c *ClientWithResponses) ApproveChallengeWithBodyWithResponse(ctx context.C
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -47983,6 +48003,8 @@ func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, paymen
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -48007,6 +48029,8 @@ func (c *ClientWithResponses) CancelPaymentWithBodyWithResponse(ctx context.Cont
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

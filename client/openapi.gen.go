@@ -9716,8 +9716,9 @@ type ClientInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9756,8 +9757,9 @@ type ClientInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -11273,6 +11275,8 @@ type ClientInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -11291,6 +11295,8 @@ type ClientInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -14361,8 +14367,9 @@ func (c *RawClient) ListChallenges(ctx context.Context, params *ListChallengesPa
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -14411,8 +14418,9 @@ func (c *RawClient) ApproveChallengeWithBody(ctx context.Context, challengeId Ch
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -16718,6 +16726,8 @@ func (c *RawClient) GetPayment(ctx context.Context, paymentId PaymentId, params 
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -16746,6 +16756,8 @@ func (c *RawClient) CancelPaymentWithBody(ctx context.Context, paymentId Payment
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -27748,8 +27760,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -27788,8 +27801,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// `400 invalid_request` when `match_code` is missing but required, or a field is
 	// malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-	// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-	// person's challenge or an unknown id.
+	// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+	// or its approval rejected meanwhile (nothing is approved and the challenge is now
+	// `declined`); `404 not_found` for another person's challenge or an unknown id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29359,6 +29373,8 @@ type ClientWithResponsesInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29377,6 +29393,8 @@ type ClientWithResponsesInterface interface {
 	// `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 	// `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 	// reject that instead) or can no longer be cancelled (approved, processing or final).
+	// When the approval is answered in the app at the same moment, one of the two takes
+	// effect and the other answers `409 conflict`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -46002,8 +46020,9 @@ func (c *ClientWithResponses) ListChallengesWithResponse(ctx context.Context, pa
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -46048,8 +46067,9 @@ func (c *ClientWithResponses) ApproveChallengeWithBodyWithResponse(ctx context.C
 //
 // `400 invalid_request` when `match_code` is missing but required, or a field is
 // malformed; `409 conflict` when the challenge is no longer pending (satisfied,
-// consumed, declined or expired: it lives 5 minutes); `404 not_found` for another
-// person's challenge or an unknown id.
+// consumed, declined or expired: it lives 5 minutes), or when its payment was cancelled
+// or its approval rejected meanwhile (nothing is approved and the challenge is now
+// `declined`); `404 not_found` for another person's challenge or an unknown id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -48093,6 +48113,8 @@ func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, paymen
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -48117,6 +48139,8 @@ func (c *ClientWithResponses) CancelPaymentWithBodyWithResponse(ctx context.Cont
 // `403 forbidden` for anyone else in the organization (`404 not_found` outside it);
 // `409 conflict` when the payment belongs to a batch (the batch's approval covers it:
 // reject that instead) or can no longer be cancelled (approved, processing or final).
+// When the approval is answered in the app at the same moment, one of the two takes
+// effect and the other answers `409 conflict`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

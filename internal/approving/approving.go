@@ -34,8 +34,20 @@ type Service struct {
 // insufficient_funds; the same holds, answering forbidden, when the approver
 // lost the role since approve. When the organization is paused, banned or
 // deleted meanwhile, the answer is organization_unavailable and nothing
-// changes: the challenge stays pending for when it is active again.
+// changes: the challenge stays pending for when it is active again. When
+// the payment was cancelled or its approval rejected meanwhile, the answer
+// is conflict and the challenge is declined likewise.
+//
+// The transaction locks the step-up's rows (the sudo session first), then
+// the approval, then its payments, the order every transaction that changes
+// a payment and its approval keeps; should PostgreSQL still abort it as a
+// deadlock or a serialization failure, it is run once more before
+// answering. Everything it does is in its transaction, so it may run again.
 func (s *Service) Approve(ctx context.Context, a actor.Actor, challengeID uuid.UUID, r stepup.ApproveRequest) (stepup.Challenge, error) {
+	return db.Retry(ctx, func() (stepup.Challenge, error) { return s.approve(ctx, a, challengeID, r) })
+}
+
+func (s *Service) approve(ctx context.Context, a actor.Actor, challengeID uuid.UUID, r stepup.ApproveRequest) (stepup.Challenge, error) {
 	return stepup.Answering(ctx, s.DB, func(tx *db.Tx) (stepup.Challenge, error) {
 		v, err := s.StepUp.VerifyApproval(ctx, tx, a, challengeID, r)
 		if err != nil {
@@ -47,8 +59,9 @@ func (s *Service) Approve(ctx context.Context, a actor.Actor, challengeID uuid.U
 		}
 		err = s.Payments.RecordApproval(ctx, tx, *approvalID, a.UserID)
 		if refused, ok := apierr.As(err); ok && refused.Type != apierr.OrganizationUnavailable {
-			// Nothing was recorded (funds short, or the approver may no
-			// longer approve); the approver starts again with approve.
+			// Nothing was recorded (funds short, the approver may no longer
+			// approve, or the payment is no longer to approve); the approver
+			// starts again with approve if there is still something to approve.
 			return stepup.Challenge{}, s.StepUp.DeclineRefused(ctx, tx, v, refused)
 		}
 		if err != nil {

@@ -265,8 +265,8 @@ func (s *Service) summary(ctx context.Context, q db.Querier, ps []stored) (strin
 // recorded (the savepoint is rolled back, so the caller's transaction goes
 // on), the payments keep waiting, and it returns ledger.ErrInsufficientFunds;
 // likewise forbidden when the approver lost the role or the membership since
-// approve, and organization_unavailable when the organization may no longer
-// move money.
+// approve, conflict when the approval was cancelled or rejected since, and
+// organization_unavailable when the organization may no longer move money.
 func (s *Service) RecordApproval(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error {
 	return tx.Savepoint(ctx, func() error { return s.recordApproval(ctx, tx, approvalID, approverID) })
 }
@@ -274,9 +274,17 @@ func (s *Service) RecordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 var errMayNoLongerApprove = apierr.New(apierr.Forbidden, "You may no longer approve payments of this organization.")
 
 func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, approverID uuid.UUID) error {
+	// The approval is locked first, then its payments (see lockApprovalOf).
 	x, err := loadApproval(ctx, tx, approvalID, tx.ForUpdate())
-	if err != nil || x.Status != ApprovalPending {
+	switch {
+	case err != nil:
 		return err
+	case x.Status == ApprovalRejected || x.Status == ApprovalCancelled:
+		// Cancelled or rejected while the challenge waited in the app (or at
+		// the same moment): nothing is approved, and the app must not say it was.
+		return apierr.Newf(apierr.Conflict, "This payment approval was %s meanwhile; nothing was approved.", x.Status)
+	case x.Status != ApprovalPending:
+		return nil // approved already, through another challenge
 	}
 	// The approver's role is checked again: it may have changed since approve was called.
 	// So is the organization's status: a paused, banned or deleted organization
@@ -376,7 +384,8 @@ func (r RejectRequest) Validate() error {
 
 // Reject refuses a pending approval: its payments are rejected and no money moves.
 func (s *Service) Reject(ctx context.Context, a actor.Actor, id uuid.UUID, r RejectRequest) (Approval, error) {
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Approval, error) {
+	return db.InTxRetry(ctx, s.DB, func(tx *db.Tx) (Approval, error) {
+		// The approval is locked first, then its payments (see lockApprovalOf).
 		x, err := s.approvable(ctx, tx, a, id, tx.ForUpdate())
 		if err != nil {
 			return Approval{}, err

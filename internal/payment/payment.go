@@ -279,10 +279,15 @@ func trimmed(s *string) *string {
 
 // Cancel withdraws a payment its initiator no longer wants: while it awaits
 // approval, or (crypto) while approved funds wait for the custody partner,
-// in which case the funds come back.
+// in which case the funds come back. An approval recorded in the app at
+// the same moment comes first or after, never both: the approval row is
+// locked before the payment's, as every transaction that changes both
+// does (see lockApprovalOf).
 func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Record, error) {
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Record, error) {
-		p, err := loadPayment(ctx, tx, id, tx.ForUpdate())
+	return db.InTxRetry(ctx, s.DB, func(tx *db.Tx) (Record, error) {
+		// Who may cancel, and which approval covers the payment, never change:
+		// they are read before any lock.
+		p, err := loadPayment(ctx, tx, id, "")
 		if err != nil {
 			return Record{}, err
 		}
@@ -294,6 +299,9 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Reco
 		}
 		if p.PaymentBatchID != nil {
 			return Record{}, apierr.New(apierr.Conflict, "This payment belongs to a batch; the batch's approval covers it.")
+		}
+		if p, err = lockApprovalOf(ctx, tx, p); err != nil {
+			return Record{}, err
 		}
 		switch {
 		case p.Status == AwaitingApproval:
@@ -309,6 +317,22 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Reco
 		}
 		return s.setStatus(ctx, tx, p.ID, Cancelled, nil)
 	})
+}
+
+// lockApprovalOf locks the approval of payment p, then p itself, and
+// returns p as it now stands. The lock order of a payment and its approval
+// is the approval first, then its payments by id, then what they touch
+// (the bill, the ledger): recording an approval in the app locks the
+// approval, then the payments it covers; a transaction that took the
+// payment first and then the approval would wait on it while it waits on
+// the payment, and PostgreSQL would abort one of them as a deadlock.
+func lockApprovalOf(ctx context.Context, tx *db.Tx, p stored) (stored, error) {
+	if p.ApprovalRequestID != nil {
+		if _, err := loadApproval(ctx, tx, *p.ApprovalRequestID, tx.ForUpdate()); err != nil {
+			return stored{}, err
+		}
+	}
+	return loadPayment(ctx, tx, p.ID, tx.ForUpdate())
 }
 
 // setStatus moves a payment to status (and its rail to railState, when

@@ -50,7 +50,9 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 // funds out of Strongroom; failed returns them (and the fee) by reversing
 // entries, never by editing them.
 func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Record, error) {
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Record, error) {
+	// The payment alone is locked (its approval was decided long ago), then
+	// the ledger and the bill, as in every transaction that locks a payment.
+	return db.InTxRetry(ctx, s.DB, func(tx *db.Tx) (Record, error) {
 		p, err := loadPayment(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
 			return Record{}, err

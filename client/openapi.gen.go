@@ -2619,6 +2619,18 @@ type ApprovalUpdatedMessageType string
 // Examples: USDC
 type AssetCode = string
 
+// AssetMoney An amount in one currency or one stablecoin: sums of the transactions feed include
+// the coins of crypto deposits (`USDC`, `USDT`, `EURC`, at 6 decimal places).
+type AssetMoney struct {
+	// Amount The amount, a decimal string at the currency's or coin's precision (`"12.50"`, `"1000"` for JPY, `"100.000000"` for USDC).
+	Amount string `json:"amount"`
+
+	// Currency An ISO 4217 currency code (three capital letters), or a stablecoin the organization holds from crypto deposits (`USDC`, `USDT`, `EURC`; amounts at 6 decimal places).
+	//
+	// Examples: USDC
+	Currency AssetCode `json:"currency"`
+}
+
 // AuthenticatedTotpSetup An authenticator seed of a signed-in person.
 type AuthenticatedTotpSetup struct {
 	// Enabled False while the setup waits for activateTotp; true once activated.
@@ -3958,16 +3970,16 @@ type InsightPreset string
 // without zero amounts (empty when nothing counted).
 type InsightSums struct {
 	// Incoming Deposits and crypto deposits.
-	Incoming []Money `json:"incoming"`
+	Incoming []AssetMoney `json:"incoming"`
 
 	// Net incoming − outgoing − payments.
-	Net []Money `json:"net"`
+	Net []AssetMoney `json:"net"`
 
 	// Outgoing Payments out and their fees, less the reversals of failed or cancelled payments.
-	Outgoing []Money `json:"outgoing"`
+	Outgoing []AssetMoney `json:"outgoing"`
 
 	// Payments Card spend, purchases less refunds.
-	Payments []Money `json:"payments"`
+	Payments []AssetMoney `json:"payments"`
 }
 
 // Insights The Insights result (getInsights).
@@ -3990,16 +4002,16 @@ type Insights struct {
 	// Periods Every period of the range, in order; the first and last hold only the days inside the range.
 	Periods []struct {
 		// Incoming Deposits and crypto deposits.
-		Incoming []Money `json:"incoming"`
+		Incoming []AssetMoney `json:"incoming"`
 
 		// Net incoming − outgoing − payments.
-		Net []Money `json:"net"`
+		Net []AssetMoney `json:"net"`
 
 		// Outgoing Payments out and their fees, less the reversals of failed or cancelled payments.
-		Outgoing []Money `json:"outgoing"`
+		Outgoing []AssetMoney `json:"outgoing"`
 
 		// Payments Card spend, purchases less refunds.
-		Payments []Money `json:"payments"`
+		Payments []AssetMoney `json:"payments"`
 
 		// Period The label: `2026-11-23` (day), `2026-W48` (ISO week), `2026-11` (month), `2026-Q4` (quarter) or `2026` (year).
 		Period string `json:"period"`
@@ -10363,7 +10375,8 @@ type ClientInterface interface {
 	// - `net`: `incoming` − `outgoing` − `payments`.
 	//
 	// `internal_transfer` rows count in none. `transaction_count` is the number of rows
-	// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+	// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+	// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 	// `payments` and `net` of a period can be negative (more came back than went out).
 	//
 	// The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC
@@ -15342,7 +15355,8 @@ func (c *RawClient) CreateFile(ctx context.Context, organizationId OrganizationI
 //   - `net`: `incoming` − `outgoing` − `payments`.
 //
 // `internal_transfer` rows count in none. `transaction_count` is the number of rows
-// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 // `payments` and `net` of a period can be negative (more came back than went out).
 //
 // The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC
@@ -28369,7 +28383,8 @@ type ClientWithResponsesInterface interface {
 	// - `net`: `incoming` − `outgoing` − `payments`.
 	//
 	// `internal_transfer` rows count in none. `transaction_count` is the number of rows
-	// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+	// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+	// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 	// `payments` and `net` of a period can be negative (more came back than went out).
 	//
 	// The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC
@@ -46813,7 +46828,8 @@ func (c *ClientWithResponses) CreateFileWithResponse(ctx context.Context, organi
 //   - `net`: `incoming` − `outgoing` − `payments`.
 //
 // `internal_transfer` rows count in none. `transaction_count` is the number of rows
-// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 // `payments` and `net` of a period can be negative (more came back than went out).
 //
 // The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC

@@ -10947,10 +10947,11 @@ type ClientInterface interface {
 	//
 	// **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 	// seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-	// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-	// stream does not count as activity, so the session's idle expiry applies) and that the
-	// person is still a member of an organization that is not banned or deleted, and ends the
-	// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+	// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+	// after, when its session ends (signed out on any server instance, or expired: a stream
+	// does not count as activity, so the session's idle expiry applies) or the person is no
+	// longer a member of an organization that is not banned or deleted (WebSocket close code
+	// 1008). A client that does not keep up with
 	// its messages is disconnected (close code 1013) and reconnects with its last id; when
 	// the server stops it ends every connection (close code 1001). Every server instance on
 	// one database delivers every message of the organization to its own clients.
@@ -16227,10 +16228,11 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 //
 // **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 // seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-// stream does not count as activity, so the session's idle expiry applies) and that the
-// person is still a member of an organization that is not banned or deleted, and ends the
-// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+// after, when its session ends (signed out on any server instance, or expired: a stream
+// does not count as activity, so the session's idle expiry applies) or the person is no
+// longer a member of an organization that is not banned or deleted (WebSocket close code
+// 1008). A client that does not keep up with
 // its messages is disconnected (close code 1013) and reconnects with its last id; when
 // the server stops it ends every connection (close code 1001). Every server instance on
 // one database delivers every message of the organization to its own clients.
@@ -28971,10 +28973,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 	// seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-	// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-	// stream does not count as activity, so the session's idle expiry applies) and that the
-	// person is still a member of an organization that is not banned or deleted, and ends the
-	// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+	// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+	// after, when its session ends (signed out on any server instance, or expired: a stream
+	// does not count as activity, so the session's idle expiry applies) or the person is no
+	// longer a member of an organization that is not banned or deleted (WebSocket close code
+	// 1008). A client that does not keep up with
 	// its messages is disconnected (close code 1013) and reconnects with its last id; when
 	// the server stops it ends every connection (close code 1001). Every server instance on
 	// one database delivers every message of the organization to its own clients.
@@ -47596,10 +47599,11 @@ func (c *ClientWithResponses) GetPaymentsConfigWithResponse(ctx context.Context,
 //
 // **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 // seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-// stream does not count as activity, so the session's idle expiry applies) and that the
-// person is still a member of an organization that is not banned or deleted, and ends the
-// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+// after, when its session ends (signed out on any server instance, or expired: a stream
+// does not count as activity, so the session's idle expiry applies) or the person is no
+// longer a member of an organization that is not banned or deleted (WebSocket close code
+// 1008). A client that does not keep up with
 // its messages is disconnected (close code 1013) and reconnects with its last id; when
 // the server stops it ends every connection (close code 1001). Every server instance on
 // one database delivers every message of the organization to its own clients.

@@ -184,8 +184,10 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 		if render == nil {
 			return nil
 		}
-		// Nothing leaves after the session ends: a sign-out committed
-		// before this event is already among the notifications.
+		// Nothing leaves after the session ends. A sign-out in this
+		// process is notified as it commits, before any later event is
+		// read; another instance's comes over the same listening
+		// connection that wakes the tail, in commit order.
 		if err := access.check(ctx); err != nil {
 			return err
 		}

@@ -2622,6 +2622,18 @@ type ApprovalUpdatedMessageType string
 // Examples: USDC
 type AssetCode = string
 
+// AssetMoney An amount in one currency or one stablecoin: sums of the transactions feed include
+// the coins of crypto deposits (`USDC`, `USDT`, `EURC`, at 6 decimal places).
+type AssetMoney struct {
+	// Amount The amount, a decimal string at the currency's or coin's precision (`"12.50"`, `"1000"` for JPY, `"100.000000"` for USDC).
+	Amount string `json:"amount"`
+
+	// Currency An ISO 4217 currency code (three capital letters), or a stablecoin the organization holds from crypto deposits (`USDC`, `USDT`, `EURC`; amounts at 6 decimal places).
+	//
+	// Examples: USDC
+	Currency AssetCode `json:"currency"`
+}
+
 // AuthenticatedTotpSetup An authenticator seed of a signed-in person.
 type AuthenticatedTotpSetup struct {
 	// Enabled False while the setup waits for activateTotp; true once activated.
@@ -3966,16 +3978,16 @@ type InsightPreset string
 // without zero amounts (empty when nothing counted).
 type InsightSums struct {
 	// Incoming Deposits and crypto deposits.
-	Incoming []Money `json:"incoming"`
+	Incoming []AssetMoney `json:"incoming"`
 
 	// Net incoming − outgoing − payments.
-	Net []Money `json:"net"`
+	Net []AssetMoney `json:"net"`
 
 	// Outgoing Payments out and their fees, less the reversals of failed or cancelled payments.
-	Outgoing []Money `json:"outgoing"`
+	Outgoing []AssetMoney `json:"outgoing"`
 
 	// Payments Card spend, purchases less refunds.
-	Payments []Money `json:"payments"`
+	Payments []AssetMoney `json:"payments"`
 }
 
 // Insights The Insights result (getInsights).
@@ -3998,16 +4010,16 @@ type Insights struct {
 	// Periods Every period of the range, in order; the first and last hold only the days inside the range.
 	Periods []struct {
 		// Incoming Deposits and crypto deposits.
-		Incoming []Money `json:"incoming"`
+		Incoming []AssetMoney `json:"incoming"`
 
 		// Net incoming − outgoing − payments.
-		Net []Money `json:"net"`
+		Net []AssetMoney `json:"net"`
 
 		// Outgoing Payments out and their fees, less the reversals of failed or cancelled payments.
-		Outgoing []Money `json:"outgoing"`
+		Outgoing []AssetMoney `json:"outgoing"`
 
 		// Payments Card spend, purchases less refunds.
-		Payments []Money `json:"payments"`
+		Payments []AssetMoney `json:"payments"`
 
 		// Period The label: `2026-11-23` (day), `2026-W48` (ISO week), `2026-11` (month), `2026-Q4` (quarter) or `2026` (year).
 		Period string `json:"period"`
@@ -10397,7 +10409,8 @@ type ClientInterface interface {
 	// - `net`: `incoming` − `outgoing` − `payments`.
 	//
 	// `internal_transfer` rows count in none. `transaction_count` is the number of rows
-	// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+	// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+	// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 	// `payments` and `net` of a period can be negative (more came back than went out).
 	//
 	// The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC
@@ -10968,10 +10981,11 @@ type ClientInterface interface {
 	//
 	// **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 	// seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-	// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-	// stream does not count as activity, so the session's idle expiry applies) and that the
-	// person is still a member of an organization that is not banned or deleted, and ends the
-	// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+	// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+	// after, when its session ends (signed out on any server instance, or expired: a stream
+	// does not count as activity, so the session's idle expiry applies) or the person is no
+	// longer a member of an organization that is not banned or deleted (WebSocket close code
+	// 1008). A client that does not keep up with
 	// its messages is disconnected (close code 1013) and reconnects with its last id; when
 	// the server stops it ends every connection (close code 1001). Every server instance on
 	// one database delivers every message of the organization to its own clients.
@@ -15408,7 +15422,8 @@ func (c *RawClient) CreateFile(ctx context.Context, organizationId OrganizationI
 //   - `net`: `incoming` − `outgoing` − `payments`.
 //
 // `internal_transfer` rows count in none. `transaction_count` is the number of rows
-// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 // `payments` and `net` of a period can be negative (more came back than went out).
 //
 // The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC
@@ -16279,10 +16294,11 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 //
 // **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 // seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-// stream does not count as activity, so the session's idle expiry applies) and that the
-// person is still a member of an organization that is not banned or deleted, and ends the
-// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+// after, when its session ends (signed out on any server instance, or expired: a stream
+// does not count as activity, so the session's idle expiry applies) or the person is no
+// longer a member of an organization that is not banned or deleted (WebSocket close code
+// 1008). A client that does not keep up with
 // its messages is disconnected (close code 1013) and reconnects with its last id; when
 // the server stops it ends every connection (close code 1001). Every server instance on
 // one database delivers every message of the organization to its own clients.
@@ -28467,7 +28483,8 @@ type ClientWithResponsesInterface interface {
 	// - `net`: `incoming` − `outgoing` − `payments`.
 	//
 	// `internal_transfer` rows count in none. `transaction_count` is the number of rows
-	// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+	// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+	// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 	// `payments` and `net` of a period can be negative (more came back than went out).
 	//
 	// The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC
@@ -29054,10 +29071,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 	// seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-	// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-	// stream does not count as activity, so the session's idle expiry applies) and that the
-	// person is still a member of an organization that is not banned or deleted, and ends the
-	// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+	// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+	// after, when its session ends (signed out on any server instance, or expired: a stream
+	// does not count as activity, so the session's idle expiry applies) or the person is no
+	// longer a member of an organization that is not banned or deleted (WebSocket close code
+	// 1008). A client that does not keep up with
 	// its messages is disconnected (close code 1013) and reconnects with its last id; when
 	// the server stops it ends every connection (close code 1001). Every server instance on
 	// one database delivers every message of the organization to its own clients.
@@ -46943,7 +46961,8 @@ func (c *ClientWithResponses) CreateFileWithResponse(ctx context.Context, organi
 //   - `net`: `incoming` − `outgoing` − `payments`.
 //
 // `internal_transfer` rows count in none. `transaction_count` is the number of rows
-// counted. Amounts are exact decimal strings at each currency's precision; `outgoing`,
+// counted. Amounts are exact decimal strings at each currency's precision (a stablecoin
+// of crypto deposits, `USDC`, `USDT` or `EURC`, at 6 decimals); `outgoing`,
 // `payments` and `net` of a period can be negative (more came back than went out).
 //
 // The range is a `preset` or an explicit `start_date` and `end_date` (inclusive UTC
@@ -47710,10 +47729,11 @@ func (c *ClientWithResponses) GetPaymentsConfigWithResponse(ctx context.Context,
 //
 // **Keep-alive and end.** On an idle connection the server sends a keep-alive every 25
 // seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
-// events, a ping frame on a WebSocket. It checks then that the session is still live (a
-// stream does not count as activity, so the session's idle expiry applies) and that the
-// person is still a member of an organization that is not banned or deleted, and ends the
-// connection otherwise (WebSocket close code 1008). A client that does not keep up with
+// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
+// after, when its session ends (signed out on any server instance, or expired: a stream
+// does not count as activity, so the session's idle expiry applies) or the person is no
+// longer a member of an organization that is not banned or deleted (WebSocket close code
+// 1008). A client that does not keep up with
 // its messages is disconnected (close code 1013) and reconnects with its last id; when
 // the server stops it ends every connection (close code 1001). Every server instance on
 // one database delivers every message of the organization to its own clients.

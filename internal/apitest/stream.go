@@ -264,3 +264,17 @@ func (st *Stream) Ended(t testing.TB, wait time.Duration) error {
 
 // Close closes the client side of the stream.
 func (st *Stream) Close() { st.stop() }
+
+// Pending returns the messages received and not yet taken by Next, without
+// waiting: after Ended, what the server sent before it ended the stream.
+func (st *Stream) Pending() []Message {
+	var out []Message
+	for {
+		select {
+		case m := <-st.messages:
+			out = append(out, m)
+		default:
+			return out
+		}
+	}
+}

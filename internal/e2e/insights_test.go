@@ -24,7 +24,7 @@ func getInsights(t *testing.T, s *apitest.Server, token, org, query string) clie
 }
 
 // show writes a list of amounts as "1000.00 EUR, 5.00 USD" ("-" when empty).
-func show(as []client.Money) string {
+func show(as []client.AssetMoney) string {
 	if as == nil {
 		return "null"
 	}

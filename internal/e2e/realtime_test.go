@@ -313,3 +313,78 @@ func TestRealtimeReachesSubscribersOfEveryInstance(t *testing.T) {
 		}
 	}
 }
+
+// realtimeEnd bounds how long a stream may outlive its session's end: the
+// end is notified as it commits (the contract allows 5 s).
+const realtimeEnd = 5 * time.Second
+
+// expectEndedEmpty fails t unless st ends within realtimeEnd having sent
+// nothing more.
+func expectEndedEmpty(t *testing.T, st *apitest.Stream, what string) error {
+	t.Helper()
+	err := st.Ended(t, realtimeEnd)
+	if got := st.Pending(); len(got) > 0 {
+		t.Errorf("%s: %d message(s) after the end, first %s %s", what, len(got), got[0].Type, got[0].Data)
+	}
+	return err
+}
+
+// A stream closes as soon as its session ends (sign-out, idle expiry on the
+// service clock) or the organization stops admitting reads, and sends
+// nothing after: not at the next keep-alive (25 s by default).
+func TestRealtimeClosesAtOnceWhenTheSessionEnds(t *testing.T) {
+	s := apitest.Start(t)
+	o := newCardOwner(t, s, "realtime-at-once.test")
+	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
+	ws := s.WebSocket(t, realtimePath(o.id), o.owner.token)
+	second := signInFully(t, s, o.owner.email, o.owner.secret)
+	other := s.WebSocket(t, realtimePath(o.id), second)
+	c := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
+	for _, st := range []*apitest.Stream{sse, ws, other} {
+		expectCard(t, st, o.id, c.Id.String())
+	}
+
+	// Sign-out, then a change: the session's streams end without it.
+	s.Post(t, "/api/v1/auth/sign-out", o.owner.token, nil).ExpectStatus(t, http.StatusOK)
+	c2 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 20})
+	expectEndedEmpty(t, sse, "server-sent events after sign-out")
+	if err := expectEndedEmpty(t, ws, "WebSocket after sign-out"); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Errorf("WebSocket closed with %v, want policy violation (session ended)", err)
+	}
+	// The person's other session goes on.
+	expectCard(t, other, o.id, c2.Id.String())
+
+	// The service clock passes the idle end (30 minutes without a request).
+	advance(t, s, 31*time.Minute)
+	expectEndedEmpty(t, other, "WebSocket after the idle end")
+
+	// A banned organization's channel closes at once too.
+	third := signInFully(t, s, o.owner.email, o.owner.secret)
+	banned := s.Events(t, realtimePath(o.id), third, nil)
+	s.Post(t, "/api/v1/sandbox/organizations/"+o.id+"/status", sbx, map[string]any{"status": "banned"}).ExpectStatus(t, http.StatusOK)
+	expectEndedEmpty(t, banned, "server-sent events after the ban")
+}
+
+// A sign-out on one instance ends the session's streams on another sharing
+// the PostgreSQL database at once.
+func TestRealtimeSignOutOnAnotherInstanceClosesTheStream(t *testing.T) {
+	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
+		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
+	}
+	dsn := apitest.NewDatabase(t)
+	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	o := newCardOwner(t, one, "realtime-instances-end.test")
+	sse := one.Events(t, realtimePath(o.id), o.owner.token, nil)
+	ws := one.WebSocket(t, realtimePath(o.id), o.owner.token)
+	c := issueCard(t, two, o.id, map[string]any{"monthly_limit": 10})
+	expectCard(t, sse, o.id, c.Id.String())
+	expectCard(t, ws, o.id, c.Id.String())
+
+	two.Post(t, "/api/v1/auth/sign-out", o.owner.token, nil).ExpectStatus(t, http.StatusOK)
+	issueCard(t, two, o.id, map[string]any{"monthly_limit": 20})
+	expectEndedEmpty(t, sse, "server-sent events on the other instance after sign-out")
+	if err := expectEndedEmpty(t, ws, "WebSocket on the other instance after sign-out"); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Errorf("WebSocket closed with %v, want policy violation (session ended)", err)
+	}
+}

@@ -64,8 +64,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, apiKeyWithSecret{APIKey: apiKeyRecord(k), Secret: secret})
-	return nil
+	return writeJSON(w, http.StatusCreated, apiKeyWithSecret{APIKey: apiKeyRecord(k), Secret: secret})
 }
 
 func (s *server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
@@ -82,8 +81,7 @@ func (s *server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, keys, apikey.PageKey), func(k apikey.Key) apiKeyRecord { return apiKeyRecord(k) }))
-	return nil
+	return writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, keys, apikey.PageKey), func(k apikey.Key) apiKeyRecord { return apiKeyRecord(k) }))
 }
 
 func (s *server) updateAPIKey(w http.ResponseWriter, r *http.Request) error {
@@ -99,8 +97,7 @@ func (s *server) updateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, apiKeyRecord(k))
-	return nil
+	return writeJSON(w, http.StatusOK, apiKeyRecord(k))
 }
 
 func (s *server) rotateAPIKey(w http.ResponseWriter, r *http.Request) error {
@@ -115,8 +112,7 @@ func (s *server) rotateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, apiKeyWithSecret{APIKey: apiKeyRecord(k), Secret: secret})
-	return nil
+	return writeJSON(w, http.StatusOK, apiKeyWithSecret{APIKey: apiKeyRecord(k), Secret: secret})
 }
 
 func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
@@ -131,6 +127,5 @@ func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, apiKeyRecord(k))
-	return nil
+	return writeJSON(w, http.StatusOK, apiKeyRecord(k))
 }

@@ -121,8 +121,7 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newSignInRecord(res))
-	return nil
+	return writeJSON(w, http.StatusOK, newSignInRecord(res))
 }
 
 func (s *server) mfa(w http.ResponseWriter, r *http.Request) error {
@@ -145,8 +144,7 @@ func (s *server) signInTOTPSetup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"uri": res.URI, "secret_encoded": res.SecretEncoded})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]string{"uri": res.URI, "secret_encoded": res.SecretEncoded})
 }
 
 func (s *server) signInTOTPActivate(w http.ResponseWriter, r *http.Request) error {
@@ -167,8 +165,7 @@ func (s *server) totpSetup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, totpSetupRecord(res))
-	return nil
+	return writeJSON(w, http.StatusOK, totpSetupRecord(res))
 }
 
 func (s *server) totpActivate(w http.ResponseWriter, r *http.Request) error {
@@ -182,8 +179,7 @@ func (s *server) signOut(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"message": "You have been signed out. See you soon."})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]string{"message": "You have been signed out. See you soon."})
 }
 
 type membershipRecord struct {
@@ -222,8 +218,7 @@ func (s *server) me(w http.ResponseWriter, r *http.Request) error {
 		out.Memberships[i] = membershipRecord(m)
 	}
 	out.Session.DeviceID, out.Session.ExpiresAt, out.Session.IdleExpiresAt = a.Session.DeviceID, a.Session.ExpiresAt, a.Session.IdleExpiresAt
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeJSON(w, http.StatusOK, out)
 }
 
 type deviceRecord struct {
@@ -247,10 +242,9 @@ func (s *server) devices(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := page.Build(pages, req, ds, identity.DevicePageKey)
-	writeJSON(w, http.StatusOK, mapPage(p, func(d identity.Device) deviceRecord {
+	return writeJSON(w, http.StatusOK, mapPage(p, func(d identity.Device) deviceRecord {
 		return deviceRecord{ID: d.ID, ThisDevice: d.ID == a.Session.DeviceID, Name: d.Name, Platform: d.Platform, InsertedAt: d.InsertedAt, LastSeenAt: d.LastSeenAt}
 	}))
-	return nil
 }
 
 // mapPage converts a page of domain values into a page of records.
@@ -290,8 +284,7 @@ func (s *server) beginPasskeyRegistration(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ceremony_id": opts.CeremonyID, "expires_at": opts.ExpiresAt, "public_key": opts.PublicKey})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]any{"ceremony_id": opts.CeremonyID, "expires_at": opts.ExpiresAt, "public_key": opts.PublicKey})
 }
 
 func (s *server) registerPasskey(w http.ResponseWriter, r *http.Request) error {
@@ -307,6 +300,5 @@ func (s *server) removePasskey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPasskeyRecord(p))
-	return nil
+	return writeJSON(w, http.StatusOK, newPasskeyRecord(p))
 }

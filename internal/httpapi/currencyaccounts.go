@@ -57,8 +57,7 @@ func (s *server) listCurrencyAccounts(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, list[currencyAccountRecord]{mapSlice(entries, newCurrencyAccountRecord)})
-	return nil
+	return writeJSON(w, http.StatusOK, list[currencyAccountRecord]{mapSlice(entries, newCurrencyAccountRecord)})
 }
 
 func (s *server) requestCurrencyAccounts(w http.ResponseWriter, r *http.Request) error {
@@ -74,11 +73,10 @@ func (s *server) requestCurrencyAccounts(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, currencyRequestRecord{
+	return writeJSON(w, http.StatusOK, currencyRequestRecord{
 		Data:     mapSlice(res.Data, newCurrencyAccountRecord),
 		Outcomes: mapSlice(res.Outcomes, func(o mca.Outcome) currencyOutcomeRecord { return currencyOutcomeRecord(o) }),
 	})
-	return nil
 }
 
 var errBadSignature = apierr.New(apierr.NotAuthenticated, "The webhook signature is missing or wrong.")

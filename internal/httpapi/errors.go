@@ -101,7 +101,16 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	if StatusOf(e.Type) == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", wwwAuthenticate(infoOf(r).tokenRefused))
 	}
-	writeJSON(w, StatusOf(e.Type), errorBody{Error: errorEnvelope{
+	err = writeJSON(w, StatusOf(e.Type), errorBody{Error: errorEnvelope{
 		Type: e.Type, Message: e.Message, RequestID: infoOf(r).id, Details: e.Details, StepUp: stepUpOf(e.StepUp),
 	}})
+	if err != nil {
+		// The envelope's details or step-up could not be encoded: a defect,
+		// answered as one with an envelope that always encodes.
+		info := infoOf(r)
+		logger.ErrorContext(r.Context(), "internal error", "request_id", info.id, "route", info.route, "error", err.Error())
+		_ = writeJSON(w, http.StatusInternalServerError, errorBody{Error: errorEnvelope{
+			Type: internalError.Type, Message: internalError.Message, RequestID: info.id,
+		}})
+	}
 }

@@ -64,3 +64,12 @@ func RequestBodies() map[string]func() any {
 		"exitRequest":                     func() any { return new(exitRequest) },
 	}
 }
+
+// ServeRecord answers every request through the outermost middleware and
+// a route's layers with record encoded as JSON and 200, for the test of a
+// record that cannot be encoded.
+func ServeRecord(logger *slog.Logger, record any) http.Handler {
+	s := &server{logger: logger}
+	return s.observe(s.wrap(route{method: "GET", path: "/api/v1/record", auth: authNone,
+		handle: func(w http.ResponseWriter, r *http.Request) error { return writeJSON(w, http.StatusOK, record) }}))
+}

@@ -92,8 +92,7 @@ func (s *server) uploadFileContent(w http.ResponseWriter, r *http.Request) error
 	}
 	setOrganization(r, f.OrganizationID.String())
 	l := s.Files.DownloadLink(f, s.Clock.Now())
-	writeJSON(w, http.StatusOK, newShownFileRecord(file.Shown{File: f, Download: &l}))
-	return nil
+	return writeJSON(w, http.StatusOK, newShownFileRecord(file.Shown{File: f, Download: &l}))
 }
 
 // downloadFileContent sends a file's bytes to the holder of its signed

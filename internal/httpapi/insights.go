@@ -19,10 +19,29 @@ type insightDateRangeRecord struct {
 }
 
 type insightSumsRecord struct {
-	Incoming []money.Amount `json:"incoming"`
-	Outgoing []money.Amount `json:"outgoing"`
-	Payments []money.Amount `json:"payments"`
-	Net      []money.Amount `json:"net"`
+	Incoming []assetAmountRecord `json:"incoming"`
+	Outgoing []assetAmountRecord `json:"outgoing"`
+	Payments []assetAmountRecord `json:"payments"`
+	Net      []assetAmountRecord `json:"net"`
+}
+
+// assetAmountRecord is an amount in a currency or in a coin (AssetMoney).
+// money.Amount's own encoding takes currencies only, so that an unset
+// Amount is never sent as money; the feed sums coins from crypto deposits
+// too, so each sum is formatted here at its currency's or coin's precision
+// ("100.000000" USDC).
+type assetAmountRecord struct {
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// assetAmounts formats a list of sums; an empty list stays an empty array.
+func assetAmounts(as []money.Amount) []assetAmountRecord {
+	out := make([]assetAmountRecord, len(as))
+	for i, a := range as {
+		out[i] = assetAmountRecord{Amount: a.String(), Currency: a.Currency}
+	}
+	return out
 }
 
 type insightPeriodRecord struct {
@@ -38,7 +57,8 @@ type insightsRecord struct {
 }
 
 func newInsightSums(s insight.Sums) insightSumsRecord {
-	return insightSumsRecord{Incoming: s.Incoming, Outgoing: s.Outgoing, Payments: s.Payments, Net: s.Net}
+	return insightSumsRecord{Incoming: assetAmounts(s.Incoming), Outgoing: assetAmounts(s.Outgoing),
+		Payments: assetAmounts(s.Payments), Net: assetAmounts(s.Net)}
 }
 
 func newInsightsRecord(res insight.Result) insightsRecord {

@@ -145,11 +145,29 @@ type list[T any] struct {
 	Data []T `json:"data"`
 }
 
-// writeJSON encodes v with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers with v encoded as JSON and status. It encodes before
+// it writes anything: a value that cannot be encoded returns an error
+// (which the handler returns, so the client gets a logged 500 envelope)
+// instead of a status with an empty or cut body.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	body, err := encodeJSON(v)
+	if err != nil {
+		return fmt.Errorf("encode the %d response: %w", status, err)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	_, _ = w.Write(body) // a client gone mid-answer has nothing to be told
+	return nil
+}
+
+// encodeJSON is the encoding of every JSON answer: HTML characters left as
+// they are, one value per body ending in a newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

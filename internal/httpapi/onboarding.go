@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"html/template"
 	"net/http"
 	"slices"
@@ -37,9 +39,8 @@ func optionRecords(os []onboarding.Option) []questionnaireOptionRecord {
 
 func (s *server) personalQuestionnaireOptions(w http.ResponseWriter, r *http.Request) error {
 	p := s.Onboarding.Personal()
-	writeJSON(w, http.StatusOK, personalOptionsRecord{MonthlyVolumes: optionRecords(p.MonthlyVolumes),
+	return writeJSON(w, http.StatusOK, personalOptionsRecord{MonthlyVolumes: optionRecords(p.MonthlyVolumes),
 		Occupations: optionRecords(p.Occupations), Purposes: optionRecords(p.Purposes), SourceOfFunds: optionRecords(p.SourceOfFunds)})
-	return nil
 }
 
 type subscriptionAcknowledgementRecord struct {
@@ -175,9 +176,15 @@ type kycPageData struct {
 
 const kycRefused = "This identity-check link is not valid or has expired. Ask for a new one."
 
-// writeKYCPage renders the page with its security headers.
+// writeKYCPage renders the page with its security headers. The page is
+// rendered before anything is written, so a failure is a clean 500 rather
+// than a status with half a page.
 func writeKYCPage(w http.ResponseWriter, status int, d kycPageData) error {
 	d.Style, d.Action = template.CSS(kycPageStyle), onboarding.SandboxPagePath
+	var page bytes.Buffer
+	if err := kycPage.Execute(&page, d); err != nil {
+		return fmt.Errorf("render the identity-check page: %w", err)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", kycPagePolicy)
@@ -186,7 +193,8 @@ func writeKYCPage(w http.ResponseWriter, status int, d kycPageData) error {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	w.WriteHeader(status)
-	return kycPage.Execute(w, d)
+	_, _ = w.Write(page.Bytes()) // a client gone mid-answer has nothing to be told
+	return nil
 }
 
 // kycPageFor verifies token and fills the page's data for it; ok is false

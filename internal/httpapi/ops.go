@@ -9,8 +9,7 @@ import (
 )
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // readyz answers 200 only when the database answers and every migration is applied.
@@ -21,8 +20,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
 		s.logger.Warn("not ready", "request_id", infoOf(r).id, "error", err.Error())
 		return apierr.New(apierr.ServiceUnavailable, "The service is not ready: its database is unreachable or not migrated.")
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
 func (s *server) metricsHandler(w http.ResponseWriter, r *http.Request) error {

@@ -23,8 +23,7 @@ func render[T, R any](w http.ResponseWriter, status int, record func(T) R, v T, 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, status, record(v))
-	return nil
+	return writeJSON(w, status, record(v))
 }
 
 // acting answers a person's operation that takes a JSON body: the body is
@@ -79,8 +78,7 @@ func renderPage[T, R any](w http.ResponseWriter, pages *page.Signer, req page.Re
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, rows, key), record))
-	return nil
+	return writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, rows, key), record))
 }
 
 func (s *server) paymentsConfig(w http.ResponseWriter, r *http.Request) error {
@@ -190,8 +188,7 @@ func (s *server) preflight(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, quoteRecord{ID: q.ID, ExpiresAt: q.ExpiresAt, Rail: q.Rail, Source: q.Source, Destination: q.Destination, Fee: q.Fee, Rate: q.Rate})
-	return nil
+	return writeJSON(w, http.StatusCreated, quoteRecord{ID: q.ID, ExpiresAt: q.ExpiresAt, Rail: q.Rail, Source: q.Source, Destination: q.Destination, Fee: q.Fee, Rate: q.Rate})
 }
 
 // idempotencyKey reads the optional Idempotency-Key header.
@@ -343,8 +340,7 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, approvalsPage{Page: mapPage(page.Build(pages, req, xs, payment.ApprovalPageKey), newApprovalRecord), PendingCount: pending})
-	return nil
+	return writeJSON(w, http.StatusOK, approvalsPage{Page: mapPage(page.Build(pages, req, xs, payment.ApprovalPageKey), newApprovalRecord), PendingCount: pending})
 }
 
 func (s *server) approveApproval(w http.ResponseWriter, r *http.Request) error {
@@ -515,8 +511,7 @@ func (s *server) balances(w http.ResponseWriter, r *http.Request) error {
 		out[i] = balanceRecord{Currency: b.Currency, Available: money.Amount{Minor: b.Available, Currency: b.Currency}.String(),
 			Pending: money.Amount{Minor: b.Pending, Currency: b.Currency}.String()}
 	}
-	writeJSON(w, http.StatusOK, list[balanceRecord]{out})
-	return nil
+	return writeJSON(w, http.StatusOK, list[balanceRecord]{out})
 }
 
 func (s *server) sandboxDeposit(w http.ResponseWriter, r *http.Request) error {

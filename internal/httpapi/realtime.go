@@ -17,6 +17,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
+	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
@@ -105,7 +106,7 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 		return apierr.InvalidField("", "Open this channel as a WebSocket, or ask for server-sent events with Accept: text/event-stream.")
 	}
 	a := actorOf(r)
-	if err := s.realtimeAccess(r.Context(), a, org); err != nil {
+	if _, err := s.realtimeAccess(r.Context(), a, org); err != nil {
 		return err
 	}
 	if s.Realtime == nil {
@@ -172,16 +173,28 @@ func failed(reason error) bool {
 // ones, until the client leaves, the tail ends the subscription, or the
 // person may no longer see the organization; it returns why it ended.
 func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscription, from *event.Position, sink realtimeSink) error {
+	access, err := s.watchAccess(ctx, a, sub.Organization())
+	if err != nil {
+		return err
+	}
+	defer access.close()
 	renderers := s.realtimeRenderers()
 	deliver := func(e event.Event) error {
 		render := renderers[e.Type]
 		if render == nil {
 			return nil
 		}
+		// Nothing leaves after the session ends. A sign-out in this
+		// process is notified as it commits, before any later event is
+		// read; another instance's comes over the same listening
+		// connection that wakes the tail, in commit order.
+		if err := access.check(ctx); err != nil {
+			return err
+		}
 		data, err := render(ctx, a, e.Data)
 		if apierr.Is(err, apierr.NotFound) || apierr.Is(err, apierr.Forbidden) {
 			// Not for this person, or gone; or they lost the organization.
-			return s.realtimeAccess(ctx, a, e.OrganizationID)
+			return access.recheck(ctx)
 		}
 		if err != nil {
 			return err
@@ -201,8 +214,13 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 	if every <= 0 {
 		every = 25 * time.Second
 	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
+	ping := time.NewTicker(every)
+	defer ping.Stop()
+	// The clock is looked at every second, not slept on: the sandbox's
+	// manual clock jumps, and the session's end must be seen within
+	// seconds of it either way.
+	clockCheck := time.NewTicker(realtimeClockCheck)
+	defer clockCheck.Stop()
 	for {
 		var err error
 		select {
@@ -210,10 +228,16 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 			return ctx.Err()
 		case <-sub.Done():
 			return sub.Err()
+		case <-access.sessions:
+			err = access.recheck(ctx)
+		case <-access.organizations:
+			err = access.recheck(ctx)
+		case <-clockCheck.C:
+			err = access.check(ctx)
 		case e := <-sub.Events():
 			err = deliver(e)
-		case <-tick.C:
-			if err = s.realtimeAccess(ctx, a, sub.Organization()); err == nil {
+		case <-ping.C:
+			if err = access.recheck(ctx); err == nil {
 				err = sink.ping(ctx)
 			}
 		}
@@ -223,14 +247,87 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 	}
 }
 
+// realtimeClockCheck is how often a stream compares the clock with the
+// moment its session ends by time.
+const realtimeClockCheck = time.Second
+
 // realtimeAccess lets a through to org's channel while their session is
-// live and they are a member of an organization that admits reads.
-func (s *server) realtimeAccess(ctx context.Context, a actor.Actor, org uuid.UUID) error {
-	if err := s.Identity.SessionLive(ctx, a.Session.ID); err != nil {
+// live and they are a member of an organization that admits reads; it
+// returns when the session ends by time unless renewed.
+func (s *server) realtimeAccess(ctx context.Context, a actor.Actor, org uuid.UUID) (time.Time, error) {
+	until, err := s.Identity.SessionLiveUntil(ctx, a.Session.ID)
+	if err != nil {
+		return time.Time{}, err
+	}
+	_, err = organization.Check(ctx, s.DB.Reader(), a, org, organization.Need{})
+	return until, err
+}
+
+// accessWatch keeps a stream's answer to "may this person still read the
+// channel?" without a read per message. The database notifies the
+// person's sessions topic when one of their sessions ends (sign-out) and
+// the organization status topic when an organization's status changes, in
+// every instance; the session's end by time (idle or absolute, on the
+// injected clock) is known in advance. Access is read again on a
+// notification, when that moment comes (a request of the session may have
+// renewed it), and for every message while notifications may be missed.
+type accessWatch struct {
+	s   *server
+	a   actor.Actor
+	org uuid.UUID
+	// sessions and organizations receive the notifications.
+	sessions, organizations <-chan struct{}
+	stop                    []func()
+	until                   time.Time
+}
+
+// watchAccess starts watching a's access to org and checks it once.
+func (s *server) watchAccess(ctx context.Context, a actor.Actor, org uuid.UUID) (*accessWatch, error) {
+	w := &accessWatch{s: s, a: a, org: org}
+	var stop func()
+	// Subscribed before the first check, so no end falls between the two.
+	w.sessions, stop = s.DB.Subscribe(identity.SessionsTopic(a.UserID))
+	w.stop = append(w.stop, stop)
+	w.organizations, stop = s.DB.Subscribe(organization.StatusTopic)
+	w.stop = append(w.stop, stop)
+	if err := w.recheck(ctx); err != nil {
+		w.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *accessWatch) close() {
+	for _, stop := range w.stop {
+		stop()
+	}
+}
+
+// check answers from what is known when nothing was notified, the session's
+// end has not come and notifications reach this process; else it reads.
+func (w *accessWatch) check(ctx context.Context) error {
+	notified := false
+	for _, ch := range []<-chan struct{}{w.sessions, w.organizations} {
+		select {
+		case <-ch:
+			notified = true
+		default:
+		}
+	}
+	if !notified && w.s.DB.NotificationsLive() && w.s.Clock.Now().Before(w.until) {
+		return nil
+	}
+	return w.recheck(ctx)
+}
+
+// recheck reads the session and the membership again.
+func (w *accessWatch) recheck(ctx context.Context) error {
+	until, err := w.s.realtimeAccess(ctx, w.a, w.org)
+	if err != nil {
 		return err
 	}
-	_, err := organization.Check(ctx, s.DB.Reader(), a, org, organization.Need{})
-	return err
+	w.until = until
+	return nil
 }
 
 // lastEventID reads where a reconnecting client left off: the Last-Event-ID

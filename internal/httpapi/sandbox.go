@@ -96,11 +96,10 @@ func (s *server) sandboxCreateOrganization(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	setOrganization(r, out.Organization.ID.String())
-	writeJSON(w, http.StatusCreated, sandboxOrganizationRecord{
+	return writeJSON(w, http.StatusCreated, sandboxOrganizationRecord{
 		Organization: sandboxOrganizationRef(out.Organization),
 		Owner:        newSandboxUserRecord(out.Owner),
 	})
-	return nil
 }
 
 func (s *server) sandboxAddUser(w http.ResponseWriter, r *http.Request) error {
@@ -137,8 +136,7 @@ func onOrganization[Body, Out, Record any](w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	writeJSON(w, status, record(out))
-	return nil
+	return writeJSON(w, status, record(out))
 }
 
 func (s *server) sandboxAdvanceClock(w http.ResponseWriter, r *http.Request) error {
@@ -150,8 +148,7 @@ func (s *server) sandboxAdvanceClock(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]time.Time{"now": now})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]time.Time{"now": now})
 }
 
 type outboxMessage struct {
@@ -191,8 +188,7 @@ func (s *server) sandboxOutbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := page.Build(pages, req, msgs, outbox.PageKey)
-	writeJSON(w, http.StatusOK, mapPage(p, func(m outbox.Message) outboxMessage { return outboxMessage(m) }))
-	return nil
+	return writeJSON(w, http.StatusOK, mapPage(p, func(m outbox.Message) outboxMessage { return outboxMessage(m) }))
 }
 
 type partnerSettingsRequest struct {
@@ -214,8 +210,7 @@ func (s *server) sandboxPartner(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, partnerSettingsRecord(s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError)))
-	return nil
+	return writeJSON(w, http.StatusOK, partnerSettingsRecord(s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError)))
 }
 
 // sandboxPartnerWebhook sends a webhook as the partner would: signed, and

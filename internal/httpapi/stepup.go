@@ -90,8 +90,7 @@ func (s *server) stepUpStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, stepUpStatusRecord(st))
-	return nil
+	return writeJSON(w, http.StatusOK, stepUpStatusRecord(st))
 }
 
 func (s *server) completeStepUp(w http.ResponseWriter, r *http.Request) error {
@@ -122,8 +121,7 @@ func (s *server) exitStepUp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, expiredSudoSessionRecord(out))
-	return nil
+	return writeJSON(w, http.StatusOK, expiredSudoSessionRecord(out))
 }
 
 func (s *server) registerApprovalCredential(w http.ResponseWriter, r *http.Request) error {
@@ -176,8 +174,7 @@ func (s *server) sandboxApprovingApp(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, sandboxAppRecord(out))
-	return nil
+	return writeJSON(w, http.StatusCreated, sandboxAppRecord(out))
 }
 
 // sandboxApproveChallenge answers a challenge as the person's sandbox

@@ -122,28 +122,49 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 // idleSlideStep is the least a request moves a session's idle expiry.
 const idleSlideStep = time.Second
 
-// SessionLive returns nil while session id could still authenticate a
-// request (not ended, not expired, not idle), else not_authenticated. It
-// reads only: unlike Authenticate it does not count as activity, so a
-// long-lived stream re-checks its session without keeping it alive.
-func (s *Service) SessionLive(ctx context.Context, id uuid.UUID) error {
-	var live bool
-	err := s.DB.Reader().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sessions
-		WHERE id = $1 AND ended_at IS NULL AND expires_at > $2 AND idle_expires_at > $2)`, id, s.Clock.Now()).Scan(&live)
-	if err == nil && !live {
-		err = errNotAuthenticated
+// SessionsTopic is the notification topic of userID's sessions: every
+// transaction that ends one of them (sign-out) notifies it, in every
+// instance sharing the database, so what holds a session open for long (a
+// realtime stream) learns at once that it ended, without reading the
+// session again before each thing it does.
+func SessionsTopic(userID uuid.UUID) string { return "sessions/" + userID.String() }
+
+// SessionLiveUntil returns, while session id could still authenticate a
+// request (not ended, not expired, not idle), the moment it stops doing so
+// unless a request renews it (the earlier of its idle and absolute ends);
+// else not_authenticated. It reads only: unlike Authenticate it does not
+// count as activity, so a long-lived stream re-checks its session without
+// keeping it alive. Ends before that moment are notified on SessionsTopic.
+func (s *Service) SessionLiveUntil(ctx context.Context, id uuid.UUID) (time.Time, error) {
+	var expires, idle time.Time
+	err := s.DB.Reader().QueryRowContext(ctx, `SELECT expires_at, idle_expires_at FROM sessions
+		WHERE id = $1 AND ended_at IS NULL AND expires_at > $2 AND idle_expires_at > $2`, id, s.Clock.Now()).Scan(&expires, &idle)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, errNotAuthenticated
 	}
-	return err
+	if err != nil {
+		return time.Time{}, err
+	}
+	return minTime(expires, idle).UTC(), nil
 }
 
-// SignOut ends the session of token, if it is one; it never fails for a dead token.
+// SignOut ends the session of token, if it is one; it never fails for a dead
+// token. Whatever holds the session open hears it on SessionsTopic.
 func (s *Service) SignOut(ctx context.Context, token string) error {
 	if !IsSessionToken(token) {
 		return nil
 	}
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL`,
-			s.Keys.Hash(sessionPurpose, token), s.Clock.Now())
-		return err
+		var userID uuid.UUID
+		err := tx.QueryRowContext(ctx, `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL RETURNING user_id`,
+			s.Keys.Hash(sessionPurpose, token), tx.Now).Scan(&userID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // ended already, or no session
+		}
+		if err != nil {
+			return err
+		}
+		tx.Notify(SessionsTopic(userID))
+		return nil
 	})
 }

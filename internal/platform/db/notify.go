@@ -67,6 +67,9 @@ func (d *DB) Subscribe(topic string) (<-chan struct{}, func()) {
 	return ch, func() {
 		h.mu.Lock()
 		delete(h.subs[topic], ch)
+		if len(h.subs[topic]) == 0 {
+			delete(h.subs, topic) // topics may be per person: keep none that nobody hears
+		}
 		h.mu.Unlock()
 	}
 }

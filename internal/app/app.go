@@ -181,14 +181,20 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// The address and sign-in limits are shared by every instance through
 	// the database; this process's own buckets in front of them refuse a
 	// flood from one client without a database write per refused request.
-	sharedLimits := ratelimit.NewStore(d, clk, keys)
+	// Request limits read the real time even under the manual clock: a
+	// manual clock is each instance's own (advancing one moves no other), so
+	// it cannot time a budget the instances share, and a sandbox whose clock
+	// stands still would never refill, refusing at last even the helper that
+	// advances the clock.
+	limitClock := clock.System{}
+	sharedLimits := ratelimit.NewStore(d, limitClock, keys)
 
 	deps := httpapi.Deps{
 		Logger:  logger,
 		DB:      d,
 		Clock:   clk,
 		Keys:    keys,
-		Limiter: ratelimit.Layered{Local: ratelimit.NewMemory(clk.Now), Shared: sharedLimits},
+		Limiter: ratelimit.Layered{Local: ratelimit.NewMemory(limitClock.Now), Shared: sharedLimits},
 		Limits: httpapi.Limits{
 			PerAddress:    cfg.RateLimitAddress,
 			PerCredential: cfg.RateLimitCredential,
@@ -215,7 +221,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Realtime:         realtime,
 		RealtimePing:     cfg.RealtimePing,
 	}
-	deps.LocalLimiter = ratelimit.NewMemory(clk.Now)
+	deps.LocalLimiter = ratelimit.NewMemory(limitClock.Now)
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
 		deps.SandboxToken = secrets.sandboxToken

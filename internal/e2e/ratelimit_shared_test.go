@@ -38,9 +38,11 @@ func instances(t *testing.T, n int, env ...string) []*apitest.Server {
 
 // The address and sign-in limits are one budget for a client whichever
 // instance its requests reach: alternating between two servers on one
-// database grants what one server grants, not twice as much.
+// database grants what one server grants, not twice as much. The limits
+// refill hourly: they read the real time, and a slow machine must not see
+// a token come back during the test.
 func TestRateLimitsAreSharedByInstances(t *testing.T) {
-	env := []string{"STRONGROOM_RATE_LIMIT_SIGN_IN=4/1m", "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=3/1h"}
+	env := []string{"STRONGROOM_RATE_LIMIT_SIGN_IN=4/1h", "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=3/1h"}
 	one, two := instances(t, 1, env...), instances(t, 2, env...)
 
 	// Sign-in requests per client address (unknown emails: no password budget involved).
@@ -65,7 +67,7 @@ func TestRateLimitsAreSharedByInstances(t *testing.T) {
 }
 
 func TestAddressLimitIsSharedByInstances(t *testing.T) {
-	env := "STRONGROOM_RATE_LIMIT_ADDRESS=6/1m"
+	env := "STRONGROOM_RATE_LIMIT_ADDRESS=6/1h"
 	one, two := instances(t, 1, env), instances(t, 2, env)
 	me := func(s *apitest.Server, _ int) *apitest.Response { return s.Get(t, "/api/v1/me", "") }
 	if got, want := passed(t, two, 15, me), passed(t, one, 15, me); got != want || want != 6 {

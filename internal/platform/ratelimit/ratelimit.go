@@ -61,14 +61,14 @@ func RetryAfterSeconds(d time.Duration) int {
 const minSweep = 1024
 
 // Memory is an in-process Limiter using golang.org/x/time/rate, one bucket
-// per (rule.Name, key). It is right for a single instance (Store shares buckets); behind a load
-// balancer each instance would grant its own full burst.
+// per (rule.Name, key). Each instance behind a load balancer grants its own
+// full burst with it: Store is the one to share a budget between instances.
 //
-// Every time decision reads the injected now, so tests and the sandbox's
-// manual clock drive it without sleeping. Buckets idle long enough to be
-// full again are dropped, since a full bucket is exactly what a missing
-// one would be created as; that keeps memory bounded under many distinct
-// keys (say, client IPs) without a background goroutine.
+// Every time decision reads the injected now, so tests drive it without
+// sleeping. Buckets idle long enough to be full again are dropped, since a
+// full bucket is exactly what a missing one would be created as; that keeps
+// memory bounded under many distinct keys (say, client IPs) without a
+// background goroutine.
 type Memory struct {
 	now func() time.Time
 

@@ -26,8 +26,10 @@ import (
 // the row lock of the upsert and none slips past the burst. A refused
 // request leaves the bucket as it was, as Memory does.
 //
-// Time comes from the injected clock, so the sandbox's manual clock drives
-// refills as it drives every other time rule.
+// Time comes from the injected clock, so tests drive refills by hand. The
+// server passes the real clock even under the sandbox's manual one, which
+// is each instance's own and so cannot time a budget they share. Instances
+// whose clocks disagree by a moment disagree on refills by that moment.
 type Store struct {
 	db    *db.DB
 	clock clock.Clock

@@ -178,12 +178,23 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// The realtime channel follows the event table while anyone listens.
 	realtime := event.NewTail(d, logger, 0, 0)
 
+	// The address and sign-in limits are shared by every instance through
+	// the database; this process's own buckets in front of them refuse a
+	// flood from one client without a database write per refused request.
+	// Request limits read the real time even under the manual clock: a
+	// manual clock is each instance's own (advancing one moves no other), so
+	// it cannot time a budget the instances share, and a sandbox whose clock
+	// stands still would never refill, refusing at last even the helper that
+	// advances the clock.
+	limitClock := clock.System{}
+	sharedLimits := ratelimit.NewStore(d, limitClock, keys)
+
 	deps := httpapi.Deps{
 		Logger:  logger,
 		DB:      d,
 		Clock:   clk,
 		Keys:    keys,
-		Limiter: ratelimit.NewMemory(time.Now),
+		Limiter: ratelimit.Layered{Local: ratelimit.NewMemory(limitClock.Now), Shared: sharedLimits},
 		Limits: httpapi.Limits{
 			PerAddress:    cfg.RateLimitAddress,
 			PerCredential: cfg.RateLimitCredential,
@@ -210,6 +221,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Realtime:         realtime,
 		RealtimePing:     cfg.RealtimePing,
 	}
+	deps.LocalLimiter = ratelimit.NewMemory(limitClock.Now)
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
 		deps.SandboxToken = secrets.sandboxToken
@@ -244,6 +256,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	var workers sync.WaitGroup
 	newWorkers(d, clk, logger, messages, accounts, payments, bills).start(workerCtx, &workers)
 	workers.Go(func() { realtime.Run(workerCtx) })
+	workers.Go(func() { sharedLimits.Run(workerCtx, 0, logger) })
 
 	if cfg.DebugAddr != "" {
 		stopDebug, err := serveDebug(cfg.DebugAddr, logger)

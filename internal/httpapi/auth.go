@@ -53,7 +53,7 @@ func (s *server) authenticate(r *http.Request, keysAllowed bool) (*http.Request,
 		}
 		credential = "session:" + a.Session.ID.String()
 	}
-	if err := s.limit(r, credential, s.Limits.PerCredential); err != nil {
+	if err := s.limit(r, s.LocalLimiter, credential, s.Limits.PerCredential); err != nil {
 		return r, err
 	}
 	return r.WithContext(context.WithValue(r.Context(), actorKey{}, a)), nil

@@ -84,9 +84,16 @@ type Deps struct {
 	// Expenses runs expenses, their bindings and receipts.
 	Expenses *expense.Service
 	// StepUp gates sensitive operations on a person being present.
-	StepUp  *stepup.Service
+	StepUp *stepup.Service
+	// Limiter keeps the address and sign-in limits, shared by every
+	// instance on the database so that N instances grant the budget of one.
 	Limiter ratelimit.Limiter
-	Limits  Limits
+	// LocalLimiter keeps this process's own buckets: the per-credential
+	// limit (an authenticated client's share, not a guessing budget) and the
+	// operational endpoints, which must answer while the database does not
+	// and which a load balancer probes on every instance.
+	LocalLimiter ratelimit.Limiter
+	Limits       Limits
 	// OpenAPI returns the OpenAPI document as JSON, served at
 	// /api/v1/openapi.json (api.JSON: converted on first use).
 	OpenAPI func() ([]byte, error)
@@ -170,9 +177,13 @@ func (s *server) wrap(rt route) http.Handler {
 	names := wildcards(rt.path)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		infoOf(r).route = pattern
-		err := s.limit(r, clientAddress(r), s.Limits.PerAddress)
+		limiter, address := s.Limiter, identity.AddressBucket(clientAddress(r))
+		if !strings.HasPrefix(rt.path, "/api/") && rt.auth == authNone {
+			limiter = s.LocalLimiter // /healthz, /readyz, /metrics
+		}
+		err := s.limit(r, limiter, address, s.Limits.PerAddress)
 		if err == nil && rt.limit == limitSignIn {
-			err = s.limit(r, clientAddress(r), s.Limits.SignIn)
+			err = s.limit(r, limiter, address, s.Limits.SignIn)
 		}
 		if err == nil {
 			switch rt.auth {
@@ -196,12 +207,23 @@ func (s *server) wrap(rt route) http.Handler {
 	})
 }
 
-// limit takes one token from rule's bucket for key (buckets are per rule name).
-func (s *server) limit(r *http.Request, key string, rule ratelimit.Rule) error {
-	if s.Limiter == nil {
+// limit takes one token from rule's bucket for key in limiter (buckets are
+// per rule name). A limiter that cannot decide refuses: an unreachable
+// database must not lift the limits.
+func (s *server) limit(r *http.Request, limiter ratelimit.Limiter, key string, rule ratelimit.Rule) error {
+	if limiter == nil {
 		return nil
 	}
-	d := s.Limiter.Allow(r.Context(), key, rule)
+	d, err := limiter.Allow(r.Context(), key, rule)
+	if err != nil {
+		if r.Context().Err() == nil {
+			s.logger.ErrorContext(r.Context(), "rate limit undecided: request refused",
+				"request_id", infoOf(r).id, "route", infoOf(r).route, "rule", rule.Name, "error", err.Error())
+		}
+		e := apierr.New(apierr.RateLimited, "The service cannot check its request limits right now. Please try again shortly.")
+		e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(undecidedRetry)
+		return e
+	}
 	if d.Allowed {
 		return nil
 	}
@@ -209,6 +231,10 @@ func (s *server) limit(r *http.Request, key string, rule ratelimit.Rule) error {
 	e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(d.RetryAfter)
 	return e
 }
+
+// undecidedRetry is the Retry-After of a request refused because its limit
+// could not be checked: long enough not to hammer a struggling database.
+const undecidedRetry = 5 * time.Second
 
 // Operations lists every route as "METHOD /path", for the test that keeps
 // routes.go and the OpenAPI document in step.

@@ -1,7 +1,7 @@
 // Package ratelimit decides whether a request may pass under a token-bucket
-// rule. Callers depend on the Limiter interface so a store shared by several
-// server instances (Redis, the database) can replace the in-process Memory
-// without touching the middleware.
+// rule. Memory keeps the buckets in this process; Store keeps them in the
+// database, so that several server instances on one database share them;
+// Layered puts a Memory in front of a Store.
 package ratelimit
 
 import (
@@ -15,7 +15,9 @@ import (
 
 // Limiter decides whether one more request under key may pass now.
 type Limiter interface {
-	Allow(ctx context.Context, key string, rule Rule) Decision
+	// Allow fails when it cannot decide (a shared store is unreachable);
+	// the caller then refuses the request: a limit never fails open.
+	Allow(ctx context.Context, key string, rule Rule) (Decision, error)
 }
 
 // Rule is a token bucket: Burst requests may pass at once, refilled at Rate
@@ -59,14 +61,14 @@ func RetryAfterSeconds(d time.Duration) int {
 const minSweep = 1024
 
 // Memory is an in-process Limiter using golang.org/x/time/rate, one bucket
-// per (rule.Name, key). It is right for a single instance; behind a load
-// balancer each instance would grant its own full burst.
+// per (rule.Name, key). Each instance behind a load balancer grants its own
+// full burst with it: Store is the one to share a budget between instances.
 //
-// Every time decision reads the injected now, so tests and the sandbox's
-// manual clock drive it without sleeping. Buckets idle long enough to be
-// full again are dropped, since a full bucket is exactly what a missing
-// one would be created as; that keeps memory bounded under many distinct
-// keys (say, client IPs) without a background goroutine.
+// Every time decision reads the injected now, so tests drive it without
+// sleeping. Buckets idle long enough to be full again are dropped, since a
+// full bucket is exactly what a missing one would be created as; that keeps
+// memory bounded under many distinct keys (say, client IPs) without a
+// background goroutine.
 type Memory struct {
 	now func() time.Time
 
@@ -89,7 +91,11 @@ func NewMemory(now func() time.Time) *Memory {
 // Allow takes one token from the bucket of (rule.Name, key) if it has one.
 // A refused request takes nothing, so a client hammering a closed bucket
 // does not push its own reopening further away.
-func (m *Memory) Allow(_ context.Context, key string, rule Rule) Decision {
+func (m *Memory) Allow(_ context.Context, key string, rule Rule) (Decision, error) {
+	return m.take(key, rule), nil
+}
+
+func (m *Memory) take(key string, rule Rule) Decision {
 	if !(rule.Rate > 0) || math.IsInf(rule.Rate, 1) {
 		return Decision{Allowed: true}
 	}

@@ -43,6 +43,15 @@ func near(got, want time.Duration) bool {
 	return d > -time.Microsecond && d < time.Microsecond
 }
 
+// allow asks m, which never fails.
+func allow(m *ratelimit.Memory, key string, rule ratelimit.Rule) ratelimit.Decision {
+	d, err := m.Allow(ctx, key, rule)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
 func TestMemoryImplementsLimiter(t *testing.T) {
 	var _ ratelimit.Limiter = ratelimit.NewMemory(nil)
 }
@@ -60,12 +69,12 @@ func TestBurstThenRefused(t *testing.T) {
 		clk := newFakeTime()
 		m := ratelimit.NewMemory(clk.Now)
 		for i := range tc.rule.Burst {
-			if d := m.Allow(ctx, "k", tc.rule); !d.Allowed || d.RetryAfter != 0 {
+			if d := allow(m, "k", tc.rule); !d.Allowed || d.RetryAfter != 0 {
 				t.Fatalf("%+v: request %d refused: %+v", tc.rule, i+1, d)
 			}
 		}
 		for range 3 { // refusals take nothing, so the wait does not grow
-			d := m.Allow(ctx, "k", tc.rule)
+			d := allow(m, "k", tc.rule)
 			if d.Allowed || !near(d.RetryAfter, tc.wait) {
 				t.Fatalf("%+v: after the burst got %+v, want refused with RetryAfter %v", tc.rule, d, tc.wait)
 			}
@@ -78,19 +87,19 @@ func TestRefill(t *testing.T) {
 	m := ratelimit.NewMemory(clk.Now)
 	rule := ratelimit.Rule{Name: "login", Rate: 1, Burst: 3}
 	for range 3 {
-		m.Allow(ctx, "k", rule)
+		allow(m, "k", rule)
 	}
 
 	clk.Advance(400 * time.Millisecond)
-	if d := m.Allow(ctx, "k", rule); d.Allowed || !near(d.RetryAfter, 600*time.Millisecond) {
+	if d := allow(m, "k", rule); d.Allowed || !near(d.RetryAfter, 600*time.Millisecond) {
 		t.Fatalf("after 400ms got %+v, want refused for 600ms more", d)
 	}
 
 	clk.Advance(600 * time.Millisecond)
-	if d := m.Allow(ctx, "k", rule); !d.Allowed {
+	if d := allow(m, "k", rule); !d.Allowed {
 		t.Fatalf("after 1s got %+v, want one token", d)
 	}
-	if d := m.Allow(ctx, "k", rule); d.Allowed {
+	if d := allow(m, "k", rule); d.Allowed {
 		t.Fatal("a second request passed after only one token refilled")
 	}
 
@@ -98,7 +107,7 @@ func TestRefill(t *testing.T) {
 	clk.Advance(time.Hour)
 	allowed := 0
 	for range 10 {
-		if m.Allow(ctx, "k", rule).Allowed {
+		if allow(m, "k", rule).Allowed {
 			allowed++
 		}
 	}
@@ -113,22 +122,22 @@ func TestKeysAndRulesAreIndependent(t *testing.T) {
 	login := ratelimit.Rule{Name: "login", Rate: 1, Burst: 2}
 	api := ratelimit.Rule{Name: "api", Rate: 1, Burst: 2}
 	for range 2 {
-		m.Allow(ctx, "alice", login)
+		allow(m, "alice", login)
 	}
-	if m.Allow(ctx, "alice", login).Allowed {
+	if allow(m, "alice", login).Allowed {
 		t.Fatal("alice's login bucket should be empty")
 	}
-	if !m.Allow(ctx, "bob", login).Allowed {
+	if !allow(m, "bob", login).Allowed {
 		t.Fatal("bob was limited by alice's bucket")
 	}
-	if !m.Allow(ctx, "alice", api).Allowed {
+	if !allow(m, "alice", api).Allowed {
 		t.Fatal("alice's api rule was limited by her login rule")
 	}
 	// Name and key are kept apart, not joined into one string.
 	a := ratelimit.Rule{Name: "a:b", Rate: 1, Burst: 1}
 	b := ratelimit.Rule{Name: "a", Rate: 1, Burst: 1}
-	m.Allow(ctx, "c", a)
-	if !m.Allow(ctx, "b:c", b).Allowed {
+	allow(m, "c", a)
+	if !allow(m, "b:c", b).Allowed {
 		t.Fatal(`("a:b", "c") and ("a", "b:c") shared a bucket`)
 	}
 }
@@ -137,7 +146,7 @@ func TestUnlimitedAndDegenerateRules(t *testing.T) {
 	m := ratelimit.NewMemory(newFakeTime().Now)
 	for _, rate := range []float64{0, -1, math.NaN(), math.Inf(1)} {
 		for range 1000 {
-			if d := m.Allow(ctx, "k", ratelimit.Rule{Name: "off", Rate: rate, Burst: 0}); !d.Allowed {
+			if d := allow(m, "k", ratelimit.Rule{Name: "off", Rate: rate, Burst: 0}); !d.Allowed {
 				t.Fatalf("rate %v refused a request", rate)
 			}
 		}
@@ -146,12 +155,12 @@ func TestUnlimitedAndDegenerateRules(t *testing.T) {
 		t.Fatalf("unlimited rules made %d buckets", n)
 	}
 	zero := ratelimit.Rule{Name: "zero-burst", Rate: 1, Burst: 0}
-	if !m.Allow(ctx, "k", zero).Allowed || m.Allow(ctx, "k", zero).Allowed {
+	if !allow(m, "k", zero).Allowed || allow(m, "k", zero).Allowed {
 		t.Fatal("a burst of 0 should behave as 1")
 	}
 	tiny := ratelimit.Rule{Name: "tiny", Rate: 1e-300, Burst: 1}
-	m.Allow(ctx, "k", tiny)
-	if d := m.Allow(ctx, "k", tiny); d.Allowed || d.RetryAfter <= 0 {
+	allow(m, "k", tiny)
+	if d := allow(m, "k", tiny); d.Allowed || d.RetryAfter <= 0 {
 		t.Fatalf("a vanishing rate gave %+v, want refused with a positive wait", d)
 	}
 }
@@ -159,9 +168,9 @@ func TestUnlimitedAndDegenerateRules(t *testing.T) {
 func TestRuleChangeApplies(t *testing.T) {
 	clk := newFakeTime()
 	m := ratelimit.NewMemory(clk.Now)
-	m.Allow(ctx, "k", ratelimit.Rule{Name: "r", Rate: 1, Burst: 1})
+	allow(m, "k", ratelimit.Rule{Name: "r", Rate: 1, Burst: 1})
 	// Raised rate: the bucket refills at the new rate from now on.
-	if d := m.Allow(ctx, "k", ratelimit.Rule{Name: "r", Rate: 10, Burst: 1}); d.Allowed || !near(d.RetryAfter, 100*time.Millisecond) {
+	if d := allow(m, "k", ratelimit.Rule{Name: "r", Rate: 10, Burst: 1}); d.Allowed || !near(d.RetryAfter, 100*time.Millisecond) {
 		t.Fatalf("after raising the rate got %+v, want refused for 100ms", d)
 	}
 }
@@ -198,10 +207,10 @@ func TestConcurrentUse(t *testing.T) {
 	for g := range 16 {
 		wg.Go(func() {
 			for i := range 500 {
-				if m.Allow(ctx, "shared", rule).Allowed {
+				if allow(m, "shared", rule).Allowed {
 					shared.Add(1)
 				}
-				m.Allow(ctx, fmt.Sprintf("g%d-%d", g, i), rule)
+				allow(m, fmt.Sprintf("g%d-%d", g, i), rule)
 				if i%100 == 0 {
 					m.Len()
 				}
@@ -223,20 +232,20 @@ func TestEvictionKeepsMapSmall(t *testing.T) {
 	// One key spent on a slow rule must survive the churn: dropping it
 	// would hand the client a fresh burst.
 	slow := ratelimit.Rule{Name: "slow", Rate: 1.0 / 3600, Burst: 1}
-	m.Allow(ctx, "victim", slow)
+	allow(m, "victim", slow)
 
 	// 200,000 distinct clients, one request each, 1ms apart: a bucket is
 	// full again 1s after its use, so about 1,000 are refilling at a time.
 	maxLen := 0
 	for i := range 200_000 {
-		m.Allow(ctx, fmt.Sprintf("10.0.%d.%d", i/256, i%256), rule)
+		allow(m, fmt.Sprintf("10.0.%d.%d", i/256, i%256), rule)
 		maxLen = max(maxLen, m.Len())
 		clk.Advance(time.Millisecond)
 	}
 	if maxLen > 4096 {
 		t.Fatalf("map grew to %d buckets, want at most 4096", maxLen)
 	}
-	if m.Allow(ctx, "victim", slow).Allowed {
+	if allow(m, "victim", slow).Allowed {
 		t.Fatal("a bucket still refilling was evicted")
 	}
 }

@@ -5676,13 +5676,15 @@ type StepUpStatus struct {
 
 	// Status `pending` (waiting for an answer), `active` (the sudo window is open), `declined`
 	// (the person declined), `expired` (unanswered in time, ended by wrong codes or
-	// exitStepUp, or the window closed). Stop polling on any status but `pending`.
+	// exitStepUp, spent by registerApprovalCredential, or the window closed). Stop
+	// polling on any status but `pending`.
 	Status StepUpStatusStatus `json:"status"`
 }
 
 // StepUpStatusStatus `pending` (waiting for an answer), `active` (the sudo window is open), `declined`
 // (the person declined), `expired` (unanswered in time, ended by wrong codes or
-// exitStepUp, or the window closed). Stop polling on any status but `pending`.
+// exitStepUp, spent by registerApprovalCredential, or the window closed). Stop
+// polling on any status but `pending`.
 type StepUpStatusStatus string
 
 // SubscriptionAcknowledgement The organization's acknowledgement of its auto-assigned subscription plan.
@@ -9604,8 +9606,11 @@ type ClientInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -9630,8 +9635,11 @@ type ClientInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -14193,8 +14201,11 @@ func (c *RawClient) GetMe(ctx context.Context, params *GetMeParams, reqEditors .
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -14229,8 +14240,11 @@ func (c *RawClient) RegisterApprovalCredentialWithBody(ctx context.Context, para
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -27582,8 +27596,11 @@ type ClientWithResponsesInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -27608,8 +27625,11 @@ type ClientWithResponsesInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -45792,8 +45812,11 @@ func (c *ClientWithResponses) GetMeWithResponse(ctx context.Context, params *Get
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -45824,8 +45847,11 @@ func (c *ClientWithResponses) RegisterApprovalCredentialWithBodyWithResponse(ctx
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the

@@ -11959,6 +11959,8 @@ type ClientInterface interface {
 	// same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 	// A token that is missing answers `400`, one that was altered, signed by another key,
 	// meant for another audience or expired answers `403`, each with an HTML page saying so.
+	// Once the link has decided the check, the page shows the status and offers no forms:
+	// a link decides once.
 	//
 	// The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 	// sends no referrer and is not cached.
@@ -11973,8 +11975,12 @@ type ClientInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -11988,8 +11994,12 @@ type ClientInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -17784,6 +17794,8 @@ func (c *RawClient) Readyz(ctx context.Context, params *ReadyzParams, reqEditors
 // same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 // A token that is missing answers `400`, one that was altered, signed by another key,
 // meant for another audience or expired answers `403`, each with an HTML page saying so.
+// Once the link has decided the check, the page shows the status and offers no forms:
+// a link decides once.
 //
 // The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 // sends no referrer and is not cached.
@@ -17808,8 +17820,12 @@ func (c *RawClient) SandboxIdentityCheckPage(ctx context.Context, params *Sandbo
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes any type of body and a specified content type.
 //
@@ -17833,8 +17849,12 @@ func (c *RawClient) SandboxDecideIdentityCheckOnPageWithBody(ctx context.Context
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -30017,6 +30037,8 @@ type ClientWithResponsesInterface interface {
 	// same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 	// A token that is missing answers `400`, one that was altered, signed by another key,
 	// meant for another audience or expired answers `403`, each with an HTML page saying so.
+	// Once the link has decided the check, the page shows the status and offers no forms:
+	// a link decides once.
 	//
 	// The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 	// sends no referrer and is not cached.
@@ -30033,8 +30055,12 @@ type ClientWithResponsesInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -30048,8 +30074,12 @@ type ClientWithResponsesInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -43816,6 +43846,15 @@ type SandboxDecideIdentityCheckOnPageResponse405Headers struct {
 	XRequestId RequestId
 }
 
+// SandboxDecideIdentityCheckOnPageResponse409Headers the declared response headers of an HTTP 409 response for SandboxDecideIdentityCheckOnPage
+type SandboxDecideIdentityCheckOnPageResponse409Headers struct {
+	CacheControl          string
+	ContentSecurityPolicy string
+	ReferrerPolicy        string
+	XContentTypeOptions   string
+	XRequestId            RequestId
+}
+
 // SandboxDecideIdentityCheckOnPageResponse429Headers the declared response headers of an HTTP 429 response for SandboxDecideIdentityCheckOnPage
 type SandboxDecideIdentityCheckOnPageResponse429Headers struct {
 	RetryAfter int
@@ -43848,6 +43887,8 @@ type SandboxDecideIdentityCheckOnPageResponse struct {
 	Headers404 *SandboxDecideIdentityCheckOnPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *SandboxDecideIdentityCheckOnPageResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxDecideIdentityCheckOnPageResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxDecideIdentityCheckOnPageResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -48971,6 +49012,8 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, params *Re
 // same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 // A token that is missing answers `400`, one that was altered, signed by another key,
 // meant for another audience or expired answers `403`, each with an HTML page saying so.
+// Once the link has decided the check, the page shows the status and offers no forms:
+// a link decides once.
 //
 // The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 // sends no referrer and is not cached.
@@ -48993,8 +49036,12 @@ func (c *ClientWithResponses) SandboxIdentityCheckPageWithResponse(ctx context.C
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -49014,8 +49061,12 @@ func (c *ClientWithResponses) SandboxDecideIdentityCheckOnPageWithBodyWithRespon
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -72885,6 +72936,44 @@ func ParseSandboxDecideIdentityCheckOnPageResponse(rsp *http.Response) (*Sandbox
 			headers.XRequestId = value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers SandboxDecideIdentityCheckOnPageResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentSecurityPolicy = value
+		}
+		if values := rsp.Header.Values("Referrer-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Referrer-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReferrerPolicy = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers SandboxDecideIdentityCheckOnPageResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

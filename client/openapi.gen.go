@@ -4155,16 +4155,19 @@ type InvoiceCreate struct {
 	LineItems               []InvoiceLineItemInput `json:"line_items"`
 }
 
-// InvoiceLineItem One line of an invoice; `total` = price × quantity × (1 + tax_percentage / 100), rounded half up to the currency's precision.
+// InvoiceLineItem One line of an invoice; `total` = price × quantity × (1 + tax_percentage / 100), computed
+// exactly and rounded half up, once, to the currency's precision.
 type InvoiceLineItem struct {
 	Description string `json:"description"`
 
-	// Price A decimal number as a string, at the currency's precision for money (`"1250.00"`, `"980"` for JPY); never a JSON number.
+	// Price The unit price: at least the currency's precision, followed by up to 4 further
+	// decimal places when it has them (`12.50`, `0.0125` USD; `1000`, `0.5` JPY).
 	//
-	// Examples: 1250.00
-	Price         Decimal `json:"price"`
-	Quantity      string  `json:"quantity"`
-	TaxPercentage string  `json:"tax_percentage"`
+	//
+	// Examples: 0.0125
+	Price         string `json:"price"`
+	Quantity      string `json:"quantity"`
+	TaxPercentage string `json:"tax_percentage"`
 
 	// Total A decimal number as a string, at the currency's precision for money (`"1250.00"`, `"980"` for JPY); never a JSON number.
 	//
@@ -4176,7 +4179,9 @@ type InvoiceLineItem struct {
 type InvoiceLineItemInput struct {
 	Description string `json:"description"`
 
-	// Price The unit price, a non-negative decimal at the invoice currency's precision.
+	// Price The unit price, a non-negative decimal with at most 4 decimal places more than the
+	// invoice currency's precision (`0.0125` or `12.50` USD, `0.5` JPY). It is kept as sent
+	// and never rounded on its own: only the line's `total` is.
 	Price string `json:"price"`
 
 	// Quantity A positive decimal, at most 9 digits before and 6 after the decimal point.
@@ -10417,12 +10422,14 @@ type ClientInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -10439,12 +10446,14 @@ type ClientInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -15432,12 +15441,14 @@ func (c *RawClient) ListInvoices(ctx context.Context, organizationId Organizatio
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //
@@ -15464,12 +15475,14 @@ func (c *RawClient) CreateInvoiceWithBody(ctx context.Context, organizationId Or
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //
@@ -28459,12 +28472,14 @@ type ClientWithResponsesInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -28481,12 +28496,14 @@ type ClientWithResponsesInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -46942,12 +46959,14 @@ func (c *ClientWithResponses) ListInvoicesWithResponse(ctx context.Context, orga
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //
@@ -46970,12 +46989,14 @@ func (c *ClientWithResponses) CreateInvoiceWithBodyWithResponse(ctx context.Cont
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //

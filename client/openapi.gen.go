@@ -308,6 +308,24 @@ func (e ApprovalUpdatedMessageType) Valid() bool {
 	}
 }
 
+// Defines values for BillDocumentType.
+const (
+	BillDocumentTypeCreditNote BillDocumentType = "credit_note"
+	BillDocumentTypeInvoice    BillDocumentType = "invoice"
+)
+
+// Valid indicates whether the value is a known member of the BillDocumentType enum.
+func (e BillDocumentType) Valid() bool {
+	switch e {
+	case BillDocumentTypeCreditNote:
+		return true
+	case BillDocumentTypeInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BillEventAppendedMessageDataEvent.
 const (
 	BillEventAppendedMessageDataEventExtractionCompleted BillEventAppendedMessageDataEvent = "extraction_completed"
@@ -1598,6 +1616,7 @@ func (e PaymentContactCreationNetwork) Valid() bool {
 // Defines values for PaymentExecutionRefusedErrorErrorType.
 const (
 	PaymentExecutionRefusedErrorErrorTypeBillMismatch         PaymentExecutionRefusedErrorErrorType = "bill_mismatch"
+	PaymentExecutionRefusedErrorErrorTypeBillNotPayable       PaymentExecutionRefusedErrorErrorType = "bill_not_payable"
 	PaymentExecutionRefusedErrorErrorTypeIdempotencyKeyReused PaymentExecutionRefusedErrorErrorType = "idempotency_key_reused"
 	PaymentExecutionRefusedErrorErrorTypeQuoteAlreadyUsed     PaymentExecutionRefusedErrorErrorType = "quote_already_used"
 	PaymentExecutionRefusedErrorErrorTypeQuoteExpired         PaymentExecutionRefusedErrorErrorType = "quote_expired"
@@ -1607,6 +1626,8 @@ const (
 func (e PaymentExecutionRefusedErrorErrorType) Valid() bool {
 	switch e {
 	case PaymentExecutionRefusedErrorErrorTypeBillMismatch:
+		return true
+	case PaymentExecutionRefusedErrorErrorTypeBillNotPayable:
 		return true
 	case PaymentExecutionRefusedErrorErrorTypeIdempotencyKeyReused:
 		return true
@@ -2689,6 +2710,13 @@ type Bill struct {
 	// Currency The currency of the bill, an ISO 4217 code; null when not yet known.
 	Currency *string `json:"currency"`
 
+	// DocumentType `invoice`, or `credit_note` when extraction read a credit note: a UBL `CreditNote`,
+	// a CII or Factur-X type code 381, or a negative amount due. A credit note keeps its
+	// `amount` as a positive string (what the supplier owes back) and is never payable:
+	// executing a payment with its `bill_id` answers `422 bill_not_payable`. Set by
+	// extraction; `invoice` until then.
+	DocumentType BillDocumentType `json:"document_type"`
+
 	// DueDate The date payment is due.
 	DueDate *openapi_types.Date `json:"due_date"`
 
@@ -2737,6 +2765,13 @@ type Bill struct {
 	SwiftCode *string   `json:"swift_code"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
+
+// BillDocumentType `invoice`, or `credit_note` when extraction read a credit note: a UBL `CreditNote`,
+// a CII or Factur-X type code 381, or a negative amount due. A credit note keeps its
+// `amount` as a positive string (what the supplier owes back) and is never payable:
+// executing a payment with its `bill_id` answers `422 bill_not_payable`. Set by
+// extraction; `invoice` until then.
+type BillDocumentType string
 
 // BillEventAppendedMessage A bill's extraction started, completed or gave up (spec §6). `data.bill` is the bill as
 // of delivery.
@@ -4849,7 +4884,7 @@ type PaymentExecution struct {
 	Tag *string `json:"tag,omitempty"`
 }
 
-// PaymentExecutionRefusedError The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused` or `bill_mismatch`.
+// PaymentExecutionRefusedError The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused`, `bill_mismatch` or `bill_not_payable`.
 type PaymentExecutionRefusedError struct {
 	Error struct {
 		// Message A display-grade sentence, safe to show to a person; never a machine code.
@@ -6151,7 +6186,7 @@ type PaymentApprovalForbidden = PaymentApprovalForbiddenError
 // PaymentApprovalRefused The error envelope of `insufficient_funds` or `approval_credential_required`.
 type PaymentApprovalRefused = PaymentApprovalRefusedError
 
-// PaymentExecutionRefused The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused` or `bill_mismatch`.
+// PaymentExecutionRefused The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused`, `bill_mismatch` or `bill_not_payable`.
 type PaymentExecutionRefused = PaymentExecutionRefusedError
 
 // QuoteUnusable The error envelope of `quote_expired` or `quote_already_used`.
@@ -11115,7 +11150,9 @@ type ClientInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -11139,7 +11176,7 @@ type ClientInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -11161,7 +11198,9 @@ type ClientInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -11185,7 +11224,7 @@ type ClientInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -16504,7 +16543,9 @@ func (c *RawClient) GetPaymentContact(ctx context.Context, paymentContactId Paym
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -16528,7 +16569,7 @@ func (c *RawClient) GetPaymentContact(ctx context.Context, paymentContactId Paym
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes any type of body and a specified content type.
 //
@@ -16560,7 +16601,9 @@ func (c *RawClient) ExecutePaymentWithBody(ctx context.Context, params *ExecuteP
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -16584,7 +16627,7 @@ func (c *RawClient) ExecutePaymentWithBody(ctx context.Context, params *ExecuteP
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -29187,7 +29230,9 @@ type ClientWithResponsesInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -29211,7 +29256,7 @@ type ClientWithResponsesInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29233,7 +29278,9 @@ type ClientWithResponsesInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -29257,7 +29304,7 @@ type ClientWithResponsesInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -47896,7 +47943,9 @@ func (c *ClientWithResponses) GetPaymentContactWithResponse(ctx context.Context,
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -47920,7 +47969,7 @@ func (c *ClientWithResponses) GetPaymentContactWithResponse(ctx context.Context,
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -47948,7 +47997,9 @@ func (c *ClientWithResponses) ExecutePaymentWithBodyWithResponse(ctx context.Con
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -47972,7 +48023,7 @@ func (c *ClientWithResponses) ExecutePaymentWithBodyWithResponse(ctx context.Con
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

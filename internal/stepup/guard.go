@@ -109,6 +109,8 @@ func Spend[T any](ctx context.Context, s *Service, a actor.Actor, gate Gate, op 
 		return zero, errors.New("stepup: Spend does not take GateAuthenticator")
 	}
 	withoutApp := gate == GateWithoutApp
+	// When several windows are open (rare: each asks for its own answer),
+	// any one of them let the call through, and that one is spent.
 	for range spendAttempts {
 		if err := s.Require(ctx, a, gate); err != nil {
 			return zero, err
@@ -116,7 +118,7 @@ func Spend[T any](ctx context.Context, s *Service, a actor.Actor, gate Gate, op 
 		out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (T, error) {
 			res, err := tx.ExecContext(ctx, `
 				UPDATE sudo_sessions SET status = 'expired', expires_at = $2, updated_at = $2
-				WHERE id = (`+openWindows(withoutApp)+` ORDER BY ss.expires_at, ss.id LIMIT 1)
+				WHERE id = (`+openWindows(withoutApp)+` LIMIT 1)
 				  AND status = 'active' AND expires_at > $2`, a.Session.ID, tx.Now)
 			if err != nil {
 				return zero, err

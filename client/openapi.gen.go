@@ -308,6 +308,24 @@ func (e ApprovalUpdatedMessageType) Valid() bool {
 	}
 }
 
+// Defines values for BillDocumentType.
+const (
+	BillDocumentTypeCreditNote BillDocumentType = "credit_note"
+	BillDocumentTypeInvoice    BillDocumentType = "invoice"
+)
+
+// Valid indicates whether the value is a known member of the BillDocumentType enum.
+func (e BillDocumentType) Valid() bool {
+	switch e {
+	case BillDocumentTypeCreditNote:
+		return true
+	case BillDocumentTypeInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BillEventAppendedMessageDataEvent.
 const (
 	BillEventAppendedMessageDataEventExtractionCompleted BillEventAppendedMessageDataEvent = "extraction_completed"
@@ -1601,6 +1619,7 @@ func (e PaymentContactCreationNetwork) Valid() bool {
 // Defines values for PaymentExecutionRefusedErrorErrorType.
 const (
 	PaymentExecutionRefusedErrorErrorTypeBillMismatch         PaymentExecutionRefusedErrorErrorType = "bill_mismatch"
+	PaymentExecutionRefusedErrorErrorTypeBillNotPayable       PaymentExecutionRefusedErrorErrorType = "bill_not_payable"
 	PaymentExecutionRefusedErrorErrorTypeIdempotencyKeyReused PaymentExecutionRefusedErrorErrorType = "idempotency_key_reused"
 	PaymentExecutionRefusedErrorErrorTypeQuoteAlreadyUsed     PaymentExecutionRefusedErrorErrorType = "quote_already_used"
 	PaymentExecutionRefusedErrorErrorTypeQuoteExpired         PaymentExecutionRefusedErrorErrorType = "quote_expired"
@@ -1610,6 +1629,8 @@ const (
 func (e PaymentExecutionRefusedErrorErrorType) Valid() bool {
 	switch e {
 	case PaymentExecutionRefusedErrorErrorTypeBillMismatch:
+		return true
+	case PaymentExecutionRefusedErrorErrorTypeBillNotPayable:
 		return true
 	case PaymentExecutionRefusedErrorErrorTypeIdempotencyKeyReused:
 		return true
@@ -2704,6 +2725,13 @@ type Bill struct {
 	// Currency The currency of the bill, an ISO 4217 code; null when not yet known.
 	Currency *string `json:"currency"`
 
+	// DocumentType `invoice`, or `credit_note` when extraction read a credit note: a UBL `CreditNote`,
+	// a CII or Factur-X type code 381, or a negative amount due. A credit note keeps its
+	// `amount` as a positive string (what the supplier owes back) and is never payable:
+	// executing a payment with its `bill_id` answers `422 bill_not_payable`. Set by
+	// extraction; `invoice` until then.
+	DocumentType BillDocumentType `json:"document_type"`
+
 	// DueDate The date payment is due.
 	DueDate *openapi_types.Date `json:"due_date"`
 
@@ -2752,6 +2780,13 @@ type Bill struct {
 	SwiftCode *string   `json:"swift_code"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
+
+// BillDocumentType `invoice`, or `credit_note` when extraction read a credit note: a UBL `CreditNote`,
+// a CII or Factur-X type code 381, or a negative amount due. A credit note keeps its
+// `amount` as a positive string (what the supplier owes back) and is never payable:
+// executing a payment with its `bill_id` answers `422 bill_not_payable`. Set by
+// extraction; `invoice` until then.
+type BillDocumentType string
 
 // BillEventAppendedMessage A bill's extraction started, completed or gave up (spec §6). `data.bill` is the bill as
 // of delivery.
@@ -4175,16 +4210,19 @@ type InvoiceCreate struct {
 	LineItems               []InvoiceLineItemInput `json:"line_items"`
 }
 
-// InvoiceLineItem One line of an invoice; `total` = price × quantity × (1 + tax_percentage / 100), rounded half up to the currency's precision.
+// InvoiceLineItem One line of an invoice; `total` = price × quantity × (1 + tax_percentage / 100), computed
+// exactly and rounded half up, once, to the currency's precision.
 type InvoiceLineItem struct {
 	Description string `json:"description"`
 
-	// Price A decimal number as a string, at the currency's precision for money (`"1250.00"`, `"980"` for JPY); never a JSON number.
+	// Price The unit price: at least the currency's precision, followed by up to 4 further
+	// decimal places when it has them (`12.50`, `0.0125` USD; `1000`, `0.5` JPY).
 	//
-	// Examples: 1250.00
-	Price         Decimal `json:"price"`
-	Quantity      string  `json:"quantity"`
-	TaxPercentage string  `json:"tax_percentage"`
+	//
+	// Examples: 0.0125
+	Price         string `json:"price"`
+	Quantity      string `json:"quantity"`
+	TaxPercentage string `json:"tax_percentage"`
 
 	// Total A decimal number as a string, at the currency's precision for money (`"1250.00"`, `"980"` for JPY); never a JSON number.
 	//
@@ -4196,7 +4234,9 @@ type InvoiceLineItem struct {
 type InvoiceLineItemInput struct {
 	Description string `json:"description"`
 
-	// Price The unit price, a non-negative decimal at the invoice currency's precision.
+	// Price The unit price, a non-negative decimal with at most 4 decimal places more than the
+	// invoice currency's precision (`0.0125` or `12.50` USD, `0.5` JPY). It is kept as sent
+	// and never rounded on its own: only the line's `total` is.
 	Price string `json:"price"`
 
 	// Quantity A positive decimal, at most 9 digits before and 6 after the decimal point.
@@ -4864,7 +4904,7 @@ type PaymentExecution struct {
 	Tag *string `json:"tag,omitempty"`
 }
 
-// PaymentExecutionRefusedError The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused` or `bill_mismatch`.
+// PaymentExecutionRefusedError The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused`, `bill_mismatch` or `bill_not_payable`.
 type PaymentExecutionRefusedError struct {
 	Error struct {
 		// Message A display-grade sentence, safe to show to a person; never a machine code.
@@ -5710,13 +5750,15 @@ type StepUpStatus struct {
 
 	// Status `pending` (waiting for an answer), `active` (the sudo window is open), `declined`
 	// (the person declined), `expired` (unanswered in time, ended by wrong codes or
-	// exitStepUp, or the window closed). Stop polling on any status but `pending`.
+	// exitStepUp, spent by registerApprovalCredential, or the window closed). Stop
+	// polling on any status but `pending`.
 	Status StepUpStatusStatus `json:"status"`
 }
 
 // StepUpStatusStatus `pending` (waiting for an answer), `active` (the sudo window is open), `declined`
 // (the person declined), `expired` (unanswered in time, ended by wrong codes or
-// exitStepUp, or the window closed). Stop polling on any status but `pending`.
+// exitStepUp, spent by registerApprovalCredential, or the window closed). Stop
+// polling on any status but `pending`.
 type StepUpStatusStatus string
 
 // SubscriptionAcknowledgement The organization's acknowledgement of its auto-assigned subscription plan.
@@ -6178,7 +6220,7 @@ type PaymentApprovalForbidden = PaymentApprovalForbiddenError
 // PaymentApprovalRefused The error envelope of `insufficient_funds` or `approval_credential_required`.
 type PaymentApprovalRefused = PaymentApprovalRefusedError
 
-// PaymentExecutionRefused The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused` or `bill_mismatch`.
+// PaymentExecutionRefused The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused`, `bill_mismatch` or `bill_not_payable`.
 type PaymentExecutionRefused = PaymentExecutionRefusedError
 
 // QuoteUnusable The error envelope of `quote_expired` or `quote_already_used`.
@@ -9648,8 +9690,11 @@ type ClientInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -9674,8 +9719,11 @@ type ClientInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -10456,12 +10504,14 @@ type ClientInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -10478,12 +10528,14 @@ type ClientInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -11146,7 +11198,9 @@ type ClientInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -11170,7 +11224,7 @@ type ClientInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -11192,7 +11246,9 @@ type ClientInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -11216,7 +11272,7 @@ type ClientInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -12019,6 +12075,8 @@ type ClientInterface interface {
 	// same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 	// A token that is missing answers `400`, one that was altered, signed by another key,
 	// meant for another audience or expired answers `403`, each with an HTML page saying so.
+	// Once the link has decided the check, the page shows the status and offers no forms:
+	// a link decides once.
 	//
 	// The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 	// sends no referrer and is not cached.
@@ -12033,8 +12091,12 @@ type ClientInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -12048,8 +12110,12 @@ type ClientInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -14271,8 +14337,11 @@ func (c *RawClient) GetMe(ctx context.Context, params *GetMeParams, reqEditors .
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -14307,8 +14376,11 @@ func (c *RawClient) RegisterApprovalCredentialWithBody(ctx context.Context, para
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -15489,12 +15561,14 @@ func (c *RawClient) ListInvoices(ctx context.Context, organizationId Organizatio
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //
@@ -15521,12 +15595,14 @@ func (c *RawClient) CreateInvoiceWithBody(ctx context.Context, organizationId Or
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //
@@ -16549,7 +16625,9 @@ func (c *RawClient) GetPaymentContact(ctx context.Context, paymentContactId Paym
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -16573,7 +16651,7 @@ func (c *RawClient) GetPaymentContact(ctx context.Context, paymentContactId Paym
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes any type of body and a specified content type.
 //
@@ -16605,7 +16683,9 @@ func (c *RawClient) ExecutePaymentWithBody(ctx context.Context, params *ExecuteP
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -16629,7 +16709,7 @@ func (c *RawClient) ExecutePaymentWithBody(ctx context.Context, params *ExecuteP
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17872,6 +17952,8 @@ func (c *RawClient) Readyz(ctx context.Context, params *ReadyzParams, reqEditors
 // same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 // A token that is missing answers `400`, one that was altered, signed by another key,
 // meant for another audience or expired answers `403`, each with an HTML page saying so.
+// Once the link has decided the check, the page shows the status and offers no forms:
+// a link decides once.
 //
 // The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 // sends no referrer and is not cached.
@@ -17896,8 +17978,12 @@ func (c *RawClient) SandboxIdentityCheckPage(ctx context.Context, params *Sandbo
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes any type of body and a specified content type.
 //
@@ -17921,8 +18007,12 @@ func (c *RawClient) SandboxDecideIdentityCheckOnPageWithBody(ctx context.Context
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -27694,8 +27784,11 @@ type ClientWithResponsesInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -27720,8 +27813,11 @@ type ClientWithResponsesInterface interface {
 	// has an authenticator) and `email`, never `app` (the app's key is what changes), and
 	// puts no challenge in the app's inbox. Answer it with completeStepUp from this
 	// session, then call again. A sudo window the app opened does not serve this call; one
-	// opened by a code does. On success the person gets a `security_alert` message naming
-	// the device.
+	// opened by a code does. The registration spends that step-up: its sudo window ends
+	// with the registration, so registering another key, or any other gated call, asks for
+	// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+	// one window, one is registered and the other answers `403 step_up_required`. On
+	// success the person gets a `security_alert` message naming the device.
 	//
 	// `403 forbidden` when the calling session's device platform is not `ios` or `android`
 	// (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -28534,12 +28630,14 @@ type ClientWithResponsesInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -28556,12 +28654,14 @@ type ClientWithResponsesInterface interface {
 	// A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 	// names a billing contact of the organization that is not deleted (`404 not_found`
 	// otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-	// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+	// (a unit price) is a decimal with at most 4 decimal places more than its precision
+	// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 	// before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 	// 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 	//
 	// Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-	// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+	// and rounded half up to the currency's precision; only the total is rounded, once, never
+	// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 	// totals. A total beyond the currency's largest amount (15 digits before the decimal
 	// point) is `400 invalid_request`.
 	//
@@ -29246,7 +29346,9 @@ type ClientWithResponsesInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -29270,7 +29372,7 @@ type ClientWithResponsesInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29292,7 +29394,9 @@ type ClientWithResponsesInterface interface {
 	// the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 	// pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 	// `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-	// `422 bill_mismatch` and nothing is created. On success the bill moves to
+	// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+	// `credit_note` is never paid (the supplier owes that amount back): `422
+	// bill_not_payable` and nothing is created. On success the bill moves to
 	// `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 	// payment's approval and the payment, so a bill has at most one payment under way (of
 	// two executes for one bill at once, exactly one succeeds). When the payment is
@@ -29316,7 +29420,7 @@ type ClientWithResponsesInterface interface {
 	// `404 not_found` (the quote does not exist or is not of an organization of the caller;
 	// the bill does not exist or is not of the quote's organization); `422 quote_expired`
 	// (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-	// `422 bill_mismatch` (see Paying a bill).
+	// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -30133,6 +30237,8 @@ type ClientWithResponsesInterface interface {
 	// same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 	// A token that is missing answers `400`, one that was altered, signed by another key,
 	// meant for another audience or expired answers `403`, each with an HTML page saying so.
+	// Once the link has decided the check, the page shows the status and offers no forms:
+	// a link decides once.
 	//
 	// The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 	// sends no referrer and is not cached.
@@ -30149,8 +30255,12 @@ type ClientWithResponsesInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -30164,8 +30274,12 @@ type ClientWithResponsesInterface interface {
 	// What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 	// `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 	// audience, expiry by the server's clock), then the person's check takes `status` and
-	// the page is shown again with it. A missing token or status answers `400`, a token that
-	// is not valid or expired `403`, each with an HTML page and nothing changed.
+	// the page is shown again with it. A link decides once: the token that decided is
+	// spent, and a second decision with it (a replayed or double-submitted form) answers
+	// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+	// new link (createIdentityCheckToken again) may decide again. A missing token or status
+	// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+	// nothing changed.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -43932,6 +44046,15 @@ type SandboxDecideIdentityCheckOnPageResponse405Headers struct {
 	XRequestId RequestId
 }
 
+// SandboxDecideIdentityCheckOnPageResponse409Headers the declared response headers of an HTTP 409 response for SandboxDecideIdentityCheckOnPage
+type SandboxDecideIdentityCheckOnPageResponse409Headers struct {
+	CacheControl          string
+	ContentSecurityPolicy string
+	ReferrerPolicy        string
+	XContentTypeOptions   string
+	XRequestId            RequestId
+}
+
 // SandboxDecideIdentityCheckOnPageResponse429Headers the declared response headers of an HTTP 429 response for SandboxDecideIdentityCheckOnPage
 type SandboxDecideIdentityCheckOnPageResponse429Headers struct {
 	RetryAfter int
@@ -43964,6 +44087,8 @@ type SandboxDecideIdentityCheckOnPageResponse struct {
 	Headers404 *SandboxDecideIdentityCheckOnPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *SandboxDecideIdentityCheckOnPageResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxDecideIdentityCheckOnPageResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxDecideIdentityCheckOnPageResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -45938,8 +46063,11 @@ func (c *ClientWithResponses) GetMeWithResponse(ctx context.Context, params *Get
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -45970,8 +46098,11 @@ func (c *ClientWithResponses) RegisterApprovalCredentialWithBodyWithResponse(ctx
 // has an authenticator) and `email`, never `app` (the app's key is what changes), and
 // puts no challenge in the app's inbox. Answer it with completeStepUp from this
 // session, then call again. A sudo window the app opened does not serve this call; one
-// opened by a code does. On success the person gets a `security_alert` message naming
-// the device.
+// opened by a code does. The registration spends that step-up: its sudo window ends
+// with the registration, so registering another key, or any other gated call, asks for
+// a new step-up even within the ten minutes. Of two concurrent registrations relying on
+// one window, one is registered and the other answers `403 step_up_required`. On
+// success the person gets a `security_alert` message naming the device.
 //
 // `403 forbidden` when the calling session's device platform is not `ios` or `android`
 // (checked before any step-up). `429 rate_limited` with `Retry-After` while the
@@ -47024,12 +47155,14 @@ func (c *ClientWithResponses) ListInvoicesWithResponse(ctx context.Context, orga
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //
@@ -47052,12 +47185,14 @@ func (c *ClientWithResponses) CreateInvoiceWithBodyWithResponse(ctx context.Cont
 // A billing invoice at `draft`, created by the caller (any member). `billing_contact_id`
 // names a billing contact of the organization that is not deleted (`404 not_found`
 // otherwise; `409 conflict` when deleted). `currency` is an ISO 4217 code; every `price`
-// is a decimal at its precision. `issue_date` and `due_date` are dates, the due date not
+// (a unit price) is a decimal with at most 4 decimal places more than its precision
+// (`0.0125` USD, `0.5` JPY). `issue_date` and `due_date` are dates, the due date not
 // before the issue date. 1 to 100 `line_items`: `quantity` is a positive decimal (at most
 // 6 decimal places), `tax_percentage` a decimal from 0 to 100 (at most 4 decimal places).
 //
 // Each line's `total` is price × quantity × (1 + tax_percentage / 100), computed exactly
-// and rounded half up to the currency's precision; `due_amount` is the sum of the line
+// and rounded half up to the currency's precision; only the total is rounded, once, never
+// the unit price (1000 × `0.0125` USD is `12.50`). `due_amount` is the sum of the line
 // totals. A total beyond the currency's largest amount (15 digits before the decimal
 // point) is `400 invalid_request`.
 //
@@ -47958,7 +48093,9 @@ func (c *ClientWithResponses) GetPaymentContactWithResponse(ctx context.Context,
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -47982,7 +48119,7 @@ func (c *ClientWithResponses) GetPaymentContactWithResponse(ctx context.Context,
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -48010,7 +48147,9 @@ func (c *ClientWithResponses) ExecutePaymentWithBodyWithResponse(ctx context.Con
 // the quote's organization (`404 not_found` otherwise) and `extracted`, the quote must
 // pay the bill's `payment_contact_id` and deliver exactly the bill's `amount` in its
 // `currency` (quote with `amount_side` `receive` and the bill's amount); otherwise
-// `422 bill_mismatch` and nothing is created. On success the bill moves to
+// `422 bill_mismatch` and nothing is created. A bill whose `document_type` is
+// `credit_note` is never paid (the supplier owes that amount back): `422
+// bill_not_payable` and nothing is created. On success the bill moves to
 // `payment_requested` with `approval_request_id` and `fiat_outgoing_id` naming this
 // payment's approval and the payment, so a bill has at most one payment under way (of
 // two executes for one bill at once, exactly one succeeds). When the payment is
@@ -48034,7 +48173,7 @@ func (c *ClientWithResponses) ExecutePaymentWithBodyWithResponse(ctx context.Con
 // `404 not_found` (the quote does not exist or is not of an organization of the caller;
 // the bill does not exist or is not of the quote's organization); `422 quote_expired`
 // (older than 15 minutes) or `422 quote_already_used`: ask for a new quote;
-// `422 bill_mismatch` (see Paying a bill).
+// `422 bill_mismatch` or `422 bill_not_payable` (see Paying a bill).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -49115,6 +49254,8 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, params *Re
 // same path (sandboxDecideIdentityCheckOnPage). No bearer: the token is the permission.
 // A token that is missing answers `400`, one that was altered, signed by another key,
 // meant for another audience or expired answers `403`, each with an HTML page saying so.
+// Once the link has decided the check, the page shows the status and offers no forms:
+// a link decides once.
 //
 // The page loads nothing from elsewhere and runs no script (`Content-Security-Policy`),
 // sends no referrer and is not cached.
@@ -49137,8 +49278,12 @@ func (c *ClientWithResponses) SandboxIdentityCheckPageWithResponse(ctx context.C
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -49158,8 +49303,12 @@ func (c *ClientWithResponses) SandboxDecideIdentityCheckOnPageWithBodyWithRespon
 // What the forms of sandboxIdentityCheckPage send: the token and `status` (`approved` or
 // `rejected`), as `application/x-www-form-urlencoded`. The token is verified (signature,
 // audience, expiry by the server's clock), then the person's check takes `status` and
-// the page is shown again with it. A missing token or status answers `400`, a token that
-// is not valid or expired `403`, each with an HTML page and nothing changed.
+// the page is shown again with it. A link decides once: the token that decided is
+// spent, and a second decision with it (a replayed or double-submitted form) answers
+// `409` with an HTML page saying so, and the check keeps its first outcome and time. A
+// new link (createIdentityCheckToken again) may decide again. A missing token or status
+// answers `400`, a token that is not valid or expired `403`, each with an HTML page and
+// nothing changed.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -73029,6 +73178,44 @@ func ParseSandboxDecideIdentityCheckOnPageResponse(rsp *http.Response) (*Sandbox
 			headers.XRequestId = value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers SandboxDecideIdentityCheckOnPageResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentSecurityPolicy = value
+		}
+		if values := rsp.Header.Values("Referrer-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Referrer-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReferrerPolicy = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers SandboxDecideIdentityCheckOnPageResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

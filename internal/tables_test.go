@@ -71,6 +71,7 @@ var owners = map[string]string{
 
 	"subscription_acknowledgements": "onboarding",
 	"identity_checks":               "onboarding",
+	"identity_check_links":          "onboarding",
 	"expenses":                      "expense",
 	"expense_bindings":              "expense",
 	"expense_receipts":              "expense",

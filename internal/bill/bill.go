@@ -32,6 +32,20 @@ const (
 // Statuses lists every status, for the list filter.
 var Statuses = []Status{Extracting, Extracted, PaymentRequested, Cancelled}
 
+// DocumentType is what a bill's document is.
+type DocumentType string
+
+// The document types of a bill.
+const (
+	// Invoice asks to be paid.
+	Invoice DocumentType = "invoice"
+	// CreditNote is money the supplier owes back: a UBL CreditNote, a CII or
+	// Factur-X credit-note type code, or a document whose amount due is
+	// negative. Its amount is kept positive and it is never paid, so it can
+	// never become a payment of the opposite sign.
+	CreditNote DocumentType = "credit_note"
+)
+
 // Bill is one supplier invoice of an organization.
 type Bill struct {
 	ID             uuid.UUID
@@ -39,6 +53,8 @@ type Bill struct {
 	CreatedByID    uuid.UUID
 	FileID         *uuid.UUID
 	Status         Status
+	// DocumentType is set by extraction: a credit note is never payable.
+	DocumentType DocumentType
 	// Amount is the total payable; nil until known. Currency may be known
 	// without it.
 	Amount           *money.Amount

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strongroom/strongroom/internal/bill"
+	"github.com/strongroom/strongroom/internal/bill/extract"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/field"
 )
@@ -136,6 +137,26 @@ func TestIsDate(t *testing.T) {
 	} {
 		if got := field.IsDate(s); got != want {
 			t.Errorf("IsDate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestCreditNotesAreNeverBillsOfTheOppositeSign(t *testing.T) {
+	for _, tc := range []struct {
+		fields   extract.Fields
+		wantType bill.DocumentType
+		wantDue  string
+	}{
+		{extract.Fields{AmountDue: "100.00"}, bill.Invoice, "100.00"},
+		{extract.Fields{AmountDue: "610.00", CreditNote: true}, bill.CreditNote, "610.00"},
+		{extract.Fields{AmountDue: "-42.50"}, bill.CreditNote, "42.50"},
+		{extract.Fields{AmountDue: "-42.50", CreditNote: true}, bill.CreditNote, "42.50"},
+		{extract.Fields{CreditNote: true}, bill.CreditNote, ""},
+		{extract.Fields{}, bill.Invoice, ""},
+	} {
+		typ, due := bill.DocumentOf(tc.fields)
+		if typ != tc.wantType || due != tc.wantDue {
+			t.Errorf("%+v: %s %q, want %s %q", tc.fields, typ, due, tc.wantType, tc.wantDue)
 		}
 	}
 }

@@ -144,10 +144,12 @@ func fill(b *Bill, x extract.Fields) {
 	if b.Currency == nil && money.IsCurrency(x.Currency) {
 		b.Currency = &x.Currency
 	}
+	var due string
+	b.DocumentType, due = documentOf(x)
 	// An amount is read in the currency of the file; a person who set
 	// another currency meanwhile gets no amount in the wrong one.
-	if b.Amount == nil && b.Currency != nil && x.AmountDue != "" && (x.Currency == "" || x.Currency == *b.Currency) {
-		if v, err := money.Parse(x.AmountDue, *b.Currency); err == nil {
+	if b.Amount == nil && b.Currency != nil && due != "" && (x.Currency == "" || x.Currency == *b.Currency) {
+		if v, err := money.Parse(due, *b.Currency); err == nil {
 			b.Amount = &v
 		}
 	}
@@ -175,6 +177,18 @@ func fill(b *Bill, x extract.Fields) {
 	keep(&b.Bank.SortCode, bank.SortCode, "sort_code")
 	keep(&b.Bank.ABACode, bank.ABACode, "aba_code")
 	keep(&b.Bank.AccountHolderName, bank.AccountHolderName, "account_holder_name")
+}
+
+// documentOf is what the document read is, and its amount due as a
+// positive decimal: a credit note when the reader says so or when the
+// amount due is negative, which is money owed back, never a bill to pay
+// of the opposite sign.
+func documentOf(x extract.Fields) (DocumentType, string) {
+	due, negative := strings.CutPrefix(x.AmountDue, "-")
+	if x.CreditNote || negative {
+		return CreditNote, due
+	}
+	return Invoice, due
 }
 
 // clean makes text read from a file fit a bill's text field: control

@@ -118,7 +118,7 @@ func open(ctx context.Context, tx *db.Tx, a actor.Actor, f file.File) (Bill, err
 	if err != nil {
 		return Bill{}, err
 	}
-	b := Bill{ID: id, OrganizationID: f.OrganizationID, CreatedByID: a.UserID, FileID: &f.ID, Status: Extracting,
+	b := Bill{ID: id, OrganizationID: f.OrganizationID, CreatedByID: a.UserID, FileID: &f.ID, Status: Extracting, DocumentType: Invoice,
 		InsertedAt: tx.Now.UTC(), UpdatedAt: tx.Now.UTC()}
 	if err := insertBill(ctx, tx, b); err != nil {
 		return Bill{}, err
@@ -351,6 +351,8 @@ func (s *Service) Request(ctx context.Context, tx *db.Tx, p payment.BillPayment)
 	switch {
 	case err != nil:
 		return err
+	case b.DocumentType == CreditNote:
+		return apierr.New(apierr.BillNotPayable, "This bill is a credit note: the supplier owes the amount back, so it cannot be paid.")
 	case b.Status == PaymentRequested:
 		return mismatch("A payment is already requested for this bill.")
 	case b.Status != Extracted:

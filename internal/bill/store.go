@@ -1,6 +1,7 @@
 package bill
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -21,7 +22,7 @@ var errNotFound = apierr.NotFoundf("Bill")
 // order of (*Bill).fields.
 var fillable = []string{"amount_minor", "currency", "bill_number", "issue_date", "due_date", "supplier_name", "supplier_tax_id",
 	"payment_reference", "payment_contact_id", "account_holder_name", "account_number", "iban", "swift_code", "aba_code", "bank_code",
-	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code"}
+	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code", "document_type"}
 
 var (
 	fieldColumns = strings.Join(fillable, ", ")
@@ -43,7 +44,7 @@ func (b *Bill) fields(minor **int64) []any {
 	k := &b.Bank
 	return []any{minor, &b.Currency, &b.BillNumber, &b.IssueDate, &b.DueDate, &b.SupplierName, &b.SupplierTaxID, &b.PaymentReference,
 		&b.PaymentContactID, &k.AccountHolderName, &k.AccountNumber, &k.IBAN, &k.SwiftCode, &k.ABACode, &k.BankCode, &k.BankName,
-		&k.BankCountryAlpha2, &k.BranchCode, &k.BSBCode, &k.CNAPS, &k.IFSCCode, &k.SortCode}
+		&k.BankCountryAlpha2, &k.BranchCode, &k.BSBCode, &k.CNAPS, &k.IFSCCode, &k.SortCode, &b.DocumentType}
 }
 
 func scanBill(row db.Scanner) (Bill, error) {
@@ -78,7 +79,7 @@ func (b Bill) values() []any {
 	k := b.Bank
 	return []any{minor, b.Currency, b.BillNumber, b.IssueDate, b.DueDate, b.SupplierName, b.SupplierTaxID, b.PaymentReference,
 		b.PaymentContactID, k.AccountHolderName, k.AccountNumber, k.IBAN, k.SwiftCode, k.ABACode, k.BankCode, k.BankName,
-		k.BankCountryAlpha2, k.BranchCode, k.BSBCode, k.CNAPS, k.IFSCCode, k.SortCode}
+		k.BankCountryAlpha2, k.BranchCode, k.BSBCode, k.CNAPS, k.IFSCCode, k.SortCode, cmp.Or(b.DocumentType, Invoice)}
 }
 
 func insertBill(ctx context.Context, q db.Querier, b Bill) error {

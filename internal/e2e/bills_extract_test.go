@@ -21,6 +21,7 @@ type corpusSample struct {
 	name       string // file name
 	unreadable bool
 	want       map[string]string // bill field → value
+	creditNote bool              // read as a credit note
 }
 
 // billFieldOf names the bill field each extracted field fills.
@@ -60,7 +61,8 @@ func loadCorpus(t *testing.T) []corpusSample {
 		s := corpusSample{name: name, unreadable: golden.Unreadable, want: map[string]string{}}
 		for k, v := range golden.Fields {
 			if k == "credit_note" {
-				continue // a bill has no such field
+				s.creditNote = v.(bool) // the bill's document_type
+				continue
 			}
 			field, ok := billFieldOf[k]
 			if !ok {
@@ -124,6 +126,9 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 			}
 			if b.ExtractionFailedAt != nil {
 				t.Fatalf("extraction_failed_at = %v for a readable file", b.ExtractionFailedAt)
+			}
+			if want := map[bool]client.BillDocumentType{false: "invoice", true: "credit_note"}[x.sample.creditNote]; b.DocumentType != want {
+				t.Errorf("document_type = %q, want %q", b.DocumentType, want)
 			}
 			for k, want := range x.sample.want {
 				if got[k] != want {

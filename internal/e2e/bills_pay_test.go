@@ -274,3 +274,33 @@ func TestBillsOfAnotherOrganization(t *testing.T) {
 	expectUnavailable(t, s.Get(t, billPath(b.Id.String(), ""), p.web))
 	expectUnavailable(t, s.Get(t, billsPath(p.org), p.web))
 }
+
+// TestACreditNoteIsNeverPaid: a credit note is read as a bill with
+// document_type credit_note and its amount positive; paying it answers 422
+// bill_not_payable and creates nothing, whatever the quote.
+func TestACreditNoteIsNeverPaid(t *testing.T) {
+	s := apitest.Start(t)
+	p := newPayer(t, s, "ada@acme.test", "10000.00")
+	if b := payableBill(t, s, p, "10.00"); b.DocumentType != client.BillDocumentTypeInvoice {
+		t.Fatalf("a bill of a person's own is %q, want invoice", b.DocumentType)
+	}
+
+	note := extracted(t, s, p.web, uploadCorpus(t, s, p.web, p.org, "cii-it-creditnote.xml").Id.String())
+	if note.DocumentType != client.BillDocumentTypeCreditNote || str(note.Amount) != "610.00" || str(note.Currency) != "EUR" {
+		t.Fatalf("credit note read as %s %s %s, want credit_note 610.00 EUR", note.DocumentType, str(note.Amount), str(note.Currency))
+	}
+	var withContact client.Bill
+	s.Post(t, billPath(note.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &withContact)
+	q := billQuote(t, s, p, withContact.PaymentContactId.String(), "610.00")
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), note.Id.String())).ExpectError(t, 422, "bill_not_payable")
+	// Nothing was created: the bill is as it was and the quote is still unused.
+	after := getBill(t, s, p.web, note.Id.String())
+	if after.Status != "extracted" || after.ApprovalRequestId != nil || after.FiatOutgoingId != nil || after.DocumentType != client.BillDocumentTypeCreditNote {
+		t.Fatalf("after the refused payment: %+v", after)
+	}
+	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.Id.String())).ExpectStatus(t, 201)
+	// Editing the amount does not make it payable.
+	patchBillOK(t, s, p.web, note.Id.String(), map[string]any{"amount": "10.00"})
+	q = billQuote(t, s, p, withContact.PaymentContactId.String(), "10.00")
+	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), note.Id.String())).ExpectError(t, 422, "bill_not_payable")
+}

@@ -121,7 +121,10 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 			t.Errorf("details %+v do not name %s", e.Error.Details, field)
 		}
 	}
-	bad(invoiceBody(c.Id.String(), "JPY", "2025-03-01", "2025-03-31", line("A", "10.5", "1", "0")), "line_items[0].price")
+	// A unit price carries at most 4 decimal places more than its currency.
+	bad(invoiceBody(c.Id.String(), "JPY", "2025-03-01", "2025-03-31", line("A", "10.12345", "1", "0")), "line_items[0].price")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "0.0000001", "1", "0")), "line_items[0].price")
+	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "-0.0125", "1", "0")), "line_items[0].price")
 	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "1.00", "0", "0")), "line_items[0].quantity")
 	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "1.00", "1", "100.5")), "line_items[0].tax_percentage")
 	bad(invoiceBody(c.Id.String(), "USD", "2025-03-02", "2025-03-01", line("A", "1.00", "1", "0")), "due_date")
@@ -129,6 +132,50 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 	// Beyond the largest USD amount: refused, never wrapped around.
 	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "999999999999999.99", "999999999", "100")), "line_items[0]")
 	bad(invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31", line("A", "999999999999999.99", "1", "0"), line("B", "0.01", "1", "0")), "line_items")
+}
+
+// TestInvoiceUnitPricesFinerThanTheCurrency: a unit price may carry up to 4
+// decimal places more than the currency; it is kept as sent and only each
+// line's total is rounded, once.
+func TestInvoiceUnitPricesFinerThanTheCurrency(t *testing.T) {
+	s := apitest.Start(t)
+	o := newCardOwner(t, s, "unitprice.test")
+	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
+
+	usd := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.Id.String(), "USD", "2025-03-01", "2025-03-31",
+		line("Per message", "0.0125", "1000", "0"),   // 12.50, not 1000 × 0.01
+		line("An eighth", "0.125", "3", "0"),         // 0.375 → 0.38
+		line("Finest", "0.000001", "1", "0"),         // 0.00
+		line("With tax", "0.0125", "4", "20"),        // 0.06
+		line("Trailing zeros", "2.500000", "1", "0"), // 2.50
+	))
+	wantPrices := []string{"0.0125", "0.125", "0.000001", "0.0125", "2.50"}
+	wantTotals := []string{"12.50", "0.38", "0.00", "0.06", "2.50"}
+	check := func(inv client.BillingInvoice) {
+		t.Helper()
+		for i, it := range inv.LineItems {
+			if it.Price != wantPrices[i] || it.Total != wantTotals[i] {
+				t.Errorf("line %d: price %s total %s, want %s and %s", i, it.Price, it.Total, wantPrices[i], wantTotals[i])
+			}
+		}
+		if inv.DueAmount != "15.44" {
+			t.Errorf("due_amount %s, want 15.44 (the sum of the rounded line totals)", inv.DueAmount)
+		}
+	}
+	check(usd)
+	check(getInvoice(t, s, o.owner.token, o.id, usd.Id.String()))
+	// Editing another field keeps the prices as they were, unrounded.
+	var edited client.BillingInvoice
+	s.Do(t, apitest.Request{Method: http.MethodPatch, Path: orgPath(o.id, "/invoices/"+usd.Id.String()), Bearer: o.owner.token,
+		Body: map[string]any{"comments": "Thanks"}}).ExpectStatus(t, 200).Decode(t, &edited)
+	check(edited)
+
+	jpy := createInvoice(t, s, o.owner.token, o.id, invoiceBody(c.Id.String(), "JPY", "2025-03-01", "2025-03-31",
+		line("Half a yen each", "0.5", "3", "0"), // 1.5 → 2
+	))
+	if jpy.LineItems[0].Price != "0.5" || jpy.LineItems[0].Total != "2" || jpy.DueAmount != "2" {
+		t.Errorf("JPY line %+v, due %s", jpy.LineItems[0], jpy.DueAmount)
+	}
 }
 
 func TestInvoiceMovesAndRoles(t *testing.T) {

@@ -322,6 +322,19 @@ func TestSandboxIdentityCheckPage(t *testing.T) {
 	if c := meCheck(t, s, o.member); c.Status != "approved" || !c.UpdatedAt.Equal(at) {
 		t.Errorf("after approve: %+v", c)
 	}
+	// The link has decided: it cannot decide again, and the page offers no more choices.
+	advance(t, s, time.Minute)
+	for _, again := range []string{"rejected", "approved"} {
+		expectPage(t, page(t, s, http.MethodPost, tok.AccessToken, again), http.StatusConflict, "already decided the check")
+	}
+	if c := meCheck(t, s, o.member); c.Status != "approved" || !c.UpdatedAt.Equal(at) {
+		t.Errorf("a spent link changed the check: %+v", c)
+	}
+	spent := page(t, s, http.MethodGet, tok.AccessToken, "")
+	expectPage(t, spent, http.StatusOK, ">approved<", "cannot decide again")
+	if strings.Contains(string(spent.Body), "<form") {
+		t.Error("the page of a spent link still offers a decision")
+	}
 
 	// Rejected on the page with a token asked later; the check is not reopened by it.
 	advance(t, s, time.Minute)

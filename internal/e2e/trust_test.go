@@ -17,7 +17,7 @@ import (
 // registerAppKey registers pub as the approval credential of the app
 // session, as the app does: the first call asks for a step-up by code (never
 // the app), the person answers it with their authenticator, the app calls
-// again and then ends the sudo window, so later gated calls ask again.
+// again, and the registration spends the step-up, so later gated calls ask again.
 func registerAppKey(t *testing.T, s *apitest.Server, app, secret, pub string) {
 	t.Helper()
 	body := map[string]any{"public_key": pub, "label": "iPhone"}
@@ -27,7 +27,6 @@ func registerAppKey(t *testing.T, s *apitest.Server, app, secret, pub string) {
 	}
 	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
 	s.Post(t, "/api/v1/me/approval-credential", app, body).ExpectStatus(t, http.StatusCreated)
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200)
 	// The code's time step is spent.
 	advance(t, s, 30*time.Second)
 }
@@ -86,7 +85,15 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	if len(alerts) != 1 || !strings.Contains(alerts[0].Body, "Ada's iPhone (ios)") {
 		t.Fatalf("security alerts = %+v, want one naming Ada's iPhone (ios)", alerts)
 	}
-	s.Post(t, "/api/v1/auth/step-up/exit", app, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200)
+	// The registration spent its step-up: within what was its window, a
+	// second registration asks again, and so does any other gated call.
+	var spent client.StepUpStatus
+	s.Get(t, "/api/v1/auth/step-up/"+up.Id.String(), app).ExpectStatus(t, 200).Decode(t, &spent)
+	if spent.Status != "expired" || spent.Active {
+		t.Fatalf("the step-up after registering = %+v, want expired", spent)
+	}
+	other, _ := newAppKey()
+	expectStepUp(t, s.Post(t, "/api/v1/me/approval-credential", app, map[string]any{"public_key": other, "label": "Second"}))
 	advance(t, s, 30*time.Second)
 
 	// The app now answers ordinary step-ups, but a window the app opened

@@ -26,6 +26,7 @@ type billRecord struct {
 	CreatedByID      uuid.UUID  `json:"created_by_id"`
 	FileID           *uuid.UUID `json:"file_id"`
 	Status           string     `json:"status"`
+	DocumentType     string     `json:"document_type"`
 	Amount           *string    `json:"amount"`
 	Currency         *string    `json:"currency"`
 	BillNumber       *string    `json:"bill_number"`
@@ -45,7 +46,7 @@ type billRecord struct {
 
 func newBillRecord(b bill.Bill) billRecord {
 	out := billRecord{ID: b.ID, OrganizationID: b.OrganizationID, CreatedByID: b.CreatedByID, FileID: b.FileID, Status: string(b.Status),
-		Currency: b.Currency, BillNumber: b.BillNumber, IssueDate: b.IssueDate, DueDate: b.DueDate, SupplierName: b.SupplierName,
+		DocumentType: string(b.DocumentType), Currency: b.Currency, BillNumber: b.BillNumber, IssueDate: b.IssueDate, DueDate: b.DueDate, SupplierName: b.SupplierName,
 		SupplierTaxID: b.SupplierTaxID, PaymentReference: b.PaymentReference, PaymentContactID: b.PaymentContactID,
 		BankDetails: b.Bank, ApprovalRequestID: b.ApprovalRequestID, FiatOutgoingID: b.FiatOutgoingID,
 		ExtractionFailedAt: b.ExtractionFailedAt, InsertedAt: b.InsertedAt, UpdatedAt: b.UpdatedAt}

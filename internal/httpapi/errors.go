@@ -42,6 +42,7 @@ var statusOf = map[apierr.Type]int{
 	apierr.FileTypeMismatch:           http.StatusUnprocessableEntity,
 	apierr.FileNotStored:              http.StatusUnprocessableEntity,
 	apierr.BillMismatch:               http.StatusUnprocessableEntity,
+	apierr.BillNotPayable:             http.StatusUnprocessableEntity,
 	apierr.CurrencyMismatch:           http.StatusUnprocessableEntity,
 	apierr.AllocationExceeds:          http.StatusUnprocessableEntity,
 	apierr.RateLimited:                http.StatusTooManyRequests,

@@ -91,7 +91,7 @@ func newInvoiceRecord(inv invoicing.Invoice) invoiceRecord {
 		out.AcceptedAmount = &a
 	}
 	for i, it := range inv.LineItems {
-		out.LineItems[i] = lineItemRecord{Description: it.Description, Price: amount(it.Price), Quantity: it.Quantity,
+		out.LineItems[i] = lineItemRecord{Description: it.Description, Price: it.Price.String(), Quantity: it.Quantity,
 			TaxPercentage: it.TaxPercentage, Total: amount(it.Total)}
 	}
 	return out

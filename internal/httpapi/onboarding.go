@@ -147,6 +147,7 @@ var kycPage = template.Must(template.New("kyc").Parse(`<!doctype html>
 <dt>Link valid until</dt><dd>{{.ExpiresAt}}</dd>
 </dl>
 {{if .Decided}}<p role="status">The check is now {{.Status}}.</p>{{end}}
+{{if .Spent}}<p>This link has decided the check and cannot decide again. Ask for a new link to check again.</p>{{else}}
 <form method="post" action="{{.Action}}">
 <input type="hidden" name="token" value="{{.Token}}">
 <input type="hidden" name="status" value="approved">
@@ -157,6 +158,7 @@ var kycPage = template.Must(template.New("kyc").Parse(`<!doctype html>
 <input type="hidden" name="status" value="rejected">
 <button type="submit">Reject</button>
 </form>
+{{end}}
 {{end}}
 </body>
 </html>
@@ -172,9 +174,14 @@ type kycPageData struct {
 	Status         string
 	ExpiresAt      string
 	Decided        bool
+	// Spent: the link has decided; it offers no more decisions.
+	Spent bool
 }
 
 const kycRefused = "This identity-check link is not valid or has expired. Ask for a new one."
+
+// kycSpent refuses a second decision by one link; the first stands.
+const kycSpent = "This identity-check link has already decided the check, which stays as it was decided. Ask for a new link to check again."
 
 // writeKYCPage renders the page with its security headers. The page is
 // rendered before anything is written, so a failure is a clean 500 rather
@@ -224,6 +231,9 @@ func (s *server) sandboxKYCPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Status = c.Status
+	if d.Spent, err = onboarding.LinkDecided(r.Context(), s.DB.Reader(), v.ID); err != nil {
+		return err
+	}
 	return writeKYCPage(w, http.StatusOK, d)
 }
 
@@ -243,13 +253,16 @@ func (s *server) sandboxKYCDecide(w http.ResponseWriter, r *http.Request) error 
 	if !slices.Contains(onboarding.Decisions, status) {
 		return writeKYCPage(w, http.StatusBadRequest, kycPageData{Refusal: "Choose approve or reject."})
 	}
-	c, err := s.Onboarding.Decide(r.Context(), v.UserID, onboarding.Decision{Status: status})
+	c, err := s.Onboarding.DecideByLink(r.Context(), v, onboarding.Decision{Status: status})
 	if apierr.Is(err, apierr.NotFound) {
 		return writeKYCPage(w, http.StatusForbidden, kycPageData{Refusal: kycRefused})
+	}
+	if onboarding.IsLinkSpent(err) {
+		return writeKYCPage(w, http.StatusConflict, kycPageData{Refusal: kycSpent})
 	}
 	if err != nil {
 		return err
 	}
-	d.Status, d.Decided = c.Status, true
+	d.Status, d.Decided, d.Spent = c.Status, true, true
 	return writeKYCPage(w, http.StatusOK, d)
 }

@@ -94,11 +94,12 @@ type Contact struct {
 	UpdatedAt  time.Time
 }
 
-// LineItem is one line of an invoice. Price and Total are minor units of
-// the invoice's currency; Quantity and TaxPercentage are decimal strings.
+// LineItem is one line of an invoice. Price is the unit price, which may be
+// finer than the currency (money.UnitPrice); Total is minor units of the
+// invoice's currency; Quantity and TaxPercentage are decimal strings.
 type LineItem struct {
 	Description   string
-	Price         int64
+	Price         money.UnitPrice
 	Quantity      string
 	TaxPercentage string
 	Total         int64
@@ -202,19 +203,20 @@ var (
 // largest amount of the currency (money.Max).
 var ErrTotalTooLarge = fmt.Errorf("invoicing: line total out of range")
 
-// LineTotal is price (minor units of currency) × quantity × (1 +
-// taxPercentage/100), rounded half up to currency's minor units, computed
-// exactly. quantity and taxPercentage must be plain non-negative decimals
-// (checked by the request's validation). It returns ErrTotalTooLarge when the
-// total is beyond money.Max(currency).
-func LineTotal(price int64, quantity, taxPercentage, currency string) (int64, error) {
+// LineTotal is price × quantity × (1 + taxPercentage/100), computed exactly
+// and rounded once, half up, to currency's minor units: a unit price finer
+// than the currency (0.0125 USD) is never rounded on its own, so 1000 units
+// at 0.0125 USD are 12.50 USD, not 10.00. quantity and taxPercentage must be
+// plain non-negative decimals (checked by the request's validation). It
+// returns ErrTotalTooLarge when the total is beyond money.Max(currency).
+func LineTotal(price money.UnitPrice, quantity, taxPercentage, currency string) (int64, error) {
 	q, ok1 := new(big.Rat).SetString(quantity)
 	t, ok2 := new(big.Rat).SetString(taxPercentage)
-	if !ok1 || !ok2 || price < 0 || q.Sign() < 0 || t.Sign() < 0 {
-		return 0, fmt.Errorf("invoicing: line total of %d × %q × %q%%", price, quantity, taxPercentage)
+	if !ok1 || !ok2 || price.Minor < 0 || price.Fraction < 0 || q.Sign() < 0 || t.Sign() < 0 {
+		return 0, fmt.Errorf("invoicing: line total of %s × %q × %q%%", price, quantity, taxPercentage)
 	}
 	// x = price × q × (100 + t) / 100 = num / den, both non-negative.
-	x := new(big.Rat).SetInt64(price)
+	x := price.Rat()
 	x.Mul(x, q)
 	x.Mul(x, new(big.Rat).Add(big.NewRat(100, 1), t))
 	x.Quo(x, big.NewRat(100, 1))

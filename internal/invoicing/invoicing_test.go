@@ -7,40 +7,52 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/internal/invoicing"
+	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
 func TestLineTotalRoundsHalfUpExactly(t *testing.T) {
 	for _, tc := range []struct {
-		price         int64
+		price         int64 // minor units
+		fraction      int64 // ten-thousandths of a minor unit beyond price
 		quantity, tax string
 		currency      string
 		want          int64
 	}{
-		{5, "1", "10", "USD", 6},           // 0.055 → 0.06
-		{5, "1", "0", "USD", 5},            // exact
-		{1, "0.5", "0", "USD", 1},          // 0.005 → 0.01
-		{1, "0.4999", "0", "USD", 0},       // just below half
-		{1000, "3", "19", "USD", 3570},     // 35.70
-		{333, "0.333333", "0", "EUR", 111}, // 110.999889 → 111
-		{105, "1", "10", "JPY", 116},       // 115.5 → 116
-		{100, "1.5", "8", "JPY", 162},      // exact
-		{1, "0.5", "0", "JPY", 1},          // 0.5 → 1
-		{3, "1", "16.6666", "JPY", 3},      // 3.499998 → 3
-		{1, "0.1", "0", "KWD", 0},          // 0.1 fils → 0
-		{0, "999999999", "100", "USD", 0},  // free
-		{1, "1", "100", "USD", 2},          // 100% tax doubles
-		{10, "0.000001", "0", "USD", 0},    // tiny
-		{999999999, "999999999", "0", "USD", 999999998000000001},
+		{5, 0, "1", "10", "USD", 6},           // 0.055 → 0.06
+		{5, 0, "1", "0", "USD", 5},            // exact
+		{1, 0, "0.5", "0", "USD", 1},          // 0.005 → 0.01
+		{1, 0, "0.4999", "0", "USD", 0},       // just below half
+		{1000, 0, "3", "19", "USD", 3570},     // 35.70
+		{333, 0, "0.333333", "0", "EUR", 111}, // 110.999889 → 111
+		{105, 0, "1", "10", "JPY", 116},       // 115.5 → 116
+		{100, 0, "1.5", "8", "JPY", 162},      // exact
+		{1, 0, "0.5", "0", "JPY", 1},          // 0.5 → 1
+		{3, 0, "1", "16.6666", "JPY", 3},      // 3.499998 → 3
+		{1, 0, "0.1", "0", "KWD", 0},          // 0.1 fils → 0
+		{0, 0, "999999999", "100", "USD", 0},  // free
+		{1, 0, "1", "100", "USD", 2},          // 100% tax doubles
+		{10, 0, "0.000001", "0", "USD", 0},    // tiny
+		{999999999, 0, "999999999", "0", "USD", 999999998000000001},
+		// Unit prices finer than the currency: only the line's total is rounded, once.
+		{1, 2500, "1000", "0", "USD", 1250}, // 1000 × 0.0125 = 12.50 (not 1000 × 0.01)
+		{12, 5000, "1", "0", "USD", 13},     // 0.125 → 0.13
+		{12, 5000, "3", "0", "USD", 38},     // 0.375 → 0.38
+		{1, 2500, "4", "20", "USD", 6},      // 0.0125 × 4 × 1.2 = 0.06 exactly
+		{0, 5000, "3", "0", "JPY", 2},       // 1.5 → 2
+		{0, 1, "1", "0", "USD", 0},          // 0.000001 → 0.00
+		{0, 5000, "1", "0", "USD", 1},       // 0.005 → 0.01
+		{0, 4999, "1", "0", "USD", 0},       // 0.004999 → 0.00
 	} {
-		got, err := invoicing.LineTotal(tc.price, tc.quantity, tc.tax, tc.currency)
+		price := money.UnitPrice{Minor: tc.price, Fraction: tc.fraction, Currency: tc.currency}
+		got, err := invoicing.LineTotal(price, tc.quantity, tc.tax, tc.currency)
 		if tc.want > 99999999999999999 {
 			if !errors.Is(err, invoicing.ErrTotalTooLarge) {
-				t.Errorf("%d × %s × %s%%: got %d, %v; want ErrTotalTooLarge", tc.price, tc.quantity, tc.tax, got, err)
+				t.Errorf("%s × %s × %s%%: got %d, %v; want ErrTotalTooLarge", price, tc.quantity, tc.tax, got, err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("%d × %s × (1 + %s%%) in %s = %d, %v; want %d", tc.price, tc.quantity, tc.tax, tc.currency, got, err, tc.want)
+			t.Errorf("%s × %s × (1 + %s%%) in %s = %d, %v; want %d", price, tc.quantity, tc.tax, tc.currency, got, err, tc.want)
 		}
 	}
 }

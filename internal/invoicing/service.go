@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/mail"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -288,12 +289,12 @@ func checkItems(f *apierr.Fields, items []LineItemRequest, currency string) {
 			checkText(f, field("description"), &it.Description, 500, false)
 		}
 		if money.IsCurrency(currency) {
-			p, err := money.Parse(it.Price, currency)
+			_, err := money.ParseUnitPrice(it.Price, currency)
 			var pe *money.ParseError
 			switch {
 			case errors.As(err, &pe):
 				f.Add(field("price"), "price "+pe.Reason+".")
-			case err != nil || p.IsNegative():
+			case err != nil:
 				f.Add(field("price"), "must be a decimal amount of at least 0.")
 			}
 		}
@@ -316,15 +317,16 @@ func percentAtMost100(s string) bool {
 func lines(items []LineItemRequest, currency string) ([]LineItem, int64, error) {
 	out := make([]LineItem, len(items))
 	for i, it := range items {
-		price, err := money.Parse(it.Price, currency)
+		price, err := money.ParseUnitPrice(it.Price, currency)
 		if err != nil {
-			return nil, 0, apierr.InvalidField(fmt.Sprintf("line_items[%d].price", i), "must be a decimal amount in "+currency+".")
+			return nil, 0, apierr.InvalidField(fmt.Sprintf("line_items[%d].price", i), "must be a decimal amount in "+currency+
+				", with at most "+strconv.Itoa(money.UnitPriceExtraDigits)+" decimal places more than the currency has.")
 		}
-		total, err := LineTotal(price.Minor, it.Quantity, it.TaxPercentage, currency)
+		total, err := LineTotal(price, it.Quantity, it.TaxPercentage, currency)
 		if err != nil {
 			return nil, 0, apierr.InvalidField(fmt.Sprintf("line_items[%d]", i), "The line's total is beyond the largest amount of "+currency+".")
 		}
-		out[i] = LineItem{Description: it.Description, Price: price.Minor, Quantity: it.Quantity, TaxPercentage: it.TaxPercentage, Total: total}
+		out[i] = LineItem{Description: it.Description, Price: price, Quantity: it.Quantity, TaxPercentage: it.TaxPercentage, Total: total}
 	}
 	due, err := Sum(out, currency)
 	if err != nil {
@@ -416,7 +418,7 @@ func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 			InternalReferenceNumber: inv.InternalReferenceNumber}
 		for _, it := range inv.LineItems {
 			next.LineItems = append(next.LineItems, LineItemRequest{Description: it.Description,
-				Price: money.Amount{Minor: it.Price, Currency: inv.Currency}.String(), Quantity: it.Quantity, TaxPercentage: it.TaxPercentage})
+				Price: it.Price.String(), Quantity: it.Quantity, TaxPercentage: it.TaxPercentage})
 		}
 		set := func(dst *string, v *string) {
 			if v != nil {

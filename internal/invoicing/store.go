@@ -13,6 +13,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -106,13 +107,27 @@ func listContacts(ctx context.Context, q db.Querier, orgID uuid.UUID, req page.R
 
 // Invoices.
 
-// storedItem is a line item as kept in billing_invoices.line_items.
+// storedItem is a line item as kept in billing_invoices.line_items. The
+// unit price is its whole minor units (price) and the ten-thousandths of a
+// minor unit beyond them (price_fraction, left out when zero, as in lines
+// stored before unit prices could be finer than the currency).
 type storedItem struct {
 	Description   string `json:"description"`
 	Price         int64  `json:"price"`
+	PriceFraction int64  `json:"price_fraction,omitempty"`
 	Quantity      string `json:"quantity"`
 	TaxPercentage string `json:"tax_percentage"`
 	Total         int64  `json:"total"`
+}
+
+func (it storedItem) lineItem(currency string) LineItem {
+	return LineItem{Description: it.Description, Price: money.UnitPrice{Minor: it.Price, Fraction: it.PriceFraction, Currency: currency},
+		Quantity: it.Quantity, TaxPercentage: it.TaxPercentage, Total: it.Total}
+}
+
+func storedItemOf(it LineItem) storedItem {
+	return storedItem{Description: it.Description, Price: it.Price.Minor, PriceFraction: it.Price.Fraction, Quantity: it.Quantity,
+		TaxPercentage: it.TaxPercentage, Total: it.Total}
 }
 
 const invoiceColumns = `i.id, i.organization_id, i.state, i.currency, i.due_amount, i.allocated, i.accepted_amount,
@@ -144,7 +159,7 @@ func scanInvoice(row db.Scanner) (Invoice, error) {
 	}
 	inv.LineItems = make([]LineItem, len(stored))
 	for i, it := range stored {
-		inv.LineItems[i] = LineItem(it)
+		inv.LineItems[i] = it.lineItem(inv.Currency)
 	}
 	inv.InsertedAt, inv.UpdatedAt = inv.InsertedAt.UTC(), inv.UpdatedAt.UTC()
 	if inv.CompletedAt != nil {
@@ -185,7 +200,7 @@ func invoiceOrganization(ctx context.Context, q db.Querier, id uuid.UUID) (uuid.
 func itemsValue(items []LineItem) (string, error) {
 	stored := make([]storedItem, len(items))
 	for i, it := range items {
-		stored[i] = storedItem(it)
+		stored[i] = storedItemOf(it)
 	}
 	b, err := json.Marshal(stored)
 	return string(b), err

@@ -1,6 +1,7 @@
 package onboarding_test
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"sync"
@@ -236,4 +237,62 @@ func otherKeys(t *testing.T) *keyring.Keyring {
 		t.Fatal(err)
 	}
 	return k
+}
+
+func TestALinkDecidesOnce(t *testing.T) {
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		ctx := context.Background()
+		provider := onboarding.SandboxProvider{Keys: fixture.Keys(t)}
+		s := &onboarding.Service{DB: d, Provider: provider}
+		_, person := fixture.Member(t, d, start, organization.Member)
+		link := func() onboarding.VerifiedToken {
+			t.Helper()
+			tok, err := s.AccessToken(ctx, person, onboarding.AccessTokenRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := provider.Verify(tok.Token, clk.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		first := link()
+		decided, err := s.DecideByLink(ctx, first, onboarding.Decision{Status: onboarding.Approved})
+		if err != nil || decided.Status != onboarding.Approved {
+			t.Fatalf("first decision: %+v, %v", decided, err)
+		}
+		clk.Advance(time.Minute)
+		for _, status := range []string{onboarding.Rejected, onboarding.Approved} {
+			if _, err := s.DecideByLink(ctx, first, onboarding.Decision{Status: status}); !apierr.Is(err, apierr.Conflict) || !onboarding.IsLinkSpent(err) {
+				t.Fatalf("the link deciding %s again: %v, want conflict", status, err)
+			}
+		}
+		if c, err := onboarding.CheckOf(ctx, d.Reader(), person.UserID); err != nil || c.Status != onboarding.Approved || !c.UpdatedAt.Equal(decided.UpdatedAt.UTC()) {
+			t.Fatalf("after the refused decisions: %+v, %v; want approved at %s", c, err, decided.UpdatedAt)
+		}
+		// A newer link decides again, once.
+		if c, err := s.DecideByLink(ctx, link(), onboarding.Decision{Status: onboarding.Rejected}); err != nil || c.Status != onboarding.Rejected {
+			t.Fatalf("a new link: %+v, %v", c, err)
+		}
+
+		// Two decisions racing on one link: one is recorded.
+		racing := link()
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, status := range []string{onboarding.Approved, onboarding.Rejected} {
+			wg.Go(func() { _, errs[i] = s.DecideByLink(ctx, racing, onboarding.Decision{Status: status}) })
+		}
+		wg.Wait()
+		if (errs[0] == nil) == (errs[1] == nil) || !onboarding.IsLinkSpent(cmp.Or(errs[0], errs[1])) {
+			t.Fatalf("racing decisions: %v, want one decided and one refused as spent", errs)
+		}
+		want := onboarding.Approved
+		if errs[0] != nil {
+			want = onboarding.Rejected
+		}
+		if c, _ := onboarding.CheckOf(ctx, d.Reader(), person.UserID); c.Status != want {
+			t.Fatalf("after the race: %s, want %s (the decision that was recorded)", c.Status, want)
+		}
+	})
 }

@@ -79,6 +79,8 @@ var ErrInvalidToken = errors.New("onboarding: the identity-check token is not va
 
 // VerifiedToken is what a valid sandbox token says.
 type VerifiedToken struct {
+	// ID is the token's own id (its jti): the link it is in decides once.
+	ID             string
 	UserID         uuid.UUID
 	OrganizationID *uuid.UUID
 	ExpiresAt      time.Time
@@ -104,8 +106,8 @@ func (p SandboxProvider) Verify(token string, now time.Time) (VerifiedToken, err
 		return VerifiedToken{}, ErrInvalidToken
 	}
 	userID, err := uuid.Parse(std.Subject)
-	if err != nil {
+	if err != nil || std.ID == "" {
 		return VerifiedToken{}, ErrInvalidToken
 	}
-	return VerifiedToken{UserID: userID, OrganizationID: extra.Organization, ExpiresAt: std.Expiry.Time().UTC()}, nil
+	return VerifiedToken{ID: std.ID, UserID: userID, OrganizationID: extra.Organization, ExpiresAt: std.Expiry.Time().UTC()}, nil
 }

@@ -2,6 +2,7 @@ package onboarding
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/google/uuid"
@@ -95,7 +96,8 @@ func (d Decision) Validate() error {
 }
 
 // Decide gives userID's identity check an outcome, as the provider does
-// when its check ends (the sandbox's helper and page), and returns the check.
+// when its check ends (the sandbox's helper; the page decides through
+// DecideByLink), and returns the check.
 func (s *Service) Decide(ctx context.Context, userID uuid.UUID, d Decision) (IdentityCheck, error) {
 	if err := d.Validate(); err != nil {
 		return IdentityCheck{}, err
@@ -108,5 +110,37 @@ func (s *Service) Decide(ctx context.Context, userID uuid.UUID, d Decision) (Ide
 			return IdentityCheck{}, err
 		}
 		return CheckOf(ctx, tx, userID)
+	})
+}
+
+// errLinkSpent refuses a second decision through one identity-check link.
+var errLinkSpent = apierr.New(apierr.Conflict,
+	"This identity-check link has already decided the check; it cannot decide again. Ask for a new link to check again.")
+
+// IsLinkSpent reports whether err is DecideByLink's refusal of a link that
+// has already decided.
+func IsLinkSpent(err error) bool { return errors.Is(err, errLinkSpent) }
+
+// DecideByLink gives the check of the person a verified link's token names
+// an outcome, as the provider's page does. A link decides once: the token
+// that decided is spent, and deciding with it again is conflict and changes
+// nothing (neither the outcome nor its time), so a replayed or
+// double-submitted form cannot overturn the decision. A newer link may
+// decide again.
+func (s *Service) DecideByLink(ctx context.Context, v VerifiedToken, d Decision) (IdentityCheck, error) {
+	if err := d.Validate(); err != nil {
+		return IdentityCheck{}, err
+	}
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (IdentityCheck, error) {
+		if _, err := identity.GetUser(ctx, tx, v.UserID); err != nil {
+			return IdentityCheck{}, err
+		}
+		if err := spendLink(ctx, tx, v, d.Status); err != nil {
+			return IdentityCheck{}, err
+		}
+		if err := decideCheck(ctx, tx, v.UserID, d.Status); err != nil {
+			return IdentityCheck{}, err
+		}
+		return CheckOf(ctx, tx, v.UserID)
 	})
 }

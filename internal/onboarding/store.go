@@ -84,3 +84,26 @@ func decideCheck(ctx context.Context, tx *db.Tx, userID uuid.UUID, status string
 		ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`, userID, status, tx.Now)
 	return err
 }
+
+// spendLink records that the link of token v decided status; errLinkSpent
+// when it already had. The insert is conditional on the token's key, so of
+// two concurrent decisions by one link only one is recorded.
+func spendLink(ctx context.Context, tx *db.Tx, v VerifiedToken, status string) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO identity_check_links (token_id, user_id, status, decided_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (token_id) DO NOTHING`, v.ID, v.UserID, status, tx.Now)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err == nil && n != 1 {
+		err = errLinkSpent
+	}
+	return err
+}
+
+// LinkDecided reports whether the link of token id has decided a check.
+func LinkDecided(ctx context.Context, q db.Querier, id string) (bool, error) {
+	var decided bool
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM identity_check_links WHERE token_id = $1)`, id).Scan(&decided)
+	return decided, err
+}

@@ -51,15 +51,15 @@ var errAppOnly = apierr.New(apierr.Forbidden, "Only the Strongroom iOS and Andro
 // replacing the device's earlier one. It is step-up gated (the first
 // credential too) by a code, never by the app: the app's key is what
 // changes, so a stolen app session alone cannot plant its own key. The
-// person gets a security alert naming the device.
+// registration spends the step-up it relied on (see Spend): one code
+// registers one key, and a second registration or any other gated call
+// asks again, even within the sudo window. The person gets a security
+// alert naming the device.
 func (s *Service) RegisterCredential(ctx context.Context, a actor.Actor, r CredentialRequest) (Credential, error) {
 	if !a.Session.Platform.IsApp() {
 		return Credential{}, errAppOnly
 	}
-	if err := s.Require(ctx, a, GateWithoutApp); err != nil {
-		return Credential{}, err
-	}
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Credential, error) {
+	return Spend(ctx, s, a, GateWithoutApp, func(tx *db.Tx) (Credential, error) {
 		c := Credential{ID: uuid.Must(uuid.NewV7()), Label: r.Label, InsertedAt: tx.Now}
 		return c, storeCredential(ctx, tx, c, a.UserID, a.Session.DeviceID, r.PublicKey, nil)
 	})

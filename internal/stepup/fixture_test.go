@@ -64,6 +64,8 @@ type person struct {
 type traits struct {
 	totp bool // an authenticator
 	app  bool // an approving app (the sandbox's)
+	// phone signs in from the iOS app instead of the web.
+	phone bool
 }
 
 const password = "long enough"
@@ -83,7 +85,12 @@ func (e *env) person(t *testing.T, email string, tr traits) *person {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.ids.SignIn(ctx, identity.SignInRequest{Email: email, Password: password})
+	in := identity.SignInRequest{Email: email, Password: password}
+	if tr.phone {
+		ios := actor.PlatformIOS
+		in.Platform = &ios
+	}
+	res, err := e.ids.SignIn(ctx, in)
 	if err == nil && res.ChallengeToken != nil && tr.totp {
 		res, err = e.ids.MFA(ctx, identity.MFARequest{ChallengeToken: *res.ChallengeToken, Code: totpCode(t, secret, e.clk.Now())})
 	}

@@ -47,6 +47,7 @@ const (
 	FileTypeMismatch           Type = "file_type_mismatch"
 	FileNotStored              Type = "file_not_stored"
 	BillMismatch               Type = "bill_mismatch"
+	BillNotPayable             Type = "bill_not_payable"
 	CurrencyMismatch           Type = "currency_mismatch"
 	AllocationExceeds          Type = "allocation_exceeds"
 	RateLimited                Type = "rate_limited"

@@ -1,0 +1,4 @@
+package bill
+
+// DocumentOf exposes documentOf to the package's tests.
+var DocumentOf = documentOf

@@ -120,6 +120,13 @@ func TestMultipartTextMustBeUTF8(t *testing.T) {
 			t.Fatalf("details %+v", e.Error.Details)
 		}
 	})
+	// createFile's JSON body is held to the same rule.
+	for _, bad := range badTexts {
+		t.Run("createFile "+bad.name, func(t *testing.T) {
+			body := withBadText(t, map[string]any{"file_name": "invoice" + textMarker + ".pdf", "mime_type": file.PDF, "size": len(pdf)}, bad)
+			expectInvalidField(t, s.Do(t, apitest.Request{Method: "POST", Path: filesPath(p.org), Bearer: p.web, Body: body}), "file_name")
+		})
+	}
 	var list client.BillPage
 	s.Get(t, billsPath(p.org), p.web).ExpectStatus(t, http.StatusOK).Decode(t, &list)
 	if len(list.Data) != 0 {

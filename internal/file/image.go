@@ -118,7 +118,10 @@ func jpegDecodedSize(head []byte) (size, w, h int64, ok bool) {
 			at++
 			continue
 		}
-		n := int(binary.BigEndian.Uint16(head[at+2:]))
+		n := int(binary.BigEndian.Uint16(head[at+2:])) // the length counts its own two bytes
+		if n < 2 {
+			return 0, 0, 0, false
+		}
 		seg := head[at+4 : min(len(head), at+2+n)]
 		switch {
 		case marker == 0xe0 && bytes.HasPrefix(seg, []byte("JFIF\x00")):
@@ -127,9 +130,6 @@ func jpegDecodedSize(head []byte) (size, w, h int64, ok bool) {
 			return jpegFrameSize(seg, marker == 0xc2, jfif)
 		case marker == 0xda || marker == 0xd9:
 			return 0, 0, 0, false // pixels before any frame header
-		}
-		if n < 2 {
-			return 0, 0, 0, false
 		}
 		at += 2 + n
 	}

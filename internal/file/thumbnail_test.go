@@ -317,3 +317,26 @@ func jpegHeader(w, h int, sof byte, sampling [][2]byte, jfif bool) []byte {
 	out = append(out, 0xff, sof, 0, byte(len(seg)+2))
 	return append(out, seg...)
 }
+
+// FuzzDecodedSize: reading any header never panics, and an image that
+// decodes takes no more than decodedSize counted for it (up to a fixed
+// 64 KiB of tables and buffers): the count is what thumbnails are refused by.
+func FuzzDecodedSize(f *testing.F) {
+	f.Add(filetest.PNG(30, 20, 8, filetest.RGB))
+	f.Add(filetest.InterlacedPNG(17, 9, 16, filetest.RGBA))
+	f.Add(filetest.TransparentPNG(40, 3, 8, filetest.Gray))
+	f.Add(jpegHeader(64, 48, 0xc2, [][2]byte{{2, 1}, {1, 1}, {1, 1}}, false))
+	var buf bytes.Buffer
+	_ = jpeg.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 40, 30)), nil)
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		size, ok := file.DecodedSize(b)
+		if !ok || size > 4<<20 {
+			return // decoding large pictures would make the fuzzer slow, not find more
+		}
+		used := allocatedBy(func() { _, _, _ = image.Decode(bytes.NewReader(b)) })
+		if used > uint64(size)+64<<10 {
+			t.Fatalf("decoding allocated %d bytes, more than the %d counted", used, size)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package file
 import (
 	"bytes"
 	"encoding/binary"
+	"image"
 )
 
 // MaxDecodedSize bounds the memory drawing one thumbnail may take: the
@@ -38,6 +39,10 @@ func decodedSize(head []byte) (int64, bool) {
 		size, w, h, ok = jpegDecodedSize(head)
 	}
 	if !ok || w <= 0 || h <= 0 || w*h > MaxPixels {
+		return 0, false
+	}
+	// The decoder must see the picture the header was read as.
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(head)); err != nil || int64(cfg.Width) != w || int64(cfg.Height) != h {
 		return 0, false
 	}
 	tw, th := thumbnailSize(int(w), int(h))
@@ -108,15 +113,31 @@ func pngDecodedSize(head []byte) (size, w, h int64, ok bool) {
 // says they are YCbCr (an Adobe marker after the header could still ask
 // for RGB, so without JFIF the conversion is counted).
 func jpegDecodedSize(head []byte) (size, w, h int64, ok bool) {
+	// Markers are walked as image/jpeg walks them, so that both read the
+	// same frame header: bytes up to the next 0xff are skipped, as are
+	// 0xff 0x00, fill bytes and restart markers, which have no length.
 	jfif := false
-	for at := 2; at+4 <= len(head); {
+	for at := 2; at+2 <= len(head); {
 		if head[at] != 0xff {
-			return 0, 0, 0, false
-		}
-		marker := head[at+1]
-		if marker == 0xff { // fill byte
 			at++
 			continue
+		}
+		marker := head[at+1]
+		switch {
+		case marker == 0x00:
+			at += 2
+			continue
+		case marker == 0xff: // fill byte
+			at++
+			continue
+		case 0xd0 <= marker && marker <= 0xd7:
+			at += 2
+			continue
+		case marker == 0xd9 || marker == 0xda:
+			return 0, 0, 0, false // the end, or pixels, before any frame header
+		}
+		if at+4 > len(head) {
+			return 0, 0, 0, false
 		}
 		n := int(binary.BigEndian.Uint16(head[at+2:])) // the length counts its own two bytes
 		if n < 2 {
@@ -128,8 +149,6 @@ func jpegDecodedSize(head []byte) (size, w, h int64, ok bool) {
 			jfif = true
 		case marker == 0xc0 || marker == 0xc1 || marker == 0xc2:
 			return jpegFrameSize(seg, marker == 0xc2, jfif)
-		case marker == 0xda || marker == 0xd9:
-			return 0, 0, 0, false // pixels before any frame header
 		}
 		at += 2 + n
 	}

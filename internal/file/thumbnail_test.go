@@ -291,6 +291,12 @@ func TestDecodedSizeOfPhotos(t *testing.T) {
 		{"over 50 megapixels", filetest.PNG(8000, 8000, 1, filetest.Gray)[:100], false, false},
 		{"PNG cut in its header", filetest.PNG(10, 10, 8, filetest.Gray)[:20], false, false},
 		{"JPEG without a frame header", []byte{0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, 0xff, 0xda, 0, 2}, false, false},
+		{"JPEG cut before its first scan", phone[:len(phone)-4], false, false},
+		// A restart marker has no length, and a comment may hold what
+		// looks like a small frame header: the header is read where the
+		// decoder reads it, past both.
+		{"JPEG with a restart marker and a decoy frame", append([]byte{0xff, 0xd8, 0xff, 0xd0, 0xff, 0xfe, 0, 15,
+			0xff, 0xc0, 0, 11, 8, 0, 1, 0, 1, 1, 1, 0x11, 0}, progressive[2:]...), false, true},
 		{"not an image", []byte("%PDF-1.7\n"), false, false},
 	} {
 		size, ok := file.DecodedSize(c.head)
@@ -302,7 +308,7 @@ func TestDecodedSizeOfPhotos(t *testing.T) {
 
 // jpegHeader is the start of a JPEG of w × h with the frame marker sof
 // (0xc0 baseline, 0xc2 progressive) and the components' sampling factors,
-// with a JFIF marker or an Exif one.
+// with a JFIF marker or an Exif one, up to its first scan.
 func jpegHeader(w, h int, sof byte, sampling [][2]byte, jfif bool) []byte {
 	out := []byte{0xff, 0xd8}
 	if jfif {
@@ -315,7 +321,8 @@ func jpegHeader(w, h int, sof byte, sampling [][2]byte, jfif bool) []byte {
 		seg = append(seg, byte(i+1), s[0]<<4|s[1], 0)
 	}
 	out = append(out, 0xff, sof, 0, byte(len(seg)+2))
-	return append(out, seg...)
+	out = append(out, seg...)
+	return append(out, 0xff, 0xda, 0, 2) // the first scan: the header ends
 }
 
 // FuzzDecodedSize: reading any header never panics, and an image that

@@ -14,7 +14,7 @@ import (
 	"github.com/strongroom/strongroom/internal/file/filetest"
 )
 
-// Hostile files (CONTRACT §8): an image small on disk and huge once
+// Hostile files: an image small on disk and huge once
 // decoded gets no thumbnail, and asking for one anyway costs no memory;
 // text of a multipart part that is not UTF-8 is refused before it reaches
 // the database; files carrying web page or script markup, and XML that is

@@ -3778,7 +3778,7 @@ type ExpenseReceipt struct {
 	Id       openapi_types.UUID `json:"id"`
 	MimeType string             `json:"mime_type"`
 
-	// ThumbnailUrl A signed path on this server (15 minutes) of a PNG at most 256 px wide, for image receipts; null for PDFs.
+	// ThumbnailUrl A signed path on this server (15 minutes) of a PNG at most 256 px wide, for image receipts; null for PDFs and for images too large to decode within the memory a receipt photo needs.
 	ThumbnailUrl *string `json:"thumbnail_url"`
 
 	// Url A signed download path on this server, valid 15 minutes.
@@ -9435,7 +9435,8 @@ type ClientInterface interface {
 	// Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 	// receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 	// minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-	// for a PDF); read the expense again for fresh paths. An unknown file or another
+	// for a PDF, and for an image too large to decode within the memory a receipt photo
+	// needs); read the expense again for fresh paths. An unknown file or another
 	// organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 	// `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 	// (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -9454,7 +9455,8 @@ type ClientInterface interface {
 	// Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 	// receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 	// minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-	// for a PDF); read the expense again for fresh paths. An unknown file or another
+	// for a PDF, and for an image too large to decode within the memory a receipt photo
+	// needs); read the expense again for fresh paths. An unknown file or another
 	// organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 	// `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 	// (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -9588,7 +9590,10 @@ type ClientInterface interface {
 	// - `413 payload_too_large`: a `Content-Length`, or a body, over 20 MiB.
 	// - `422 file_type_mismatch`: the bytes are not of the declared type (read from the
 	//   bytes: a PDF header within the first 1024 bytes; a PNG or JPEG image that decodes,
-	//   of at most 50 megapixels; an XML document whose root element is not `html`).
+	//   of at most 50 megapixels; an XML document whose root is a UBL `Invoice` or
+	//   `CreditNote`, a UN/CEFACT `CrossIndustryInvoice` or a ZUGFeRD 1.0
+	//   `CrossIndustryDocument`), or they carry active content: HTML, XHTML, SVG or script
+	//   markup in their first KiB, whatever the type.
 	// - `409 conflict`: the bytes are already stored (a second PUT; of two uploads at once,
 	//   exactly one is stored and the other gets this).
 	// - `403 organization_unavailable`: the organization is paused, banned or deleted.
@@ -9608,7 +9613,10 @@ type ClientInterface interface {
 	// size). It is drawn on first use and kept. The URL is signed like a download URL and
 	// valid 15 minutes; features that show images (receipts' `thumbnail_url`) hand it out.
 	//
-	// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail).
+	// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail),
+	// and for an image too large to decode within the memory a receipt photo needs (a
+	// small file can declare a huge picture; such an image is kept, but its receipt's
+	// `thumbnail_url` is null) or whose pixels cannot be read.
 	// `403 forbidden` when the URL has expired or was altered (a download URL is not a
 	// thumbnail URL); `403 organization_unavailable` while the organization is banned or
 	// deleted. An API key sent as bearer is refused (`403 api_key_not_permitted`; `401
@@ -10297,12 +10305,15 @@ type ClientInterface interface {
 	// The file's type is read from its bytes, never trusted from its name: a PDF, PNG,
 	// JPEG or XML document (a UBL or CII e-invoice), at most 20 MiB. The part's
 	// `Content-Type`, when it names one of those types (`text/xml` counts as
-	// `application/xml`), must agree with the bytes.
+	// `application/xml`), must agree with the bytes. Bytes carrying web page or script
+	// markup (HTML, XHTML, SVG or JavaScript in the first KiB), and XML whose root is not
+	// an invoice, are refused.
 	//
 	// Errors: `400 invalid_request` (the body is not multipart, has no part, its first part
-	// is not named `file` (`details` names it), or the file name is not acceptable);
+	// is not named `file` (`details` names it), or the file name or the part's
+	// `Content-Type` is not acceptable: not UTF-8, for one);
 	// `413 payload_too_large` (over 20 MiB); `422 file_type_mismatch` (the bytes are none of
-	// the accepted types, or not the type the part declares); `404 not_found` (the
+	// the accepted types, or not the type the part declares, or carry active content); `404 not_found` (the
 	// organization is not the caller's); `403 organization_unavailable` while the
 	// organization is paused, banned or deleted. Nothing is kept when the upload is refused.
 	//
@@ -13942,7 +13953,8 @@ func (c *RawClient) MarkExpensePaid(ctx context.Context, expenseId ExpenseId, pa
 // Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 // receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 // minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-// for a PDF); read the expense again for fresh paths. An unknown file or another
+// for a PDF, and for an image too large to decode within the memory a receipt photo
+// needs); read the expense again for fresh paths. An unknown file or another
 // organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 // `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 // (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -13971,7 +13983,8 @@ func (c *RawClient) AddExpenseReceiptWithBody(ctx context.Context, expenseId Exp
 // Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 // receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 // minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-// for a PDF); read the expense again for fresh paths. An unknown file or another
+// for a PDF, and for an image too large to decode within the memory a receipt photo
+// needs); read the expense again for fresh paths. An unknown file or another
 // organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 // `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 // (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -14185,7 +14198,10 @@ func (c *RawClient) DownloadFileContent(ctx context.Context, fileId FileId, para
 //   - `413 payload_too_large`: a `Content-Length`, or a body, over 20 MiB.
 //   - `422 file_type_mismatch`: the bytes are not of the declared type (read from the
 //     bytes: a PDF header within the first 1024 bytes; a PNG or JPEG image that decodes,
-//     of at most 50 megapixels; an XML document whose root element is not `html`).
+//     of at most 50 megapixels; an XML document whose root is a UBL `Invoice` or
+//     `CreditNote`, a UN/CEFACT `CrossIndustryInvoice` or a ZUGFeRD 1.0
+//     `CrossIndustryDocument`), or they carry active content: HTML, XHTML, SVG or script
+//     markup in their first KiB, whatever the type.
 //   - `409 conflict`: the bytes are already stored (a second PUT; of two uploads at once,
 //     exactly one is stored and the other gets this).
 //   - `403 organization_unavailable`: the organization is paused, banned or deleted.
@@ -14215,7 +14231,10 @@ func (c *RawClient) UploadFileContentWithBody(ctx context.Context, fileId FileId
 // size). It is drawn on first use and kept. The URL is signed like a download URL and
 // valid 15 minutes; features that show images (receipts' `thumbnail_url`) hand it out.
 //
-// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail).
+// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail),
+// and for an image too large to decode within the memory a receipt photo needs (a
+// small file can declare a huge picture; such an image is kept, but its receipt's
+// `thumbnail_url` is null) or whose pixels cannot be read.
 // `403 forbidden` when the URL has expired or was altered (a download URL is not a
 // thumbnail URL); `403 organization_unavailable` while the organization is banned or
 // deleted. An API key sent as bearer is refused (`403 api_key_not_permitted`; `401
@@ -15254,12 +15273,15 @@ func (c *RawClient) CreateBill(ctx context.Context, organizationId OrganizationI
 // The file's type is read from its bytes, never trusted from its name: a PDF, PNG,
 // JPEG or XML document (a UBL or CII e-invoice), at most 20 MiB. The part's
 // `Content-Type`, when it names one of those types (`text/xml` counts as
-// `application/xml`), must agree with the bytes.
+// `application/xml`), must agree with the bytes. Bytes carrying web page or script
+// markup (HTML, XHTML, SVG or JavaScript in the first KiB), and XML whose root is not
+// an invoice, are refused.
 //
 // Errors: `400 invalid_request` (the body is not multipart, has no part, its first part
-// is not named `file` (`details` names it), or the file name is not acceptable);
+// is not named `file` (`details` names it), or the file name or the part's
+// `Content-Type` is not acceptable: not UTF-8, for one);
 // `413 payload_too_large` (over 20 MiB); `422 file_type_mismatch` (the bytes are none of
-// the accepted types, or not the type the part declares); `404 not_found` (the
+// the accepted types, or not the type the part declares, or carry active content); `404 not_found` (the
 // organization is not the caller's); `403 organization_unavailable` while the
 // organization is paused, banned or deleted. Nothing is kept when the upload is refused.
 //
@@ -27519,7 +27541,8 @@ type ClientWithResponsesInterface interface {
 	// Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 	// receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 	// minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-	// for a PDF); read the expense again for fresh paths. An unknown file or another
+	// for a PDF, and for an image too large to decode within the memory a receipt photo
+	// needs); read the expense again for fresh paths. An unknown file or another
 	// organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 	// `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 	// (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -27538,7 +27561,8 @@ type ClientWithResponsesInterface interface {
 	// Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 	// receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 	// minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-	// for a PDF); read the expense again for fresh paths. An unknown file or another
+	// for a PDF, and for an image too large to decode within the memory a receipt photo
+	// needs); read the expense again for fresh paths. An unknown file or another
 	// organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 	// `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 	// (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -27678,7 +27702,10 @@ type ClientWithResponsesInterface interface {
 	// - `413 payload_too_large`: a `Content-Length`, or a body, over 20 MiB.
 	// - `422 file_type_mismatch`: the bytes are not of the declared type (read from the
 	//   bytes: a PDF header within the first 1024 bytes; a PNG or JPEG image that decodes,
-	//   of at most 50 megapixels; an XML document whose root element is not `html`).
+	//   of at most 50 megapixels; an XML document whose root is a UBL `Invoice` or
+	//   `CreditNote`, a UN/CEFACT `CrossIndustryInvoice` or a ZUGFeRD 1.0
+	//   `CrossIndustryDocument`), or they carry active content: HTML, XHTML, SVG or script
+	//   markup in their first KiB, whatever the type.
 	// - `409 conflict`: the bytes are already stored (a second PUT; of two uploads at once,
 	//   exactly one is stored and the other gets this).
 	// - `403 organization_unavailable`: the organization is paused, banned or deleted.
@@ -27698,7 +27725,10 @@ type ClientWithResponsesInterface interface {
 	// size). It is drawn on first use and kept. The URL is signed like a download URL and
 	// valid 15 minutes; features that show images (receipts' `thumbnail_url`) hand it out.
 	//
-	// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail).
+	// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail),
+	// and for an image too large to decode within the memory a receipt photo needs (a
+	// small file can declare a huge picture; such an image is kept, but its receipt's
+	// `thumbnail_url` is null) or whose pixels cannot be read.
 	// `403 forbidden` when the URL has expired or was altered (a download URL is not a
 	// thumbnail URL); `403 organization_unavailable` while the organization is banned or
 	// deleted. An API key sent as bearer is refused (`403 api_key_not_permitted`; `401
@@ -28413,12 +28443,15 @@ type ClientWithResponsesInterface interface {
 	// The file's type is read from its bytes, never trusted from its name: a PDF, PNG,
 	// JPEG or XML document (a UBL or CII e-invoice), at most 20 MiB. The part's
 	// `Content-Type`, when it names one of those types (`text/xml` counts as
-	// `application/xml`), must agree with the bytes.
+	// `application/xml`), must agree with the bytes. Bytes carrying web page or script
+	// markup (HTML, XHTML, SVG or JavaScript in the first KiB), and XML whose root is not
+	// an invoice, are refused.
 	//
 	// Errors: `400 invalid_request` (the body is not multipart, has no part, its first part
-	// is not named `file` (`details` names it), or the file name is not acceptable);
+	// is not named `file` (`details` names it), or the file name or the part's
+	// `Content-Type` is not acceptable: not UTF-8, for one);
 	// `413 payload_too_large` (over 20 MiB); `422 file_type_mismatch` (the bytes are none of
-	// the accepted types, or not the type the part declares); `404 not_found` (the
+	// the accepted types, or not the type the part declares, or carry active content); `404 not_found` (the
 	// organization is not the caller's); `403 organization_unavailable` while the
 	// organization is paused, banned or deleted. Nothing is kept when the upload is refused.
 	//
@@ -45714,7 +45747,8 @@ func (c *ClientWithResponses) MarkExpensePaidWithResponse(ctx context.Context, e
 // Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 // receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 // minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-// for a PDF); read the expense again for fresh paths. An unknown file or another
+// for a PDF, and for an image too large to decode within the memory a receipt photo
+// needs); read the expense again for fresh paths. An unknown file or another
 // organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 // `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 // (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -45739,7 +45773,8 @@ func (c *ClientWithResponses) AddExpenseReceiptWithBodyWithResponse(ctx context.
 // Attaches a stored file of the expense's organization (createFile, then PUT its bytes) as a
 // receipt, and answers the expense. Each receipt shows `url`, a signed download path valid 15
 // minutes, and for an image `thumbnail_url`, a signed path of a PNG at most 256 px wide (null
-// for a PDF); read the expense again for fresh paths. An unknown file or another
+// for a PDF, and for an image too large to decode within the memory a receipt photo
+// needs); read the expense again for fresh paths. An unknown file or another
 // organization's is `404 not_found`; a file whose bytes are not uploaded yet is
 // `422 file_not_stored`. A file is the receipt of at most one expense: one that already is
 // (of this or any expense) is `409 conflict`. Attaching changes the expense, so its status
@@ -45927,7 +45962,10 @@ func (c *ClientWithResponses) DownloadFileContentWithResponse(ctx context.Contex
 //   - `413 payload_too_large`: a `Content-Length`, or a body, over 20 MiB.
 //   - `422 file_type_mismatch`: the bytes are not of the declared type (read from the
 //     bytes: a PDF header within the first 1024 bytes; a PNG or JPEG image that decodes,
-//     of at most 50 megapixels; an XML document whose root element is not `html`).
+//     of at most 50 megapixels; an XML document whose root is a UBL `Invoice` or
+//     `CreditNote`, a UN/CEFACT `CrossIndustryInvoice` or a ZUGFeRD 1.0
+//     `CrossIndustryDocument`), or they carry active content: HTML, XHTML, SVG or script
+//     markup in their first KiB, whatever the type.
 //   - `409 conflict`: the bytes are already stored (a second PUT; of two uploads at once,
 //     exactly one is stored and the other gets this).
 //   - `403 organization_unavailable`: the organization is paused, banned or deleted.
@@ -45953,7 +45991,10 @@ func (c *ClientWithResponses) UploadFileContentWithBodyWithResponse(ctx context.
 // size). It is drawn on first use and kept. The URL is signed like a download URL and
 // valid 15 minutes; features that show images (receipts' `thumbnail_url`) hand it out.
 //
-// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail).
+// `404 not_found` for a file that is not an image (a PDF or XML file has no thumbnail),
+// and for an image too large to decode within the memory a receipt photo needs (a
+// small file can declare a huge picture; such an image is kept, but its receipt's
+// `thumbnail_url` is null) or whose pixels cannot be read.
 // `403 forbidden` when the URL has expired or was altered (a download URL is not a
 // thumbnail URL); `403 organization_unavailable` while the organization is banned or
 // deleted. An API key sent as bearer is refused (`403 api_key_not_permitted`; `401
@@ -46878,12 +46919,15 @@ func (c *ClientWithResponses) CreateBillWithResponse(ctx context.Context, organi
 // The file's type is read from its bytes, never trusted from its name: a PDF, PNG,
 // JPEG or XML document (a UBL or CII e-invoice), at most 20 MiB. The part's
 // `Content-Type`, when it names one of those types (`text/xml` counts as
-// `application/xml`), must agree with the bytes.
+// `application/xml`), must agree with the bytes. Bytes carrying web page or script
+// markup (HTML, XHTML, SVG or JavaScript in the first KiB), and XML whose root is not
+// an invoice, are refused.
 //
 // Errors: `400 invalid_request` (the body is not multipart, has no part, its first part
-// is not named `file` (`details` names it), or the file name is not acceptable);
+// is not named `file` (`details` names it), or the file name or the part's
+// `Content-Type` is not acceptable: not UTF-8, for one);
 // `413 payload_too_large` (over 20 MiB); `422 file_type_mismatch` (the bytes are none of
-// the accepted types, or not the type the part declares); `404 not_found` (the
+// the accepted types, or not the type the part declares, or carry active content); `404 not_found` (the
 // organization is not the caller's); `403 organization_unavailable` while the
 // organization is paused, banned or deleted. Nothing is kept when the upload is refused.
 //

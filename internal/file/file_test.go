@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/strongroom/strongroom/internal/file"
+	"github.com/strongroom/strongroom/internal/file/filetest"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )
 
@@ -66,15 +67,23 @@ func TestSniff(t *testing.T) {
 		{"PNG of 50 megapixels", file.PNG, pngDeclaring(10000, 5000), true},
 		{"PNG over 50 megapixels", file.PNG, pngDeclaring(10000, 10000), false},
 		{"PNG of width 0", file.PNG, pngDeclaring(0, 10), false},
-		{"XML with declaration", file.XML, []byte(`<?xml version="1.0" encoding="UTF-8"?><Invoice/>`), true},
-		{"XML with byte order mark", file.XML, []byte("\xef\xbb\xbf<?xml version=\"1.0\"?>\n<CrossIndustryInvoice/>"), true},
-		{"XML with comments and spaces", file.XML, []byte("\n  <!-- exported -->\n<?pi x?>\n<Invoice><ID>1</ID></Invoice>"), true},
-		{"XML without declaration", file.XML, []byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`), true},
+		{"UBL invoice with declaration", file.XML, []byte(`<?xml version="1.0" encoding="UTF-8"?><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`), true},
+		{"UBL credit note with a prefix", file.XML, []byte(`<ubl:CreditNote xmlns:ubl="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>`), true},
+		{"CII with byte order mark", file.XML, []byte("\xef\xbb\xbf<?xml version=\"1.0\"?>\n<rsm:CrossIndustryInvoice xmlns:rsm=\"urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100\"/>"), true},
+		{"ZUGFeRD 1.0", file.XML, []byte(`<rsm:CrossIndustryDocument xmlns:rsm="urn:ferd:CrossIndustryDocument:invoice:1p0"/>`), true},
+		{"XML with comments and spaces", file.XML, []byte("\n  <!-- exported -->\n<?pi x?>\n<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\"><ID>1</ID></Invoice>"), true},
+		{"ISO-8859-1 invoice", file.XML, []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\"><Note>M\xe4rz</Note></Invoice>"), true},
+		{"Invoice without a namespace", file.XML, []byte(`<?xml version="1.0"?><Invoice/>`), false},
+		{"Invoice in another namespace", file.XML, []byte(`<Invoice xmlns="urn:example:invoice"/>`), false},
+		{"CII root under the UBL namespace", file.XML, []byte(`<CrossIndustryInvoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`), false},
+		{"SVG", file.XML, []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>`), false},
+		{"other vocabulary", file.XML, []byte(`<?xml version="1.0"?><note><to>x</to></note>`), false},
 		{"HTML page declared as XML", file.XML, []byte("<!DOCTYPE html>\n<html><body>Invoice</body></html>"), false},
 		{"XHTML declared as XML", file.XML, []byte(`<?xml version="1.0"?><HTML xmlns="http://www.w3.org/1999/xhtml"/>`), false},
 		{"text before the root", file.XML, []byte("invoice <Invoice/>"), false},
 		{"not well formed", file.XML, []byte("<?xml version=\"1.0\"?><Invoice"), false},
 		{"PDF declared as XML", file.XML, []byte("%PDF-1.7\n"), false},
+		{"PNG of 7071 × 7071 16-bit pixels (stored: its thumbnail is bounded)", file.PNG, filetest.PNG(7071, 7071, 16, filetest.RGBA), true},
 		{"empty", file.XML, nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,6 +96,58 @@ func TestSniff(t *testing.T) {
 			}
 			e, ok := apierr.As(err)
 			if !ok || e.Type != apierr.FileTypeMismatch || e.Message == "" {
+				t.Fatalf("got %v, want file_type_mismatch", err)
+			}
+		})
+	}
+}
+
+// TestCheckActive: markup a browser runs or renders as a page, in the first
+// KiB of any file, in any letter case and with or without a namespace
+// prefix, is refused; invoices, PDFs and photos are not.
+func TestCheckActive(t *testing.T) {
+	ubl := []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
+  xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <cbc:ID>1</cbc:ID><cbc:Note>Payable within 30 days &lt;net&gt;</cbc:Note><cbc:BaseAmount>1</cbc:BaseAmount>
+  <cbc:HTMLText>not an element browsers know</cbc:HTMLText></Invoice>`)
+	for _, c := range []struct {
+		name   string
+		head   []byte
+		active bool
+	}{
+		{"UBL invoice", ubl, false},
+		{"PDF", []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"), false},
+		{"PNG", encoded(t, "png", 30, 20), false},
+		{"JPEG", encoded(t, "jpeg", 30, 20), false},
+		{"PDF with JavaScript action but no URL", []byte("%PDF-1.7\n1 0 obj << /S /JavaScript /JS (app.alert(1)) >> endobj"), false},
+		{"a less-than sign", []byte("%PDF-1.7\n% 3 <4 and a<b\n"), false},
+		{"<html>", []byte("<html><p>x"), true},
+		{"<HTML lang>", []byte("%PDF-1.4\n<HTML lang=en>"), true},
+		{"<script>", []byte("%PDF-1.4\n%<script>alert(1)</script>"), true},
+		{"closing </script>", []byte("%PDF-1.4\n%</SCRIPT>"), true},
+		{"<svg/onload>", []byte("%PDF-1.4\n<svg/onload=alert(1)>"), true},
+		{"<iframe\tsrc>", []byte("%PDF-1.4\n<iframe\tsrc=x>"), true},
+		{"<body onload>", []byte("<Body onload=alert(1)>"), true},
+		{"<img onerror>", []byte("GIF89a<img src=x onerror=alert(1)>"), true},
+		{"prefixed script", []byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><h:script>1</h:script></Invoice>`), true},
+		{"doctype", []byte("<!DOCTYPE HTML>"), true},
+		{"javascript URL", []byte("%PDF-1.4\n<< /URI (JavaScript:alert(1)) >>"), true},
+		{"XHTML namespace", []byte(`<x:p xmlns:x="http://www.w3.org/1999/xhtml">`), true},
+		{"SVG namespace", []byte(`<Invoice xmlns:s="http://www.w3.org/2000/svg">`), true},
+		{"tag cut at the end of the head", []byte("%PDF-1.4\n<script"), true},
+		{"markup past the first KiB", append(bytes.Repeat([]byte(" "), 1024), "<script>"...), false},
+		{"markup straddling the first KiB", append(bytes.Repeat([]byte(" "), 1020), "<script>"...), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := file.CheckActive(c.head)
+			if !c.active {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if e, ok := apierr.As(err); !ok || e.Type != apierr.FileTypeMismatch || e.Message == "" {
 				t.Fatalf("got %v, want file_type_mismatch", err)
 			}
 		})

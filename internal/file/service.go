@@ -13,7 +13,11 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"gocloud.dev/blob"
@@ -35,15 +39,29 @@ type Service struct {
 	DB    *db.DB
 	Keys  *keyring.Keyring
 	Blobs *blob.Bucket
-	// drawing bounds how many thumbnails are drawn at once: a decoded
-	// photo can take a few hundred megabytes.
-	drawing chan struct{}
+	// slots bounds how many thumbnails are drawn at once, each within
+	// MaxDecodedSize.
+	slots chan struct{}
+
+	mu sync.Mutex
+	// drawing holds the thumbnails being drawn, by file: a request for one
+	// waits for that drawing rather than decoding the image again.
+	drawing map[uuid.UUID]*drawing
+	// waiting counts requests waiting for a slot or for another's drawing,
+	// and decodes the images decoded; tests read them.
+	waiting, decodes atomic.Int64
+}
+
+// drawing is a thumbnail being drawn; err is set before done is closed.
+type drawing struct {
+	done chan struct{}
+	err  error
 }
 
 // New returns the files service over d, signing URLs with keys and keeping
 // bytes in blobs.
 func New(d *db.DB, keys *keyring.Keyring, blobs *blob.Bucket) *Service {
-	return &Service{DB: d, Keys: keys, Blobs: blobs, drawing: make(chan struct{}, 2)}
+	return &Service{DB: d, Keys: keys, Blobs: blobs, slots: make(chan struct{}, 2), drawing: map[uuid.UUID]*drawing{}}
 }
 
 // Created is a new pending file and the URL its bytes are PUT to.
@@ -101,9 +119,9 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Shown, 
 func (s *Service) DownloadLink(f File, now time.Time) Link { return s.link(Download, f.ID, now) }
 
 // ThumbnailLink signs the URL of f's thumbnail from now; nil when f is not
-// an image.
+// an image, or is one too large to decode within MaxDecodedSize.
 func (s *Service) ThumbnailLink(f File, now time.Time) *Link {
-	if !f.IsImage() {
+	if !f.IsImage() || f.decodedSize > MaxDecodedSize {
 		return nil
 	}
 	l := s.link(Thumbnail, f.ID, now)
@@ -170,7 +188,7 @@ func (s *Service) Receive(ctx context.Context, id uuid.UUID, g Grant, length int
 		return File{}, err
 	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (File, error) {
-		ok, err := markStored(ctx, tx, id, w.key, w.sum, tx.Now.UTC())
+		ok, err := markStored(ctx, tx, id, w, tx.Now.UTC())
 		if err == nil && !ok {
 			err = errAlreadyStored
 		}
@@ -202,6 +220,8 @@ func (s *Service) admits(ctx context.Context, q db.Querier, f File, write bool) 
 type written struct {
 	key, sum string
 	size     int64
+	// decodedSize is what decoding an image takes (0 for other files).
+	decodedSize int64
 }
 
 // write streams body to a new blob after checking its type: exactly size
@@ -220,8 +240,15 @@ func (s *Service) write(ctx context.Context, mimeType string, size int64, body i
 	if size >= 0 && len(head) < sniffSize && int64(len(head)) != size || int64(len(head)) > limit {
 		return written{}, sizeError(size)
 	}
+	if err := checkActive(head); err != nil {
+		return written{}, err
+	}
 	if err := sniff(mimeType, head); err != nil {
 		return written{}, err
+	}
+	var decoded int64
+	if mimeType == PNG || mimeType == JPEG {
+		decoded, _ = decodedSize(head) // 0, unknown, when it cannot be told: the thumbnail checks again
 	}
 	key := "files/" + uuid.NewString()
 	wctx, abort := context.WithCancel(ctx)
@@ -245,7 +272,7 @@ func (s *Service) write(ctx context.Context, mimeType string, size int64, body i
 	if err := w.Close(); err != nil {
 		return written{}, fmt.Errorf("file: store bytes: %w", err)
 	}
-	return written{key: key, sum: hex.EncodeToString(sum.Sum(nil)), size: n}, nil
+	return written{key: key, sum: hex.EncodeToString(sum.Sum(nil)), size: n, decodedSize: decoded}, nil
 }
 
 func copyAll(w io.Writer, head []byte, rest io.Reader) (int64, error) {
@@ -293,6 +320,10 @@ type Staged struct{ file File }
 func (s *Service) Stage(ctx context.Context, orgID, userID uuid.UUID, name, declared string, body io.Reader) (Staged, error) {
 	var f apierr.Fields
 	checkName(&f, "file", name)
+	// The declared type is only compared, never kept, but it is text the
+	// client sent: raw multipart bytes, refused like any string that is not UTF-8.
+	f.Check(utf8.ValidString(declared) && !strings.ContainsRune(declared, 0), "file",
+		"has a Content-Type that is not UTF-8 text; name the file's type, such as application/pdf, or leave it out.")
 	if err := f.Err(); err != nil {
 		return Staged{}, err
 	}
@@ -300,7 +331,13 @@ func (s *Service) Stage(ctx context.Context, orgID, userID uuid.UUID, name, decl
 	if err != nil {
 		return Staged{}, readError(err)
 	}
+	if err := checkActive(head); err != nil {
+		return Staged{}, err
+	}
 	mimeType := detect(head)
+	if _, isXML := xmlRoot(head); mimeType == "" && isXML {
+		return Staged{}, errNotInvoice
+	}
 	if mimeType == "" {
 		return Staged{}, apierr.New(apierr.FileTypeMismatch, "The file is not a PDF, PNG, JPEG or XML document.")
 	}
@@ -320,7 +357,7 @@ func (s *Service) Stage(ctx context.Context, orgID, userID uuid.UUID, name, decl
 		return Staged{}, err
 	}
 	return Staged{File{ID: id, OrganizationID: orgID, CreatedByID: userID, Name: name, MimeType: mimeType, Size: w.size,
-		Status: Stored, SHA256: w.sum, blobKey: w.key}}, nil
+		Status: Stored, SHA256: w.sum, blobKey: w.key, decodedSize: w.decodedSize}}, nil
 }
 
 // Record inserts staged in tx, stored at tx.Now.
@@ -373,7 +410,8 @@ func (s *Service) granted(ctx context.Context, p Purpose, id uuid.UUID, g Grant)
 
 // OpenThumbnail opens the PNG thumbnail of image file id for the holder of
 // its signed URL (grant g), drawing it on first use and keeping it beside
-// the file.
+// the file. An image too large to decode within MaxDecodedSize, or whose
+// pixels cannot be read, has none: not_found.
 func (s *Service) OpenThumbnail(ctx context.Context, id uuid.UUID, g Grant) (io.ReadCloser, error) {
 	f, err := s.granted(ctx, Thumbnail, id, g)
 	if err != nil {
@@ -382,41 +420,122 @@ func (s *Service) OpenThumbnail(ctx context.Context, id uuid.UUID, g Grant) (io.
 	if !f.IsImage() {
 		return nil, errNotFound
 	}
-	key := "thumbnails/" + f.ID.String() + ".png"
-	r, err := s.Blobs.NewReader(ctx, key, nil)
-	if gcerrors.Code(err) != gcerrors.NotFound {
-		return r, err
-	}
-	if err := s.drawThumbnail(ctx, f, key); err != nil {
-		return nil, err
-	}
-	return s.Blobs.NewReader(ctx, key, nil)
+	return s.thumbnail(ctx, f)
 }
 
-func (s *Service) drawThumbnail(ctx context.Context, f File, key string) error {
+var (
+	errTooLargeToDraw = apierr.New(apierr.NotFound, "This image is too large to draw a thumbnail of; download the file instead.")
+	errUndrawable     = apierr.New(apierr.NotFound, "This image's pixels cannot be read, so it has no thumbnail; download the file instead.")
+)
+
+func thumbnailKey(id uuid.UUID) string { return "thumbnails/" + id.String() + ".png" }
+
+// thumbnail opens the kept thumbnail of image file f, drawing it first when
+// there is none. Requests for one image at once decode it once: the first
+// draws, the others wait for it and then read what it kept.
+func (s *Service) thumbnail(ctx context.Context, f File) (io.ReadCloser, error) {
+	if f.decodedSize > MaxDecodedSize {
+		return nil, errTooLargeToDraw
+	}
+	key := thumbnailKey(f.ID)
+	for {
+		r, err := s.Blobs.NewReader(ctx, key, nil)
+		if gcerrors.Code(err) != gcerrors.NotFound {
+			return r, err
+		}
+		s.mu.Lock()
+		d, drawer := s.drawing[f.ID], false
+		if d == nil {
+			d, drawer = &drawing{done: make(chan struct{})}, true
+			s.drawing[f.ID] = d
+		}
+		s.mu.Unlock()
+		if drawer {
+			d.err = s.draw(ctx, f, key)
+			s.mu.Lock()
+			delete(s.drawing, f.ID)
+			s.mu.Unlock()
+			close(d.done)
+			if d.err != nil {
+				return nil, d.err
+			}
+			return s.Blobs.NewReader(ctx, key, nil)
+		}
+		s.waiting.Add(1)
+		select {
+		case <-d.done:
+			s.waiting.Add(-1)
+		case <-ctx.Done():
+			s.waiting.Add(-1)
+			return nil, ctx.Err()
+		}
+		// Drawn: read it. The drawer's request ended before it could draw:
+		// draw it here. Any other failure is this image's too.
+		if d.err != nil && !errors.Is(d.err, context.Canceled) && !errors.Is(d.err, context.DeadlineExceeded) {
+			return nil, d.err
+		}
+	}
+}
+
+// draw decodes image file f and keeps its thumbnail at key. It takes a
+// drawing slot first, then looks for the thumbnail again (another request,
+// or another instance sharing the bucket, may have drawn it meanwhile),
+// and decodes only an image whose header shows it fits MaxDecodedSize:
+// files stored before the size was recorded are measured here.
+func (s *Service) draw(ctx context.Context, f File, key string) error {
+	s.waiting.Add(1)
 	select {
-	case s.drawing <- struct{}{}:
-		defer func() { <-s.drawing }()
+	case s.slots <- struct{}{}:
+		s.waiting.Add(-1)
+		defer func() { <-s.slots }()
 	case <-ctx.Done():
+		s.waiting.Add(-1)
 		return ctx.Err()
+	}
+	if ok, err := s.Blobs.Exists(ctx, key); err != nil || ok {
+		return err
 	}
 	r, err := s.Open(ctx, f)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	src, _, err := image.Decode(r)
+	head, err := readHead(r)
 	if err != nil {
-		return fmt.Errorf("file %s: decode image: %w", f.ID, err)
+		return fmt.Errorf("file %s: read image: %w", f.ID, err)
+	}
+	if size, ok := decodedSize(head); !ok || size > MaxDecodedSize {
+		return errTooLargeToDraw
+	}
+	s.decodes.Add(1)
+	body := &readFailure{r: io.MultiReader(bytes.NewReader(head), r)}
+	src, _, err := image.Decode(body)
+	if body.err != nil {
+		return fmt.Errorf("file %s: read image: %w", f.ID, body.err)
+	}
+	if err != nil {
+		return errUndrawable // stored bytes whose header is sound but whose pixels are not
 	}
 	b := src.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w > ThumbnailWidth {
-		w, h = ThumbnailWidth, max(1, h*ThumbnailWidth/w)
-	}
+	w, h := thumbnailSize(b.Dx(), b.Dy())
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
 	return s.Blobs.WriteAll(ctx, key, encodePNG(dst), &blob.WriterOptions{ContentType: PNG})
+}
+
+// readFailure remembers an error reading the stored bytes, which is the
+// store's failure, apart from the decoder's verdict on the bytes.
+type readFailure struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readFailure) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 func encodePNG(img image.Image) []byte {

@@ -14,11 +14,11 @@ import (
 
 var errNotFound = apierr.New(apierr.NotFound, "There is no file with this id.")
 
-const fileColumns = `id, organization_id, created_by_id, file_name, mime_type, size, status, COALESCE(sha256, ''), COALESCE(blob_key, ''), created_at, stored_at`
+const fileColumns = `id, organization_id, created_by_id, file_name, mime_type, size, status, COALESCE(sha256, ''), COALESCE(blob_key, ''), created_at, stored_at, COALESCE(decoded_size, 0)`
 
 func scanFile(row db.Scanner) (File, error) {
 	var f File
-	err := row.Scan(&f.ID, &f.OrganizationID, &f.CreatedByID, &f.Name, &f.MimeType, &f.Size, &f.Status, &f.SHA256, &f.blobKey, &f.InsertedAt, &f.StoredAt)
+	err := row.Scan(&f.ID, &f.OrganizationID, &f.CreatedByID, &f.Name, &f.MimeType, &f.Size, &f.Status, &f.SHA256, &f.blobKey, &f.InsertedAt, &f.StoredAt, &f.decodedSize)
 	if errors.Is(err, sql.ErrNoRows) {
 		return File{}, errNotFound
 	}
@@ -38,10 +38,18 @@ func insertFile(ctx context.Context, q db.Querier, f File) error {
 	if f.Status == Stored {
 		key, sum = &f.blobKey, &f.SHA256
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO files (id, organization_id, created_by_id, file_name, mime_type, size, status, blob_key, sha256, created_at, stored_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		f.ID, f.OrganizationID, f.CreatedByID, f.Name, f.MimeType, f.Size, f.Status, key, sum, f.InsertedAt, f.StoredAt)
+	_, err := q.ExecContext(ctx, `INSERT INTO files (id, organization_id, created_by_id, file_name, mime_type, size, status, blob_key, sha256, created_at, stored_at, decoded_size)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		f.ID, f.OrganizationID, f.CreatedByID, f.Name, f.MimeType, f.Size, f.Status, key, sum, f.InsertedAt, f.StoredAt, nullSize(f.decodedSize))
 	return err
+}
+
+// nullSize stores an unknown decoded size (0) as NULL.
+func nullSize(n int64) *int64 {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }
 
 func loadFile(ctx context.Context, q db.Querier, id uuid.UUID) (File, error) {
@@ -65,11 +73,11 @@ func loadFiles(ctx context.Context, q db.Querier, orgID uuid.UUID, ids []uuid.UU
 	return out, err
 }
 
-// markStored makes pending file id stored with the bytes at key; false when
-// it was no longer pending (another upload won).
-func markStored(ctx context.Context, q db.Querier, id uuid.UUID, key, sum string, now time.Time) (bool, error) {
-	res, err := q.ExecContext(ctx, `UPDATE files SET status = 'stored', blob_key = $2, sha256 = $3, stored_at = $4
-		WHERE id = $1 AND status = 'pending'`, id, key, sum, now)
+// markStored makes pending file id stored with the bytes written; false
+// when it was no longer pending (another upload won).
+func markStored(ctx context.Context, q db.Querier, id uuid.UUID, w written, now time.Time) (bool, error) {
+	res, err := q.ExecContext(ctx, `UPDATE files SET status = 'stored', blob_key = $2, sha256 = $3, stored_at = $4, decoded_size = $5
+		WHERE id = $1 AND status = 'pending'`, id, w.key, w.sum, now, nullSize(w.decodedSize))
 	if err != nil {
 		return false, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -96,7 +97,8 @@ func (s *server) uploadBill(w http.ResponseWriter, r *http.Request) error {
 		return apierr.InvalidField("", "The multipart body could not be read.")
 	}
 	if part.FormName() != "file" {
-		return apierr.InvalidField(part.FormName(), "is not a field of this upload; send only the invoice, as the field \"file\".")
+		// The name is raw bytes from the body: named back as UTF-8.
+		return apierr.InvalidField(strings.ToValidUTF8(part.FormName(), "\uFFFD"), "is not a field of this upload; send only the invoice, as the field \"file\".")
 	}
 	name := part.FileName()
 	if name == "" {

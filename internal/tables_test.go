@@ -34,6 +34,7 @@ var owners = map[string]string{
 	"event_subscriptions":      "platform/event",
 	"jobs":                     "platform/job",
 	"idempotency_keys":         "platform/idempotency",
+	"rate_limits":              "platform/ratelimit",
 	"outbox_messages":          "outbox",
 	"sign_in_failures":         "identity",
 	"sudo_sessions":            "stepup",

@@ -103,8 +103,12 @@ func defaults(t testing.TB) map[string]string {
 		"STRONGROOM_SANDBOX_TOKEN": SandboxToken,
 		"STRONGROOM_SECRET":        "end-to-end-test-root-secret-0123456789abcdef",
 		"STRONGROOM_LOG_LEVEL":     "debug",
-		// Tests sign in many times from one address; the rate-limit tests set their own limits.
+		// Tests sign in many times from one address, and poll for background
+		// work (bill extraction reads one organization's bills one at a time)
+		// faster than a person would; the rate-limit tests set their own limits.
 		"STRONGROOM_RATE_LIMIT_SIGN_IN":        "600/1m",
+		"STRONGROOM_RATE_LIMIT_ADDRESS":        "6000/1m",
+		"STRONGROOM_RATE_LIMIT_CREDENTIAL":     "3000/1m",
 		"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD": "600/1m",
 		"STRONGROOM_SLOW_SIGN_IN_DELAY":        "1ms",
 	}

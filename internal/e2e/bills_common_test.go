@@ -208,7 +208,7 @@ func getBill(t *testing.T, s *apitest.Server, token, id string) client.Bill {
 // within a deadline, and returns it.
 func extracted(t *testing.T, s *apitest.Server, token, id string) client.Bill {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(25 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		b := getBill(t, s, token, id)
 		if b.Status != "extracting" {
 			return b

@@ -101,6 +101,9 @@ func Read(ctx context.Context, data []byte, lim Limits) (extract.Result, error) 
 		cpuEnv + "=" + strconv.Itoa(int(lim.Deadline/time.Second)+5),
 		// One core: a runaway child leaves the other to the service.
 		"GOMAXPROCS=1",
+		// A binary built with the race detector (tests) otherwise waits a
+		// second before it exits; other builds ignore it.
+		"GORACE=atexit_sleep_ms=0",
 	}
 	cmd.Dir = os.TempDir()
 	cmd.Stdin = bytes.NewReader(data)

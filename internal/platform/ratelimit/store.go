@@ -199,13 +199,13 @@ func (l *lease) nextSize(now, chunk int64) int64 {
 //
 // Leasing is never looser than taking tokens one by one. A lease lives
 // p.life; its tokens left then are lost (the bucket keeps them spent). A
-// token handed out late, up to p.life after the bucket gave it, could meet
-// tokens the bucket refilled meanwhile, p.life's worth (the bucket
-// refilling past a burst while a lease is out); so every take keeps that
-// many in reserve: it passes only when the bucket keeps p.life's worth of
-// tokens after it. Over any span, the requests passed on all instances
-// together are then at most what the bucket would grant one by one: the
-// burst and the refill over the span.
+// token handed out up to p.life after the bucket gave it could be spent
+// together with the p.life's worth of tokens the bucket refilled
+// meanwhile: a full burst and that much more at once. So every take keeps
+// p.life's worth in reserve: it passes only when that many tokens stay in
+// the bucket after it. Over any span, all instances together then pass at
+// most what the bucket would pass one token at a time, the burst and the
+// refill over the span; the price is a burst smaller by the reserve.
 func (s *Store) leased(ctx context.Context, key string, rule Rule, p plan) (Decision, error) {
 	k := bucketKey{rule.Name, key}
 	for {

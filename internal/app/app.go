@@ -180,7 +180,9 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 
 	// The address and sign-in limits are shared by every instance through
 	// the database; this process's own buckets in front of them refuse a
-	// flood from one client without a database write per refused request.
+	// flood from one client without a database write per refused request,
+	// and the store leases the address limit's tokens in chunks, so that a
+	// passing request is not a database write either (see ratelimit.Store).
 	// Request limits read the real time even under the manual clock: a
 	// manual clock is each instance's own (advancing one moves no other), so
 	// it cannot time a budget the instances share, and a sandbox whose clock

@@ -170,9 +170,23 @@ func FuzzReadPDF(f *testing.F) {
 		}
 	}
 	const fuzzAllocs = 512 << 20
+	// A generous bound for a small input on a loaded machine: reading one
+	// stops at its budgets in milliseconds.
+	const fuzzDeadline = 5 * time.Second
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := allocatedBytes()
-		res, err := extract.Read(data)
+		var (
+			res extract.Result
+			err error
+		)
+		done := make(chan struct{})
+		go func() { defer close(done); res, err = extract.Read(data) }()
+		select {
+		case <-done:
+		case <-time.After(fuzzDeadline):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("Read of a %d-byte input still running after %s:\n%s", len(data), fuzzDeadline, buf[:runtime.Stack(buf, true)])
+		}
 		if allocated := allocatedBytes() - before; allocated > fuzzAllocs {
 			t.Fatalf("Read allocated %d MiB of a %d-byte input", allocated>>20, len(data))
 		}

@@ -82,7 +82,11 @@ func (b *budgetReader) ReadAt(p []byte, off int64) (int, error) {
 }
 
 var (
-	reXrefHead = regexp.MustCompile(`(?m)(?:^|[\r\n])xref[ \t]*\r?\n`)
+	// Any "xref" followed by white space, wherever it stands: the reader
+	// goes to the offset startxref names, whatever precedes it on the line
+	// ("startxref" itself is followed by an offset, which the table scan
+	// does not take for a subsection).
+	reXrefHead = regexp.MustCompile(`xref[ \t\r\n\f\x00%]`)
 	reXRefType = regexp.MustCompile(`/Type\s*/XRef\b`)
 	reColumns  = regexp.MustCompile(`/Columns\s+(\d+)`)
 	reSize     = regexp.MustCompile(`/Size\s+(\d+)`)
@@ -154,7 +158,13 @@ func mustInt(s string) int64 {
 func checkXrefTable(b []byte) error {
 	next := func() string {
 		i := 0
-		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n' || b[i] == '\f' || b[i] == 0) {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n' || b[i] == '\f' || b[i] == 0 || b[i] == '%') {
+			if b[i] == '%' { // a comment runs to the end of its line
+				for i < len(b) && b[i] != '\r' && b[i] != '\n' {
+					i++
+				}
+				continue
+			}
 			i++
 		}
 		j := i
@@ -285,9 +295,79 @@ func streamSize(s pdf.Value, limit int64) int64 {
 			exceed("predictor columns")
 		}
 	}
-	n, _ := io.Copy(io.Discard, io.LimitReader(s.Reader(), limit+1))
+	var scan lexScan
+	n, _ := io.Copy(&scan, io.LimitReader(s.Reader(), limit+1))
+	if scan.openHex() {
+		exceed("unterminated hex string")
+	}
 	return n
 }
+
+// lexScan follows a content stream's strings and comments as the
+// library's lexer will, to find a hex string left open at the end: the
+// lexer reads the end of its input as endless white space and so never
+// leaves such a string. Literal strings and comments stop at the end.
+type lexScan struct {
+	state lexState
+	depth int  // of parentheses in a literal string
+	esc   bool // the previous byte of a literal string was a backslash
+}
+
+type lexState byte
+
+const (
+	lexCode    lexState = iota
+	lexComment          // % to the end of the line
+	lexLiteral          // ( … )
+	lexAngle            // after <: a dictionary's << or a hex string
+	lexHex              // < … >
+)
+
+func (l *lexScan) Write(p []byte) (int, error) {
+	for _, c := range p {
+		switch l.state {
+		case lexCode:
+			switch c {
+			case '%':
+				l.state = lexComment
+			case '(':
+				l.state, l.depth, l.esc = lexLiteral, 1, false
+			case '<':
+				l.state = lexAngle
+			}
+		case lexComment:
+			if c == '\r' || c == '\n' {
+				l.state = lexCode
+			}
+		case lexLiteral:
+			switch {
+			case l.esc:
+				l.esc = false
+			case c == '\\':
+				l.esc = true
+			case c == '(':
+				l.depth++
+			case c == ')':
+				if l.depth--; l.depth == 0 {
+					l.state = lexCode
+				}
+			}
+		case lexAngle:
+			if c == '<' || c == '>' {
+				l.state = lexCode
+			} else {
+				l.state = lexHex
+			}
+		case lexHex:
+			if c == '>' {
+				l.state = lexCode
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lexScan) openHex() bool { return l.state == lexAngle || l.state == lexHex }
 
 // textState is the interpreter's budget over one document.
 type textState struct {

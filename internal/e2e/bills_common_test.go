@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,28 +134,11 @@ func storedFile(t *testing.T, s *apitest.Server, token, org, name string, data [
 // multipartBody is a multipart/form-data body with one file part.
 func multipartBody(t *testing.T, field, fileName, contentType string, data []byte) ([]byte, string) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	h := textproto.MIMEHeader{}
 	disposition := `form-data; name="` + field + `"`
 	if fileName != "" {
 		disposition += `; filename="` + fileName + `"`
 	}
-	h.Set("Content-Disposition", disposition)
-	if contentType != "" {
-		h.Set("Content-Type", contentType)
-	}
-	part, err := w.CreatePart(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := part.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), w.FormDataContentType()
+	return multipartPart(t, disposition, contentType, data)
 }
 
 // uploadBill sends data as the multipart field field of uploadBill.

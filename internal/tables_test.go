@@ -35,7 +35,7 @@ var owners = map[string]string{
 	"jobs":                     "platform/job",
 	"idempotency_keys":         "platform/idempotency",
 	"rate_limits":              "platform/ratelimit",
-	"outbox_messages":          "outbox",
+	"outbox_messages":          "platform/outbox",
 	"sign_in_failures":         "identity",
 	"sudo_sessions":            "stepup",
 	"step_up_authentications":  "stepup",

@@ -18,7 +18,7 @@ import (
 
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/apikey"
-	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
@@ -29,7 +29,7 @@ import (
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/onboarding"
-	"github.com/strongroom/strongroom/internal/outbox"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"

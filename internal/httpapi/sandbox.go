@@ -15,7 +15,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/outbox"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/sandbox"

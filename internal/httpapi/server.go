@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/internal/apikey"
-	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"

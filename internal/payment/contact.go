@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/bankdetails"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"

@@ -20,7 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/outbox"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"

@@ -15,7 +15,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/outbox"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"

@@ -10,10 +10,10 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/approving"
+	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/identity"
-	"github.com/strongroom/strongroom/internal/outbox"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strongroom/strongroom/internal/bankdetails"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 

@@ -3,7 +3,7 @@ package extract
 import (
 	"strings"
 
-	"github.com/strongroom/strongroom/internal/bankdetails"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 

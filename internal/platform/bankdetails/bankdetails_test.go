@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strongroom/strongroom/internal/bankdetails"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 )
 
 // registryExamples are the example IBANs printed in the SWIFT IBAN registry.

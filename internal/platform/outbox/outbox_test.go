@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/internal/outbox"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"

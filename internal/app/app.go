@@ -18,23 +18,26 @@ import (
 
 	"github.com/strongroom/strongroom/api"
 	"github.com/strongroom/strongroom/internal/apikey"
-	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
+	"github.com/strongroom/strongroom/internal/flow/approving"
+	"github.com/strongroom/strongroom/internal/flow/binding"
+	"github.com/strongroom/strongroom/internal/flow/cardspend"
+	"github.com/strongroom/strongroom/internal/flow/confirming"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/onboarding"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
 	"github.com/strongroom/strongroom/internal/stepup"
@@ -149,10 +152,13 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// Answering a challenge in the app: step-up verifies it; a payment
 	// approval is recorded by payments in the same transaction.
 	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
-	// An approved card purchase files its cardholder's expense in the same transaction.
 	expenses := &expense.Service{DB: d, Files: files}
-	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity),
-		Expenses: expenses}
+	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}}
+	// An approved card purchase files its cardholder's expense in the same transaction.
+	cardSpend := &cardspend.Service{DB: d, Cards: cards, Expenses: expenses}
+	apiKeys := &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env}
+	// A card's PIN, its wallet provisioning and API key changes need a step-up.
+	confirmed := &confirming.Service{StepUp: stepUp, Cards: cards, APIKeys: apiKeys}
 	var sandboxIssuer *card.SandboxIssuer
 	if cfg.Env == "test" {
 		sandboxIssuer = &card.SandboxIssuer{DB: d, Keys: keys}
@@ -204,17 +210,20 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		},
 		Identity:         ids,
 		StepUp:           stepUp,
-		APIKeys:          &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env, Guard: stepUp.For(stepup.GateIdentity)},
+		APIKeys:          apiKeys,
+		Confirming:       confirmed,
 		CurrencyAccounts: accounts,
 		Payments:         payments,
 		Approving:        approvals,
 		Cards:            cards,
+		CardSpend:        cardSpend,
 		Files:            files,
 		Bills:            bills,
 		Invoices:         &invoicing.Service{DB: d},
 		Onboarding:       kyc,
 		SandboxKYC:       sandboxKYC,
 		Expenses:         expenses,
+		Binding:          &binding.Service{DB: d, Expenses: expenses},
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,

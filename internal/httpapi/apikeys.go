@@ -60,7 +60,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	k, secret, err := s.APIKeys.Create(r.Context(), actorOf(r), org, req)
+	k, secret, err := s.Confirming.CreateAPIKey(r.Context(), actorOf(r), org, req)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *server) updateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	k, err := s.APIKeys.Update(r.Context(), actorOf(r), org, id, req)
+	k, err := s.Confirming.UpdateAPIKey(r.Context(), actorOf(r), org, id, req)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (s *server) rotateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := noBody(r); err != nil {
 		return err
 	}
-	k, secret, err := s.APIKeys.Rotate(r.Context(), actorOf(r), org, id)
+	k, secret, err := s.Confirming.RotateAPIKey(r.Context(), actorOf(r), org, id)
 	if err != nil {
 		return err
 	}

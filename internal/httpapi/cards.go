@@ -136,7 +136,7 @@ func (s *server) setCardPIN(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := s.Cards.SetPIN(r.Context(), actorOf(r), id, req); err != nil {
+	if err := s.Confirming.SetCardPIN(r.Context(), actorOf(r), id, req); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -182,7 +182,7 @@ func (s *server) provisionWallet(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &req); err != nil {
 		return err
 	}
-	p, err := s.Cards.ProvisionWallet(r.Context(), actorOf(r), id, req)
+	p, err := s.Confirming.ProvisionWallet(r.Context(), actorOf(r), id, req)
 	return render(w, http.StatusOK, newWalletProvisionRecord, p, err)
 }
 
@@ -245,5 +245,5 @@ func newAuthorizationRecord(d card.Decision) authorizationRecord {
 }
 
 func (s *server) sandboxAuthorizeCard(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "card_id", "Card", http.StatusOK, s.Cards.Authorize, newAuthorizationRecord)
+	return onPath(w, r, "card_id", "Card", http.StatusOK, s.CardSpend.Authorize, newAuthorizationRecord)
 }

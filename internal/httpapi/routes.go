@@ -123,7 +123,7 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/expenses/{expense_id}/approve", authSession, limitDefault, expenses.action(s.Expenses.Approve)},
 		{"POST", "/api/v1/expenses/{expense_id}/reject", authSession, limitDefault, changing(expenses, s.Expenses.Reject)},
 		{"POST", "/api/v1/expenses/{expense_id}/mark-paid", authSession, limitDefault, expenses.action(s.Expenses.MarkPaid)},
-		{"POST", "/api/v1/expenses/{expense_id}/bindings", authSession, limitDefault, changing(expenses, s.Expenses.Bind)},
+		{"POST", "/api/v1/expenses/{expense_id}/bindings", authSession, limitDefault, changing(expenses, s.Binding.Bind)},
 		{"DELETE", "/api/v1/expenses/{expense_id}/bindings/{binding_id}", authSession, limitDefault, expenses.part("binding_id", "Binding", s.Expenses.Unbind)},
 		{"POST", "/api/v1/expenses/{expense_id}/receipts", authSession, limitDefault, changing(expenses, s.Expenses.AddReceipt)},
 		{"DELETE", "/api/v1/expenses/{expense_id}/receipts/{receipt_id}", authSession, limitDefault, expenses.part("receipt_id", "Receipt", s.Expenses.RemoveReceipt)},

@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/internal/apikey"
-	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
+	"github.com/strongroom/strongroom/internal/flow/approving"
+	"github.com/strongroom/strongroom/internal/flow/binding"
+	"github.com/strongroom/strongroom/internal/flow/cardspend"
+	"github.com/strongroom/strongroom/internal/flow/confirming"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -67,8 +70,13 @@ type Deps struct {
 	Payments *payment.Service
 	// Approving answers challenges from the approving app.
 	Approving *approving.Service
-	// Cards runs cards and the authorizations their network asks for.
+	// Cards runs cards.
 	Cards *card.Service
+	// CardSpend decides the authorizations the card network asks for,
+	// filing a held card's purchases as expenses.
+	CardSpend *cardspend.Service
+	// Confirming runs the card and API key operations a step-up confirms.
+	Confirming *confirming.Service
 	// Files keeps uploaded files.
 	Files *file.Service
 	// Bills turns supplier invoices into bills.
@@ -83,6 +91,8 @@ type Deps struct {
 	SandboxKYC *onboarding.SandboxProvider
 	// Expenses runs expenses, their bindings and receipts.
 	Expenses *expense.Service
+	// Binding binds transactions to expenses.
+	Binding *binding.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp *stepup.Service
 	// Limiter keeps the address and sign-in limits, shared by every

@@ -303,7 +303,8 @@ func (s *Service) Price(ctx context.Context, id uuid.UUID, r AuthorizationReques
 	return Priced{cardID: id, r: r, amount: amount, usd: usd}, nil
 }
 
-// Decide decides a priced request in tx, in the order of CONTRACT §6. An
+// Decide decides a priced request in tx, checking the reasons to decline in
+// the order of the Decline constants (the first that holds answers). An
 // approved purchase debits the organization's US-dollar balance through
 // the ledger and adds to the month's spending; a refund, never more than
 // what is left of the month's purchases, credits it and lowers the
@@ -353,7 +354,7 @@ func (s *Service) Decide(ctx context.Context, tx *db.Tx, p Priced) (Decision, er
 	if _, err := s.updated(ctx, tx, id); err != nil {
 		return Decision{}, err
 	}
-	// A held card's purchase is its cardholder's expense (CONTRACT §8);
+	// A held card's purchase is its cardholder's expense (docs/api.md, Expenses);
 	// refunds and organization cards file none.
 	if !r.refund() && c.UserID != nil {
 		out.Purchase = &Purchase{OrganizationID: c.OrganizationID, HolderID: *c.UserID, Transaction: *out.Transaction,

@@ -276,7 +276,7 @@ func TestAuthenticate(t *testing.T) {
 		setStatus := func(s organization.Status) {
 			t.Helper()
 			if _, err := db.InTx(ctx, e.d, func(tx *db.Tx) (organization.Organization, error) {
-				return organization.SetStatus(ctx, tx, tx.Now, e.org.ID, s)
+				return organization.SetStatus(ctx, tx, tx.Now(), e.org.ID, s)
 			}); err != nil {
 				t.Fatal(err)
 			}

@@ -134,13 +134,13 @@ func TestChangesReachEveryInstance(t *testing.T) {
 	}
 	kept(secretA)
 	if _, err := db.InTx(ctx, one, func(tx *db.Tx) (organization.Organization, error) {
-		return organization.SetStatus(ctx, tx, tx.Now, org.ID, organization.Paused)
+		return organization.SetStatus(ctx, tx, tx.Now(), org.ID, organization.Paused)
 	}); err != nil {
 		t.Fatal(err)
 	}
 	eventually("pausing the organization", apierr.OrganizationUnavailable, secretA)
 	if _, err := db.InTx(ctx, one, func(tx *db.Tx) (organization.Organization, error) {
-		return organization.SetStatus(ctx, tx, tx.Now, org.ID, organization.Active)
+		return organization.SetStatus(ctx, tx, tx.Now(), org.ID, organization.Active)
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func TestAcknowledgementRules(t *testing.T) {
 
 		// A paused organization cannot record one.
 		if err := d.Tx(ctx, func(tx *db.Tx) error {
-			_, err := organization.SetStatus(ctx, tx, tx.Now, old.ID, organization.Paused)
+			_, err := organization.SetStatus(ctx, tx, tx.Now(), old.ID, organization.Paused)
 			return err
 		}); err != nil {
 			t.Fatal(err)

@@ -127,7 +127,7 @@ func (o *Outbox) Queue(ctx context.Context, tx *db.Tx, m Message) (Message, erro
 		return m, ErrCodeNeedsOutbox
 	}
 	if m.Code == nil {
-		return insert(ctx, tx, tx.Now, m, nil, true)
+		return insert(ctx, tx, tx.Now(), m, nil, true)
 	}
 	code := *m.Code
 	if code == "" {
@@ -137,7 +137,7 @@ func (o *Outbox) Queue(ctx context.Context, tx *db.Tx, m Message) (Message, erro
 	stored.Code = nil
 	stored.Body = strings.ReplaceAll(m.Body, code, CodePlaceholder)
 	if o.Live {
-		saved, err := insert(ctx, tx, tx.Now, stored, nil, false)
+		saved, err := insert(ctx, tx, tx.Now(), stored, nil, false)
 		if err != nil {
 			return m, err
 		}
@@ -153,7 +153,7 @@ func (o *Outbox) Queue(ctx context.Context, tx *db.Tx, m Message) (Message, erro
 	if err != nil {
 		return m, err
 	}
-	saved, err := insert(ctx, tx, tx.Now, stored, &sealed, true)
+	saved, err := insert(ctx, tx, tx.Now(), stored, &sealed, true)
 	if err != nil {
 		return m, err
 	}
@@ -184,7 +184,7 @@ func (o *Outbox) sendNow(ctx context.Context, m Message) {
 	}
 	if err == nil {
 		err = o.DB.Tx(ctx, func(tx *db.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, m.ID, tx.Now)
+			_, err := tx.ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, m.ID, tx.Now())
 			return err
 		})
 	}

@@ -50,7 +50,7 @@ const (
 // appendEvent records typ with data in bill b's history.
 func appendEvent(ctx context.Context, tx *db.Tx, b Bill, typ string, data map[string]any) error {
 	data["bill_id"] = b.ID
-	_, err := event.Append(ctx, tx, tx.Now(), b.OrganizationID, "bill-"+b.ID.String(), b.ID.String(), typ, data)
+	_, err := event.Append(ctx, tx, b.OrganizationID, "bill-"+b.ID.String(), b.ID.String(), typ, data)
 	return err
 }
 
@@ -126,7 +126,7 @@ func open(ctx context.Context, tx *db.Tx, a actor.Actor, f file.File) (Bill, err
 	if err := appendEvent(ctx, tx, b, EventAppended, map[string]any{"event": ExtractionStarted}); err != nil {
 		return Bill{}, err
 	}
-	if _, err := job.Enqueue(ctx, tx, tx.Now(), extractJob, extractPayload{BillID: id},
+	if _, err := job.Enqueue(ctx, tx, extractJob, extractPayload{BillID: id},
 		job.FairKey(f.OrganizationID.String())); err != nil {
 		return Bill{}, err
 	}

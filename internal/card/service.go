@@ -211,7 +211,7 @@ func (s *Service) updated(ctx context.Context, tx *db.Tx, id uuid.UUID) (stored,
 	if err != nil {
 		return stored{}, err
 	}
-	_, err = event.Append(ctx, tx, tx.Now(), c.OrganizationID, "card-"+id.String(), id.String(), Updated,
+	_, err = event.Append(ctx, tx, c.OrganizationID, "card-"+id.String(), id.String(), Updated,
 		map[string]string{"card_id": id.String(), "organization_id": c.OrganizationID.String()})
 	return c, err
 }

@@ -221,7 +221,7 @@ func (s *Service) signInDevice(ctx context.Context, tx *db.Tx, now time.Time, us
 	if d.Name != nil {
 		name = fmt.Sprintf("%s (%s)", *d.Name, d.Platform)
 	}
-	_, err = outbox.Queue(ctx, tx, now, outbox.Message{
+	_, err = outbox.Queue(ctx, tx, outbox.Message{
 		UserID:  &userID,
 		Kind:    outbox.NewDevice,
 		Channel: outbox.ChannelEmail,

@@ -564,7 +564,7 @@ func (s *Service) updated(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) (
 	if err != nil {
 		return Invoice{}, err
 	}
-	if _, err := event.Append(ctx, tx, tx.Now(), orgID, "invoice-"+id.String(), id.String(), Updated,
+	if _, err := event.Append(ctx, tx, orgID, "invoice-"+id.String(), id.String(), Updated,
 		map[string]string{"invoice_id": id.String()}); err != nil {
 		return Invoice{}, err
 	}

@@ -311,7 +311,7 @@ func EntityReady(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
 }
 
 func enqueueSubmit(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
-	_, err := job.Enqueue(ctx, tx, tx.Now(), submitJob, submitPayload{OrganizationID: orgID})
+	_, err := job.Enqueue(ctx, tx, submitJob, submitPayload{OrganizationID: orgID})
 	return err
 }
 

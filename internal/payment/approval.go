@@ -311,7 +311,7 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 		if err := debit(ctx, tx, p); err != nil {
 			return err
 		}
-		if _, err := job.Enqueue(ctx, tx, tx.Now(), railJob, railPayload{PaymentID: p.ID}); err != nil {
+		if _, err := job.Enqueue(ctx, tx, railJob, railPayload{PaymentID: p.ID}); err != nil {
 			return err
 		}
 	}

@@ -187,7 +187,7 @@ func AddContact(ctx context.Context, tx *db.Tx, a actor.Actor, orgID uuid.UUID, 
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, tx.Now()); err != nil {
 		return Contact{}, err
 	}
-	_, err = event.Append(ctx, tx, tx.Now(), orgID, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
+	_, err = event.Append(ctx, tx, orgID, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
 		map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
 	return c, err
 }

@@ -238,7 +238,7 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 	if err != nil {
 		return Record{}, err
 	}
-	ref, err := event.Append(ctx, tx, tx.Now(), quote.OrganizationID, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
+	ref, err := event.Append(ctx, tx, quote.OrganizationID, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
 		"payment_id": id, "organization_id": quote.OrganizationID, "quote_id": quote.ID, "rail": quote.Rail,
 		"debited": debited, "delivered": quote.Destination, "created_by_id": a.UserID,
 	})
@@ -363,6 +363,6 @@ const (
 // approval id of orgID in tx.
 func updated(ctx context.Context, tx *db.Tx, orgID uuid.UUID, typ string, id uuid.UUID) error {
 	kind, _, _ := strings.Cut(typ, ".")
-	_, err := event.Append(ctx, tx, tx.Now(), orgID, kind+"-"+id.String(), id.String(), typ, map[string]string{kind + "_id": id.String()})
+	_, err := event.Append(ctx, tx, orgID, kind+"-"+id.String(), id.String(), typ, map[string]string{kind + "_id": id.String()})
 	return err
 }

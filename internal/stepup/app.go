@@ -81,7 +81,7 @@ func storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, devic
 		c.ID, userID, deviceID, publicKey, c.Label, sealedKey, c.InsertedAt); err != nil {
 		return err
 	}
-	_, err = outbox.Queue(ctx, tx, tx.Now(), outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+	_, err = outbox.Queue(ctx, tx, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
 		Subject: "Security alert: a device can now approve for you",
 		Body: fmt.Sprintf("The Strongroom app on %s was registered to approve payments and confirm sensitive actions for you (key %q) at %s UTC. "+
 			"If this was not you, sign out that device, change your password and contact support.",
@@ -425,7 +425,7 @@ func alertOnRepeatedDeclines(ctx context.Context, tx *db.Tx, userID uuid.UUID) e
 	}
 	body := fmt.Sprintf("%s declined %d verification requests in the last 24 hours. Someone may know their password and be trying to act as them. Review their recent sign-ins and consider resetting their password.", u.Email, declines)
 	for _, r := range append([]uuid.UUID{userID}, owners...) {
-		if _, err := outbox.Queue(ctx, tx, tx.Now(), outbox.Message{UserID: &r, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+		if _, err := outbox.Queue(ctx, tx, outbox.Message{UserID: &r, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
 			Subject: "Security alert: repeated declined verification requests", Body: body}); err != nil {
 			return err
 		}

@@ -92,7 +92,7 @@ func recordWrongCode(ctx context.Context, tx *db.Tx, userID uuid.UUID) (bool, er
 	if err != nil || !first {
 		return true, err
 	}
-	_, err = outbox.Queue(ctx, tx, tx.Now(), outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+	_, err = outbox.Queue(ctx, tx, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
 		Subject: "Security alert: verification locked after repeated wrong codes",
 		Body: fmt.Sprintf("%d wrong verification codes were entered for your Strongroom account in the last 24 hours, so confirming sensitive actions is locked until %s UTC. "+
 			"If this was not you, someone may know your password: change it and review your signed-in devices.",

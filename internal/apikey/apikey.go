@@ -274,7 +274,7 @@ func (s *Service) Create(ctx context.Context, c Creation) (Key, string, error) {
 			return Key{}, apierr.Newf(apierr.APIKeyLimitReached, "This organization already has %d active API keys; revoke one first.", MaxActive)
 		}
 		k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: c.orgID, Name: c.name, Role: c.role, Scopes: c.scopes,
-			Lookup: t.Lookup, Environment: t.Env, CreatedByID: c.a.UserID, InsertedAt: tx.Now}
+			Lookup: t.Lookup, Environment: t.Env, CreatedByID: c.a.UserID, InsertedAt: tx.Now()}
 		return k, insertKey(ctx, tx, k, s.hash(t.Lookup, t.Secret))
 	})
 	if err != nil {
@@ -383,7 +383,7 @@ func (s *Service) Rotate(ctx context.Context, c Rotation) (Key, string, error) {
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
 		return updateUnrevoked(ctx, tx, c.orgID, c.id,
 			`previous_secret_hash = secret_hash, previous_secret_expires_at = $3, secret_hash = $4, rotated_at = $5`,
-			tx.Now.Add(RotationOverlap), s.hash(t.Lookup, t.Secret), tx.Now)
+			tx.Now().Add(RotationOverlap), s.hash(t.Lookup, t.Secret), tx.Now())
 	})
 	if err != nil {
 		return Key{}, "", err

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"github.com/strongroom/strongroom/client/api"
 	"iter"
 )
 
@@ -9,26 +10,26 @@ import (
 // payment batches), every page of them; filters.Status picks pending,
 // approved or rejected ones. filters (may be nil) are sent with every page;
 // its Cursor is ignored.
-func (c *Client) Approvals(ctx context.Context, organizationID string, filters *ListApprovalsParams) iter.Seq2[Approval, error] {
-	var params ListApprovalsParams
+func (c *Client) Approvals(ctx context.Context, organizationID string, filters *api.ListApprovalsParams) iter.Seq2[api.Approval, error] {
+	var params api.ListApprovalsParams
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[Approval], error) {
+	return pages(ctx, func(ctx context.Context, cursor *string) (page[api.Approval], error) {
 		org, err := parseUUID("organization id", organizationID)
 		if err != nil {
-			return page[Approval]{}, err
+			return page[api.Approval]{}, err
 		}
 		p := params
 		p.Cursor = cursor
 		r, err := c.api.ListApprovalsWithResponse(ctx, org, &p)
 		if err != nil {
-			return page[Approval]{}, err
+			return page[api.Approval]{}, err
 		}
 		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[Approval]{}, err
+			return page[api.Approval]{}, err
 		}
-		return page[Approval]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return page[api.Approval]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
 	})
 }
 
@@ -38,12 +39,12 @@ func (c *Client) Approvals(ctx context.Context, organizationID string, filters *
 // shows it, waits for the app and calls again, which answers the approved
 // Approval. A person without an approving app gets an [*Error] of type
 // approval_credential_required.
-func (c *Client) ApprovePayment(ctx context.Context, approvalID string) (*Approval, error) {
+func (c *Client) ApprovePayment(ctx context.Context, approvalID string) (*api.Approval, error) {
 	id, err := parseUUID("approval id", approvalID)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.ApprovePaymentWithResponse(ctx, id, nil, EmptyObject{})
+	r, err := c.api.ApprovePaymentWithResponse(ctx, id, nil, api.EmptyObject{})
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +56,12 @@ func (c *Client) ApprovePayment(ctx context.Context, approvalID string) (*Approv
 
 // RejectPayment refuses a payment or payment batch (rejectPayment); reason
 // may be empty. No money moves.
-func (c *Client) RejectPayment(ctx context.Context, approvalID, reason string) (*Approval, error) {
+func (c *Client) RejectPayment(ctx context.Context, approvalID, reason string) (*api.Approval, error) {
 	id, err := parseUUID("approval id", approvalID)
 	if err != nil {
 		return nil, err
 	}
-	var body ApprovalRejection
+	var body api.ApprovalRejection
 	if reason != "" {
 		body.Reason = &reason
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/strongroom/strongroom/client/api"
 
 	"github.com/google/uuid"
 )
@@ -31,14 +32,14 @@ type Credentials struct {
 	// setup.SecretEncoded to the person, who adds it to their app; Code is
 	// then asked for the app's first code. Without it such a sign-in fails
 	// with a [*SignInError].
-	SetupAuthenticator func(ctx context.Context, setup *SignInTotpSetup) error
+	SetupAuthenticator func(ctx context.Context, setup *api.SignInTotpSetup) error
 }
 
 // SignInError is a sign-in that ended without a session: the status the
 // server answered (mfa_failed, challenge_expired, or a step the
 // credentials cannot take).
 type SignInError struct {
-	Status SignInStatus
+	Status api.SignInStatus
 }
 
 func (e *SignInError) Error() string {
@@ -50,18 +51,18 @@ func (e *SignInError) Error() string {
 // the client sends the new session token from then on, and DeviceID tells
 // the device to reuse next time. A wrong password is an [*Error] of type
 // invalid_credentials; a wrong code a [*SignInError] with status mfa_failed.
-func (c *Client) Login(ctx context.Context, cred Credentials) (*SignInResult, error) {
+func (c *Client) Login(ctx context.Context, cred Credentials) (*api.SignInResult, error) {
 	res, err := c.SignIn(ctx, cred)
 	if err != nil {
 		return nil, err
 	}
-	if res.Status != SignInStatusAuthenticated && res.ChallengeToken == nil {
+	if res.Status != api.SignInStatusAuthenticated && res.ChallengeToken == nil {
 		return nil, &SignInError{Status: res.Status}
 	}
 	switch res.Status {
-	case SignInStatusAuthenticated:
+	case api.SignInStatusAuthenticated:
 		return res, nil
-	case SignInStatusMfaRequired:
+	case api.SignInStatusMfaRequired:
 		if cred.Code == nil {
 			return nil, &SignInError{Status: res.Status}
 		}
@@ -70,7 +71,7 @@ func (c *Client) Login(ctx context.Context, cred Credentials) (*SignInResult, er
 			return nil, cerr
 		}
 		res, err = c.CompleteMFA(ctx, *res.ChallengeToken, code)
-	case SignInStatusTotpSetupRequired, SignInStatusWebauthnRequired:
+	case api.SignInStatusTotpSetupRequired, api.SignInStatusWebauthnRequired:
 		if cred.SetupAuthenticator == nil || cred.Code == nil {
 			return nil, &SignInError{Status: res.Status}
 		}
@@ -93,7 +94,7 @@ func (c *Client) Login(ctx context.Context, cred Credentials) (*SignInResult, er
 	if err != nil {
 		return nil, err
 	}
-	if res.Status != SignInStatusAuthenticated {
+	if res.Status != api.SignInStatusAuthenticated {
 		return nil, &SignInError{Status: res.Status}
 	}
 	return res, nil
@@ -102,8 +103,8 @@ func (c *Client) Login(ctx context.Context, cred Credentials) (*SignInResult, er
 // SignIn is the password step alone (signIn). An authenticated answer sets
 // the client's token; otherwise continue with CompleteMFA or the
 // authenticator setup, with the answer's ChallengeToken.
-func (c *Client) SignIn(ctx context.Context, cred Credentials) (*SignInResult, error) {
-	body := SignInJSONRequestBody{Email: cred.Email, Password: &cred.Password}
+func (c *Client) SignIn(ctx context.Context, cred Credentials) (*api.SignInResult, error) {
+	body := api.SignInJSONRequestBody{Email: cred.Email, Password: &cred.Password}
 	if cred.DeviceID != "" {
 		id, err := parseUUID("device id", cred.DeviceID)
 		if err != nil {
@@ -115,7 +116,7 @@ func (c *Client) SignIn(ctx context.Context, cred Credentials) (*SignInResult, e
 		body.DeviceName = &cred.DeviceName
 	}
 	if cred.Platform != "" {
-		p := Platform(cred.Platform)
+		p := api.Platform(cred.Platform)
 		body.Platform = &p
 	}
 	r, err := c.api.SignInWithResponse(ctx, nil, body)
@@ -129,8 +130,8 @@ func (c *Client) SignIn(ctx context.Context, cred Credentials) (*SignInResult, e
 }
 
 // CompleteMFA sends the authenticator code of a sign-in (completeMfa).
-func (c *Client) CompleteMFA(ctx context.Context, challengeToken, code string) (*SignInResult, error) {
-	r, err := c.api.CompleteMfaWithResponse(ctx, nil, CompleteMfaJSONRequestBody{ChallengeToken: challengeToken, Code: code})
+func (c *Client) CompleteMFA(ctx context.Context, challengeToken, code string) (*api.SignInResult, error) {
+	r, err := c.api.CompleteMfaWithResponse(ctx, nil, api.CompleteMfaJSONRequestBody{ChallengeToken: challengeToken, Code: code})
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +143,8 @@ func (c *Client) CompleteMFA(ctx context.Context, challengeToken, code string) (
 
 // SetupSignInAuthenticator offers a new authenticator seed during a
 // sign-in that needs one (setupSignInTotp).
-func (c *Client) SetupSignInAuthenticator(ctx context.Context, challengeToken string) (*SignInTotpSetup, error) {
-	r, err := c.api.SetupSignInTotpWithResponse(ctx, nil, SetupSignInTotpJSONRequestBody{ChallengeToken: challengeToken})
+func (c *Client) SetupSignInAuthenticator(ctx context.Context, challengeToken string) (*api.SignInTotpSetup, error) {
+	r, err := c.api.SetupSignInTotpWithResponse(ctx, nil, api.SetupSignInTotpJSONRequestBody{ChallengeToken: challengeToken})
 	if err != nil {
 		return nil, err
 	}
@@ -155,8 +156,8 @@ func (c *Client) SetupSignInAuthenticator(ctx context.Context, challengeToken st
 
 // ActivateSignInAuthenticator enables the seed of SetupSignInAuthenticator
 // with its first code and completes the sign-in (activateSignInTotp).
-func (c *Client) ActivateSignInAuthenticator(ctx context.Context, challengeToken, code string) (*SignInResult, error) {
-	r, err := c.api.ActivateSignInTotpWithResponse(ctx, nil, ActivateSignInTotpJSONRequestBody{ChallengeToken: challengeToken, Code: code})
+func (c *Client) ActivateSignInAuthenticator(ctx context.Context, challengeToken, code string) (*api.SignInResult, error) {
+	r, err := c.api.ActivateSignInTotpWithResponse(ctx, nil, api.ActivateSignInTotpJSONRequestBody{ChallengeToken: challengeToken, Code: code})
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func (c *Client) ActivateSignInAuthenticator(ctx context.Context, challengeToken
 }
 
 // signedIn keeps the device and, when the sign-in completed, the token.
-func (c *Client) signedIn(res *SignInResult) (*SignInResult, error) {
+func (c *Client) signedIn(res *api.SignInResult) (*api.SignInResult, error) {
 	if res == nil {
 		return nil, errors.New("strongroom: sign-in answered no result")
 	}
@@ -176,7 +177,7 @@ func (c *Client) signedIn(res *SignInResult) (*SignInResult, error) {
 	if res.DeviceId != nil {
 		c.deviceID = res.DeviceId.String()
 	}
-	if res.Status == SignInStatusAuthenticated && res.Token != nil {
+	if res.Status == api.SignInStatusAuthenticated && res.Token != nil {
 		c.token = *res.Token
 	}
 	return res, nil
@@ -196,7 +197,7 @@ func (c *Client) SignOut(ctx context.Context) error {
 }
 
 // Me is the signed-in person, their memberships and session (getMe).
-func (c *Client) Me(ctx context.Context) (*Me, error) {
+func (c *Client) Me(ctx context.Context) (*api.Me, error) {
 	r, err := c.api.GetMeWithResponse(ctx, nil)
 	if err != nil {
 		return nil, err

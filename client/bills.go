@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"github.com/strongroom/strongroom/client/api"
 	"io"
 	"mime/multipart"
 	"time"
@@ -13,7 +14,7 @@ import (
 // server reads the file in the background; [Client.WaitBill] waits for it.
 // fileName names the stored file; the server reads the type from the
 // bytes.
-func (c *Client) UploadBill(ctx context.Context, organizationID, fileName string, content io.Reader) (*Bill, error) {
+func (c *Client) UploadBill(ctx context.Context, organizationID, fileName string, content io.Reader) (*api.Bill, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -41,7 +42,7 @@ func (c *Client) UploadBill(ctx context.Context, organizationID, fileName string
 }
 
 // Bill reads one bill (getBill).
-func (c *Client) Bill(ctx context.Context, billID string) (*Bill, error) {
+func (c *Client) Bill(ctx context.Context, billID string) (*api.Bill, error) {
 	id, err := parseUUID("bill id", billID)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func (c *Client) Bill(ctx context.Context, billID string) (*Bill, error) {
 // status is no longer extracting and returns it: extracted with the fields
 // read from the file, or with ExtractionFailedAt set when nothing could be
 // read. ctx bounds the wait.
-func (c *Client) WaitBill(ctx context.Context, billID string, interval time.Duration) (*Bill, error) {
+func (c *Client) WaitBill(ctx context.Context, billID string, interval time.Duration) (*api.Bill, error) {
 	if interval <= 0 {
 		interval = time.Second
 	}
@@ -69,7 +70,7 @@ func (c *Client) WaitBill(ctx context.Context, billID string, interval time.Dura
 		if err != nil {
 			return nil, err
 		}
-		if b.Status != BillStatusExtracting {
+		if b.Status != api.BillStatusExtracting {
 			return b, nil
 		}
 		if err := sleep(ctx, interval); err != nil {

@@ -30,6 +30,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/strongroom/strongroom/client/api"
 	"io"
 	"net/http"
 	"net/url"
@@ -55,7 +56,7 @@ type Client struct {
 	pollInterval time.Duration
 	maxRetryWait time.Duration
 	maxRetries   int
-	api          *ClientWithResponses
+	api          *api.ClientWithResponses
 
 	mu       sync.RWMutex
 	token    string
@@ -117,7 +118,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	c.api, err = NewClientWithResponses(c.base, WithHTTPClient(doer{c}))
+	c.api, err = api.NewClientWithResponses(c.base, api.WithHTTPClient(doer{c}))
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 // calls go through this Client (bearer, 429, step-up, idempotency key); a
 // failure answer is not an error there: turn it into one with
 // [ErrorFromResponse].
-func (c *Client) API() *ClientWithResponses { return c.api }
+func (c *Client) API() *api.ClientWithResponses { return c.api }
 
 // Token is the bearer the client sends ("" for none).
 func (c *Client) Token() string {

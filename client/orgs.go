@@ -2,11 +2,12 @@ package client
 
 import (
 	"context"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Balances lists the organization's balances, one per currency it holds,
 // available and pending (getBalances).
-func (c *Client) Balances(ctx context.Context, organizationID string) ([]Balance, error) {
+func (c *Client) Balances(ctx context.Context, organizationID string) ([]api.Balance, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -24,7 +25,7 @@ func (c *Client) Balances(ctx context.Context, organizationID string) ([]Balance
 // PaymentsConfig is what a payment of the organization may carry: its
 // rails with their fees, the payout reasons and the longest statement
 // description (getPaymentsConfig).
-func (c *Client) PaymentsConfig(ctx context.Context, organizationID string) (*PaymentsConfig, error) {
+func (c *Client) PaymentsConfig(ctx context.Context, organizationID string) (*api.PaymentsConfig, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err

@@ -2,12 +2,13 @@ package client
 
 import (
 	"context"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // CurrencyAccounts lists the organization's currency accounts, one entry
 // per currency it may hold (listOrganizationMultiCurrencyAccounts). It is
 // the one operation an API key with scope balances:read may call.
-func (c *Client) CurrencyAccounts(ctx context.Context, organizationID string) ([]CurrencyAccount, error) {
+func (c *Client) CurrencyAccounts(ctx context.Context, organizationID string) ([]api.CurrencyAccount, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -25,7 +26,7 @@ func (c *Client) CurrencyAccounts(ctx context.Context, organizationID string) ([
 // CreateAPIKey creates an API key (createApiKey). It needs a step-up: with
 // a [StepUpFunc] the client has the person answer it and calls again. The
 // secret in the answer is shown this once.
-func (c *Client) CreateAPIKey(ctx context.Context, organizationID string, key ApiKeyCreation) (*ApiKeyWithSecret, error) {
+func (c *Client) CreateAPIKey(ctx context.Context, organizationID string, key api.ApiKeyCreation) (*api.ApiKeyWithSecret, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ type ExecuteOptions struct {
 // approval (executePayment). It always carries an Idempotency-Key, so the
 // client's retries (after 429, or after a connection lost before the
 // answer) replay the first answer instead of paying twice.
-func (c *Client) ExecutePayment(ctx context.Context, payment PaymentExecution, opts *ExecuteOptions) (*Payment, error) {
+func (c *Client) ExecutePayment(ctx context.Context, payment api.PaymentExecution, opts *ExecuteOptions) (*api.Payment, error) {
 	key := ""
 	if opts != nil {
 		key = opts.IdempotencyKey
@@ -60,7 +61,7 @@ func (c *Client) ExecutePayment(ctx context.Context, payment PaymentExecution, o
 	if key == "" {
 		key = NewIdempotencyKey()
 	}
-	r, err := c.api.ExecutePaymentWithResponse(ctx, &ExecutePaymentParams{IdempotencyKey: &key}, payment)
+	r, err := c.api.ExecutePaymentWithResponse(ctx, &api.ExecutePaymentParams{IdempotencyKey: &key}, payment)
 	if err != nil {
 		return nil, err
 	}

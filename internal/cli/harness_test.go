@@ -17,6 +17,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -206,7 +207,7 @@ func (h *harness) answerOnPhone(errw *apitest.Buffer, decline bool) {
 	}
 	for _, ch := range r.JSON200.Data {
 		if ch.Status == "pending" && decline {
-			d, err := c.API().DeclineChallengeWithResponse(h.t.Context(), ch.Id, nil, client.EmptyObject{})
+			d, err := c.API().DeclineChallengeWithResponse(h.t.Context(), ch.Id, nil, api.EmptyObject{})
 			if err != nil || client.ErrorFromResponse(d.HTTPResponse, d.Body) != nil {
 				h.t.Fatalf("decline: %v %s", err, d.Body)
 			}

@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
-	"github.com/strongroom/strongroom/client/api"
 	"iter"
+	"net/http"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Approvals iterates over the organization's approvals (of payments and
@@ -15,21 +17,14 @@ func (c *Client) Approvals(ctx context.Context, organizationID string, filters *
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[api.Approval], error) {
+	return list[api.Approval](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		org, err := parseUUID("organization id", organizationID)
 		if err != nil {
-			return page[api.Approval]{}, err
+			return nil, err
 		}
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListApprovalsWithResponse(ctx, org, &p)
-		if err != nil {
-			return page[api.Approval]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[api.Approval]{}, err
-		}
-		return page[api.Approval]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListApprovals(ctx, org, &p)
 	})
 }
 
@@ -44,14 +39,7 @@ func (c *Client) ApprovePayment(ctx context.Context, approvalID string) (*api.Ap
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.ApprovePaymentWithResponse(ctx, id, nil, api.EmptyObject{})
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.Approval](c.raw.ApprovePayment(ctx, id, nil, api.EmptyObject{}))
 }
 
 // RejectPayment refuses a payment or payment batch (rejectPayment); reason
@@ -65,12 +53,5 @@ func (c *Client) RejectPayment(ctx context.Context, approvalID, reason string) (
 	if reason != "" {
 		body.Reason = &reason
 	}
-	r, err := c.api.RejectPaymentWithResponse(ctx, id, nil, body)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.Approval](c.raw.RejectPayment(ctx, id, nil, body))
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/strongroom/strongroom/client/api"
+	"iter"
+	"net/http"
 
 	"github.com/google/uuid"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Credentials is what [Client.Login] needs to sign a person in.
@@ -119,7 +121,7 @@ func (c *Client) SignIn(ctx context.Context, cred Credentials) (*api.SignInResul
 		p := api.Platform(cred.Platform)
 		body.Platform = &p
 	}
-	r, err := c.api.SignInWithResponse(ctx, nil, body)
+	r, err := c.raw.SignInWithResponse(ctx, nil, body)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +133,7 @@ func (c *Client) SignIn(ctx context.Context, cred Credentials) (*api.SignInResul
 
 // CompleteMFA sends the authenticator code of a sign-in (completeMfa).
 func (c *Client) CompleteMFA(ctx context.Context, challengeToken, code string) (*api.SignInResult, error) {
-	r, err := c.api.CompleteMfaWithResponse(ctx, nil, api.CompleteMfaJSONRequestBody{ChallengeToken: challengeToken, Code: code})
+	r, err := c.raw.CompleteMfaWithResponse(ctx, nil, api.CompleteMfaJSONRequestBody{ChallengeToken: challengeToken, Code: code})
 	if err != nil {
 		return nil, err
 	}
@@ -144,20 +146,13 @@ func (c *Client) CompleteMFA(ctx context.Context, challengeToken, code string) (
 // SetupSignInAuthenticator offers a new authenticator seed during a
 // sign-in that needs one (setupSignInTotp).
 func (c *Client) SetupSignInAuthenticator(ctx context.Context, challengeToken string) (*api.SignInTotpSetup, error) {
-	r, err := c.api.SetupSignInTotpWithResponse(ctx, nil, api.SetupSignInTotpJSONRequestBody{ChallengeToken: challengeToken})
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.SignInTotpSetup](c.raw.SetupSignInTotp(ctx, nil, api.SetupSignInTotpJSONRequestBody{ChallengeToken: challengeToken}))
 }
 
 // ActivateSignInAuthenticator enables the seed of SetupSignInAuthenticator
 // with its first code and completes the sign-in (activateSignInTotp).
 func (c *Client) ActivateSignInAuthenticator(ctx context.Context, challengeToken, code string) (*api.SignInResult, error) {
-	r, err := c.api.ActivateSignInTotpWithResponse(ctx, nil, api.ActivateSignInTotpJSONRequestBody{ChallengeToken: challengeToken, Code: code})
+	r, err := c.raw.ActivateSignInTotpWithResponse(ctx, nil, api.ActivateSignInTotpJSONRequestBody{ChallengeToken: challengeToken, Code: code})
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +180,7 @@ func (c *Client) signedIn(res *api.SignInResult) (*api.SignInResult, error) {
 
 // SignOut ends the client's session and forgets its token.
 func (c *Client) SignOut(ctx context.Context) error {
-	r, err := c.api.SignOutWithResponse(ctx, nil)
+	r, err := c.raw.SignOutWithResponse(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -198,14 +193,7 @@ func (c *Client) SignOut(ctx context.Context) error {
 
 // Me is the signed-in person, their memberships and session (getMe).
 func (c *Client) Me(ctx context.Context) (*api.Me, error) {
-	r, err := c.api.GetMeWithResponse(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.Me](c.raw.GetMe(ctx, nil))
 }
 
 func parseUUID(what, s string) (uuid.UUID, error) {
@@ -214,4 +202,56 @@ func parseUUID(what, s string) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("strongroom: %s %q is not a UUID", what, s)
 	}
 	return id, nil
+}
+
+// SetupAuthenticator starts setting up an authenticator app for the
+// signed-in person (setupTotp): show the answer's Uri or SecretEncoded, then
+// activate it with [Client.ActivateAuthenticator] and the app's first code.
+func (c *Client) SetupAuthenticator(ctx context.Context) (*api.AuthenticatedTotpSetup, error) {
+	return decode[api.AuthenticatedTotpSetup](c.raw.SetupTotp(ctx, nil, api.EmptyObject{}))
+}
+
+// ActivateAuthenticator enables the authenticator app of
+// [Client.SetupAuthenticator] with its first code (activateTotp). A wrong
+// code is an [*Error] of type invalid_code.
+func (c *Client) ActivateAuthenticator(ctx context.Context, activation api.TotpActivation) (*api.AuthenticatedTotpSetup, error) {
+	return decode[api.AuthenticatedTotpSetup](c.raw.ActivateTotp(ctx, nil, activation))
+}
+
+// Passkeys iterates over the signed-in person's passkeys, every page of
+// them. filters (may be nil) are sent with every page; its Cursor is
+// ignored.
+func (c *Client) Passkeys(ctx context.Context, filters *api.ListPasskeysParams) iter.Seq2[api.Passkey, error] {
+	var params api.ListPasskeysParams
+	if filters != nil {
+		params = *filters
+	}
+	return list[api.Passkey](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
+		p := params
+		p.Cursor = cursor
+		return c.raw.ListPasskeys(ctx, &p)
+	})
+}
+
+// BeginPasskeyRegistration asks for the WebAuthn creation options of a new
+// passkey (beginPasskeyRegistration): hand them to the authenticator (a
+// browser's navigator.credentials.create) and send its answer with
+// [Client.RegisterPasskey].
+func (c *Client) BeginPasskeyRegistration(ctx context.Context) (*api.PasskeyRegistrationOptions, error) {
+	return decode[api.PasskeyRegistrationOptions](c.raw.BeginPasskeyRegistration(ctx, nil, api.EmptyObject{}))
+}
+
+// RegisterPasskey stores the passkey an authenticator created from
+// [Client.BeginPasskeyRegistration]'s options (registerPasskey).
+func (c *Client) RegisterPasskey(ctx context.Context, registration api.PasskeyRegistration) (*api.Passkey, error) {
+	return decode[api.Passkey](c.raw.RegisterPasskey(ctx, nil, registration))
+}
+
+// RemovePasskey removes one of the person's passkeys (removePasskey).
+func (c *Client) RemovePasskey(ctx context.Context, passkeyID string) (*api.Passkey, error) {
+	id, err := parseUUID("passkey id", passkeyID)
+	if err != nil {
+		return nil, err
+	}
+	return decode[api.Passkey](c.raw.RemovePasskey(ctx, id, nil))
 }

@@ -30,7 +30,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/strongroom/strongroom/client/api"
 	"io"
 	"net/http"
 	"net/url"
@@ -38,6 +37,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Defaults of the options.
@@ -56,7 +57,7 @@ type Client struct {
 	pollInterval time.Duration
 	maxRetryWait time.Duration
 	maxRetries   int
-	api          *api.ClientWithResponses
+	raw          *api.ClientWithResponses
 
 	mu       sync.RWMutex
 	token    string
@@ -118,7 +119,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	c.api, err = api.NewClientWithResponses(c.base, api.WithHTTPClient(doer{c}))
+	c.raw, err = api.NewClientWithResponses(c.base, api.WithHTTPClient(doer{c}))
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 // calls go through this Client (bearer, 429, step-up, idempotency key); a
 // failure answer is not an error there: turn it into one with
 // [ErrorFromResponse].
-func (c *Client) API() *api.ClientWithResponses { return c.api }
+func (c *Client) API() *api.ClientWithResponses { return c.raw }
 
 // Token is the bearer the client sends ("" for none).
 func (c *Client) Token() string {

@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
-	"github.com/strongroom/strongroom/client/api"
 	"iter"
+	"net/http"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // PaymentContacts iterates over the organization's payment contacts, every
@@ -14,21 +16,14 @@ func (c *Client) PaymentContacts(ctx context.Context, organizationID string, fil
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[api.PaymentContact], error) {
+	return list[api.PaymentContact](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		org, err := parseUUID("organization id", organizationID)
 		if err != nil {
-			return page[api.PaymentContact]{}, err
+			return nil, err
 		}
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListPaymentContactsWithResponse(ctx, org, &p)
-		if err != nil {
-			return page[api.PaymentContact]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[api.PaymentContact]{}, err
-		}
-		return page[api.PaymentContact]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListPaymentContacts(ctx, org, &p)
 	})
 }
 
@@ -38,12 +33,5 @@ func (c *Client) PaymentContact(ctx context.Context, paymentContactID string) (*
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.GetPaymentContactWithResponse(ctx, id, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.PaymentContact](c.raw.GetPaymentContact(ctx, id, nil))
 }

@@ -3,9 +3,10 @@ package client
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/strongroom/strongroom/client/api"
 	"net/http"
 	"time"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Error types the client itself branches on. The set the server answers is

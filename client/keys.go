@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
-	"github.com/strongroom/strongroom/client/api"
 	"iter"
+	"net/http"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // APIKeys iterates over the organization's API keys, revoked ones
@@ -14,21 +16,14 @@ func (c *Client) APIKeys(ctx context.Context, organizationID string, filters *ap
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[api.ApiKey], error) {
+	return list[api.ApiKey](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		org, err := parseUUID("organization id", organizationID)
 		if err != nil {
-			return page[api.ApiKey]{}, err
+			return nil, err
 		}
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListApiKeysWithResponse(ctx, org, &p)
-		if err != nil {
-			return page[api.ApiKey]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[api.ApiKey]{}, err
-		}
-		return page[api.ApiKey]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListApiKeys(ctx, org, &p)
 	})
 }
 
@@ -44,14 +39,7 @@ func (c *Client) RotateAPIKey(ctx context.Context, organizationID, apiKeyID stri
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.RotateApiKeyWithResponse(ctx, org, id, nil, api.EmptyObject{})
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.ApiKeyWithSecret](c.raw.RotateApiKey(ctx, org, id, nil, api.EmptyObject{}))
 }
 
 // RevokeAPIKey stops a key at once, both its secrets (revokeApiKey). No
@@ -65,12 +53,18 @@ func (c *Client) RevokeAPIKey(ctx context.Context, organizationID, apiKeyID stri
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.RevokeApiKeyWithResponse(ctx, org, id, nil, api.EmptyObject{})
+	return decode[api.ApiKey](c.raw.RevokeApiKey(ctx, org, id, nil, api.EmptyObject{}))
+}
+
+// UpdateAPIKey changes an API key's name or scopes (updateApiKey).
+func (c *Client) UpdateAPIKey(ctx context.Context, organizationID string, apiKeyID string, update api.ApiKeyChange) (*api.ApiKey, error) {
+	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
 	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+	apiKey, err := parseUUID("api key id", apiKeyID)
+	if err != nil {
 		return nil, err
 	}
-	return r.JSON200, nil
+	return decode[api.ApiKey](c.raw.UpdateApiKey(ctx, org, apiKey, nil, update))
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+
 	"github.com/strongroom/strongroom/client/api"
 )
 
@@ -12,7 +13,7 @@ func (c *Client) Balances(ctx context.Context, organizationID string) ([]api.Bal
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.GetBalancesWithResponse(ctx, org, nil)
+	r, err := c.raw.GetBalancesWithResponse(ctx, org, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -30,12 +31,5 @@ func (c *Client) PaymentsConfig(ctx context.Context, organizationID string) (*ap
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.GetPaymentsConfigWithResponse(ctx, org, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.PaymentsConfig](c.raw.GetPaymentsConfig(ctx, org, nil))
 }

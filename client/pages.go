@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"errors"
-	"github.com/strongroom/strongroom/client/api"
 	"iter"
+	"net/http"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // page is one page of a list: its items and the cursor of the next one
@@ -64,21 +66,14 @@ func (c *Client) Transactions(ctx context.Context, organizationID string, filter
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[api.Transaction], error) {
+	return list[api.Transaction](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		org, err := parseUUID("organization id", organizationID)
 		if err != nil {
-			return page[api.Transaction]{}, err
+			return nil, err
 		}
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListTransactionsWithResponse(ctx, org, &p)
-		if err != nil {
-			return page[api.Transaction]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[api.Transaction]{}, err
-		}
-		return page[api.Transaction]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListTransactions(ctx, org, &p)
 	})
 }
 
@@ -89,16 +84,9 @@ func (c *Client) Devices(ctx context.Context, filters *api.ListDevicesParams) it
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[api.Device], error) {
+	return list[api.Device](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListDevicesWithResponse(ctx, &p)
-		if err != nil {
-			return page[api.Device]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[api.Device]{}, err
-		}
-		return page[api.Device]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListDevices(ctx, &p)
 	})
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+
 	"github.com/strongroom/strongroom/client/api"
 )
 
@@ -13,7 +14,7 @@ func (c *Client) CurrencyAccounts(ctx context.Context, organizationID string) ([
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.ListOrganizationMultiCurrencyAccountsWithResponse(ctx, org, nil)
+	r, err := c.raw.ListOrganizationMultiCurrencyAccountsWithResponse(ctx, org, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -31,14 +32,7 @@ func (c *Client) CreateAPIKey(ctx context.Context, organizationID string, key ap
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.CreateApiKeyWithResponse(ctx, org, nil, key)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON201, nil
+	return decode[api.ApiKeyWithSecret](c.raw.CreateApiKey(ctx, org, nil, key))
 }
 
 // ExecuteOptions are the optional parts of [Client.ExecutePayment].
@@ -61,12 +55,16 @@ func (c *Client) ExecutePayment(ctx context.Context, payment api.PaymentExecutio
 	if key == "" {
 		key = NewIdempotencyKey()
 	}
-	r, err := c.api.ExecutePaymentWithResponse(ctx, &api.ExecutePaymentParams{IdempotencyKey: &key}, payment)
+	return decode[api.Payment](c.raw.ExecutePayment(ctx, &api.ExecutePaymentParams{IdempotencyKey: &key}, payment))
+}
+
+// RequestCurrencyAccounts asks the banking partner to open the
+// organization's accounts in more currencies (requestMultiCurrencyAccounts);
+// [Client.CurrencyAccounts] shows their state as they open.
+func (c *Client) RequestCurrencyAccounts(ctx context.Context, organizationID string, request api.CurrencyAccountRequest) (*api.CurrencyAccountRequestResult, error) {
+	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
 	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON201, nil
+	return decode[api.CurrencyAccountRequestResult](c.raw.RequestMultiCurrencyAccounts(ctx, org, nil, request))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/strongroom/strongroom/client/api"
 )
 
@@ -87,14 +88,7 @@ func (c *Client) StepUpStatus(ctx context.Context, sudoSessionID string) (*api.S
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.GetStepUpStatusWithResponse(ctx, id, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.StepUpStatus](c.raw.GetStepUpStatus(ctx, id, nil))
 }
 
 // WaitStepUp polls the step-up until its status is anything but pending
@@ -121,7 +115,7 @@ func (c *Client) CompleteStepUp(ctx context.Context, sudoSessionID, method, code
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.CompleteStepUpWithResponse(ctx, nil, api.CompleteStepUpJSONRequestBody{
+	r, err := c.raw.CompleteStepUpWithResponse(ctx, nil, api.CompleteStepUpJSONRequestBody{
 		SudoSessionId: id,
 		Method:        api.StepUpCompletionMethod(method),
 		Code:          code,
@@ -141,7 +135,7 @@ func (c *Client) RequestStepUpEmail(ctx context.Context, challenge *api.StepUpCh
 	if challenge == nil {
 		return errors.New("strongroom: no step-up challenge")
 	}
-	r, err := c.api.RequestStepUpFallbackWithResponse(ctx, nil, api.RequestStepUpFallbackJSONRequestBody{
+	r, err := c.raw.RequestStepUpFallbackWithResponse(ctx, nil, api.RequestStepUpFallbackJSONRequestBody{
 		StepUpAuthenticationId: challenge.StepUpAuthenticationId,
 		Method:                 api.StepUpFallbackRequestMethodEmail,
 	})
@@ -149,4 +143,14 @@ func (c *Client) RequestStepUpEmail(ctx context.Context, challenge *api.StepUpCh
 		return err
 	}
 	return ErrorFromResponse(r.HTTPResponse, r.Body)
+}
+
+// ExitStepUp closes a sudo window before it runs out (exitStepUp): the next
+// gated call asks for a step-up again.
+func (c *Client) ExitStepUp(ctx context.Context, sudoSessionID string) (*api.ExpiredSudoSession, error) {
+	id, err := parseUUID("sudo session id", sudoSessionID)
+	if err != nil {
+		return nil, err
+	}
+	return decode[api.ExpiredSudoSession](c.raw.ExitStepUp(ctx, nil, api.StepUpExit{Id: id}))
 }

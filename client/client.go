@@ -1,10 +1,15 @@
-// Package client is the Go client of the Strongroom API.
+// Package client is the Go client of the Strongroom API: one method of
+// [Client] per operation a person or program calls, named after what it
+// does, taking IDs as strings and answering the API's records.
 //
-// Two layers make it up. The generated one (openapi.gen.go, from
-// api/openapi.yaml by oapi-codegen) holds every schema as a Go type and one
-// low-level method per operation; reach it through [Client.API]. The
-// hand-written one, on top, does what every caller would otherwise write
-// again:
+//	c, err := client.New("https://strongroom.example", client.WithAPIKey(key))
+//	accounts, err := c.CurrencyAccounts(ctx, orgID)
+//
+// The records and request bodies (api.Payment, api.BillUpdate, …) and their
+// enum constants are the types of package
+// github.com/strongroom/strongroom/client/api, generated from
+// api/openapi.yaml; import it beside this one. What the helpers add, so that
+// no caller writes it again:
 //
 //   - signing in: password, then the authenticator code, authenticator setup
 //     during sign-in, reuse of a device ([Client.Login]); or an API key as
@@ -14,13 +19,55 @@
 //   - step-up: a call answered 403 step_up_required is shown to the
 //     caller's [StepUpFunc], answered (the app: polled until it is no
 //     longer pending; a code: completed), then retried once;
-//   - page iterators over range-over-func ([Client.Transactions]);
+//   - lists as iterators over every page ([Client.Transactions],
+//     [Client.Bills], …: range over them; stopping the range stops
+//     fetching);
 //   - 429: waits Retry-After (capped, stopped by the context) and retries;
-//   - an Idempotency-Key on every payment execute that has none, so a retry
-//     after a lost answer never pays twice.
+//   - an Idempotency-Key on every payment execute, yours or a fresh one, so
+//     a retry after a lost answer never pays twice;
+//   - waiting: [Client.WaitBill] for a bill's extraction,
+//     [Client.WaitPayment] for a payment's approval, [Client.WaitStepUp].
 //
-// Every call made through a [Client], the generated ones included, gets the
-// bearer, the 429 handling, the step-up and the idempotency key.
+// The helpers by area (see docs/api.md for what each operation does):
+//
+//   - signing in and the person: Login, SignIn, CompleteMFA,
+//     SetupSignInAuthenticator, ActivateSignInAuthenticator, SignOut, Me,
+//     Devices, SetupAuthenticator, ActivateAuthenticator, Passkeys,
+//     BeginPasskeyRegistration, RegisterPasskey, RemovePasskey;
+//   - step-up and the approving app: StepUpStatus, WaitStepUp,
+//     CompleteStepUp, RequestStepUpEmail, ExitStepUp,
+//     RegisterApprovalCredential, Challenges, ApproveChallenge,
+//     DeclineChallenge;
+//   - organization: CurrencyAccounts, RequestCurrencyAccounts, Balances,
+//     Transactions, Transaction, Insights, APIKeys, CreateAPIKey,
+//     UpdateAPIKey, RotateAPIKey, RevokeAPIKey;
+//   - payments: PaymentsConfig, PaymentContacts, PaymentContact,
+//     CreatePaymentContact, CreatePaymentQuote, ExecutePayment, Payment,
+//     WaitPayment, CancelPayment, CreatePaymentBatch, PaymentBatch,
+//     Approvals, ApprovePayment, RejectPayment;
+//   - bills and files: UploadBill, CreateBill, Bills, Bill, WaitBill,
+//     UpdateBill, CancelBill, CreateBillPaymentContact, CreateFile, File,
+//     UploadFileContent, DownloadFileContent, FileThumbnail;
+//   - cards: Cards, Card, UpdateCard, FreezeCard, UnfreezeCard,
+//     OrderPhysicalCard, ActivateCard, SetCardPIN,
+//     ProvisionCardToMobileWallet;
+//   - expenses: Expenses, Expense, CreateExpense, UpdateExpense,
+//     DeleteExpense, SubmitExpense, ApproveExpense, RejectExpense,
+//     MarkExpensePaid, BindExpense, UnbindExpense, AddExpenseReceipt,
+//     RemoveExpenseReceipt;
+//   - invoicing: BillingContacts, BillingContact, CreateBillingContact,
+//     UpdateBillingContact, DeleteBillingContact, BillingAllocations,
+//     Invoices, Invoice, CreateInvoice, UpdateInvoice, SubmitInvoice,
+//     ApproveInvoice, ReturnInvoice, SendInvoice, FinalizeInvoice,
+//     AllocateInvoice, DeallocateInvoice, CryptoIncoming;
+//   - onboarding: PersonalQuestionnaireOptions, SubscriptionAcknowledgement,
+//     AcknowledgeSubscription, CreateIdentityCheckToken;
+//   - the sandbox (a server started with the sandbox on, with its token as
+//     bearer): the methods named Sandbox….
+//
+// [Client.API] is the generated low-level client, for an operation without
+// a helper; its calls get the same bearer, 429 handling, step-up and
+// idempotency key.
 package client
 
 import (
@@ -126,11 +173,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// API is the generated low-level client: one method per operation of the
-// OpenAPI document, answering the raw response with its decoded bodies. Its
-// calls go through this Client (bearer, 429, step-up, idempotency key); a
-// failure answer is not an error there: turn it into one with
-// [ErrorFromResponse].
+// API is the generated low-level client (package client/api): one method
+// per operation of the OpenAPI document, answering the raw response with
+// its decoded bodies. Its calls go through this Client (bearer, 429,
+// step-up, idempotency key); a failure answer is not an error there: turn
+// it into one with [ErrorFromResponse]. Prefer the named helpers; this is
+// for what they do not cover (a header of your own, say).
 func (c *Client) API() *api.ClientWithResponses { return c.raw }
 
 // Token is the bearer the client sends ("" for none).

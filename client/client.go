@@ -46,8 +46,8 @@
 //     WaitPayment, CancelPayment, CreatePaymentBatch, PaymentBatch,
 //     Approvals, ApprovePayment, RejectPayment;
 //   - bills and files: UploadBill, CreateBill, Bills, Bill, WaitBill,
-//     UpdateBill, CancelBill, CreateBillPaymentContact, CreateFile, File,
-//     UploadFileContent, DownloadFileContent, FileThumbnail;
+//     UpdateBill, CancelBill, CreateBillPaymentContact, UploadFile,
+//     CreateFile, File, UploadFileContent, DownloadFileContent;
 //   - cards: Cards, Card, UpdateCard, FreezeCard, UnfreezeCard,
 //     OrderPhysicalCard, ActivateCard, SetCardPIN,
 //     ProvisionCardToMobileWallet;
@@ -220,6 +220,15 @@ func NewIdempotencyKey() string {
 	return "sr-go-" + hex.EncodeToString(b[:])
 }
 
+// noBearer marks the context of a request sent without the bearer.
+type noBearer struct{}
+
+func withoutBearer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noBearer{}, true)
+}
+
+func bearerless(ctx context.Context) bool { b, _ := ctx.Value(noBearer{}).(bool); return b }
+
 // doer is the HttpRequestDoer of the generated client: every request of
 // this Client passes here.
 type doer struct{ c *Client }
@@ -236,7 +245,7 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	if req.Header.Get("Authorization") == "" {
+	if req.Header.Get("Authorization") == "" && !bearerless(ctx) {
 		if tok := c.Token(); tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}

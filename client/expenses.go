@@ -119,7 +119,7 @@ func (c *Client) BindExpense(ctx context.Context, expenseID string, binding api.
 
 // UnbindExpense removes a transaction's binding from an expense
 // (unbindExpense).
-func (c *Client) UnbindExpense(ctx context.Context, expenseID string, bindingID string) (*api.Expense, error) {
+func (c *Client) UnbindExpense(ctx context.Context, expenseID, bindingID string) (*api.Expense, error) {
 	expense, err := parseUUID("expense id", expenseID)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func (c *Client) AddExpenseReceipt(ctx context.Context, expenseID string, receip
 
 // RemoveExpenseReceipt detaches a receipt from an expense
 // (removeExpenseReceipt).
-func (c *Client) RemoveExpenseReceipt(ctx context.Context, expenseID string, receiptID string) (*api.Expense, error) {
+func (c *Client) RemoveExpenseReceipt(ctx context.Context, expenseID, receiptID string) (*api.Expense, error) {
 	expense, err := parseUUID("expense id", expenseID)
 	if err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ func (c *Client) BillingContacts(ctx context.Context, organizationID string, fil
 }
 
 // BillingContact reads one billing contact (getBillingContact).
-func (c *Client) BillingContact(ctx context.Context, organizationID string, billingContactID string) (*api.BillingContact, error) {
+func (c *Client) BillingContact(ctx context.Context, organizationID, billingContactID string) (*api.BillingContact, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func (c *Client) BillingContact(ctx context.Context, organizationID string, bill
 }
 
 // UpdateBillingContact changes a billing contact (updateBillingContact).
-func (c *Client) UpdateBillingContact(ctx context.Context, organizationID string, billingContactID string, update api.BillingContactUpdate) (*api.BillingContact, error) {
+func (c *Client) UpdateBillingContact(ctx context.Context, organizationID, billingContactID string, update api.BillingContactUpdate) (*api.BillingContact, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -63,9 +63,9 @@ func (c *Client) UpdateBillingContact(ctx context.Context, organizationID string
 	return decode[api.BillingContact](c.raw.UpdateBillingContact(ctx, org, contact, nil, update))
 }
 
-// DeleteBillingContact deletes a billing contact (deleteBillingContact) and
-// answers it as it was.
-func (c *Client) DeleteBillingContact(ctx context.Context, organizationID string, billingContactID string) (*api.BillingContact, error) {
+// DeleteBillingContact deletes a billing contact (deleteBillingContact;
+// owners and admins): it leaves the list, and its invoices keep it.
+func (c *Client) DeleteBillingContact(ctx context.Context, organizationID, billingContactID string) (*api.BillingContact, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (c *Client) DeleteBillingContact(ctx context.Context, organizationID string
 // BillingAllocations iterates over a billing contact's allocation ledger
 // (what of which deposit paid which invoice), every page of it. filters (may
 // be nil) are sent with every page; its Cursor is ignored.
-func (c *Client) BillingAllocations(ctx context.Context, organizationID string, billingContactID string, filters *api.ListBillingAllocationsParams) iter.Seq2[api.BillingAllocation, error] {
+func (c *Client) BillingAllocations(ctx context.Context, organizationID, billingContactID string, filters *api.ListBillingAllocationsParams) iter.Seq2[api.BillingAllocation, error] {
 	var params api.ListBillingAllocationsParams
 	if filters != nil {
 		params = *filters
@@ -130,7 +130,7 @@ func (c *Client) Invoices(ctx context.Context, organizationID string, filters *a
 }
 
 // Invoice reads one invoice (getInvoice).
-func (c *Client) Invoice(ctx context.Context, organizationID string, billingInvoiceID string) (*api.BillingInvoice, error) {
+func (c *Client) Invoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func (c *Client) Invoice(ctx context.Context, organizationID string, billingInvo
 }
 
 // UpdateInvoice changes a draft invoice (updateInvoice).
-func (c *Client) UpdateInvoice(ctx context.Context, organizationID string, billingInvoiceID string, update api.InvoiceUpdate) (*api.BillingInvoice, error) {
+func (c *Client) UpdateInvoice(ctx context.Context, organizationID, billingInvoiceID string, update api.InvoiceUpdate) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -155,8 +155,9 @@ func (c *Client) UpdateInvoice(ctx context.Context, organizationID string, billi
 	return decode[api.BillingInvoice](c.raw.UpdateInvoice(ctx, org, invoice, nil, update))
 }
 
-// SubmitInvoice submits a draft invoice for approval (submitInvoice).
-func (c *Client) SubmitInvoice(ctx context.Context, organizationID string, billingInvoiceID string) (*api.BillingInvoice, error) {
+// SubmitInvoice submits a draft invoice for approval (submitInvoice): it
+// awaits approval by an owner or admin.
+func (c *Client) SubmitInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -168,8 +169,9 @@ func (c *Client) SubmitInvoice(ctx context.Context, organizationID string, billi
 	return decode[api.BillingInvoice](c.raw.SubmitInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
 }
 
-// ApproveInvoice approves a submitted invoice (approveInvoice).
-func (c *Client) ApproveInvoice(ctx context.Context, organizationID string, billingInvoiceID string) (*api.BillingInvoice, error) {
+// ApproveInvoice approves an invoice awaiting approval, which sends it
+// (approveInvoice; owners and admins).
+func (c *Client) ApproveInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -181,8 +183,9 @@ func (c *Client) ApproveInvoice(ctx context.Context, organizationID string, bill
 	return decode[api.BillingInvoice](c.raw.ApproveInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
 }
 
-// ReturnInvoice returns a submitted invoice to draft (returnInvoice).
-func (c *Client) ReturnInvoice(ctx context.Context, organizationID string, billingInvoiceID string) (*api.BillingInvoice, error) {
+// ReturnInvoice returns an invoice awaiting approval to draft
+// (returnInvoice; owners and admins).
+func (c *Client) ReturnInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -194,9 +197,9 @@ func (c *Client) ReturnInvoice(ctx context.Context, organizationID string, billi
 	return decode[api.BillingInvoice](c.raw.ReturnInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
 }
 
-// SendInvoice sends an approved invoice to its billing contact
-// (sendInvoice).
-func (c *Client) SendInvoice(ctx context.Context, organizationID string, billingInvoiceID string) (*api.BillingInvoice, error) {
+// SendInvoice sends a draft invoice without an approval (sendInvoice;
+// owners and admins).
+func (c *Client) SendInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -208,9 +211,9 @@ func (c *Client) SendInvoice(ctx context.Context, organizationID string, billing
 	return decode[api.BillingInvoice](c.raw.SendInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
 }
 
-// FinalizeInvoice finalizes an invoice (finalizeInvoice): it can no longer
-// change.
-func (c *Client) FinalizeInvoice(ctx context.Context, organizationID string, billingInvoiceID string) (*api.BillingInvoice, error) {
+// FinalizeInvoice records a sent invoice as settled outside the service
+// (finalizeInvoice; owners and admins).
+func (c *Client) FinalizeInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -224,7 +227,7 @@ func (c *Client) FinalizeInvoice(ctx context.Context, organizationID string, bil
 
 // DeallocateInvoice reverses a paid invoice's allocations
 // (deallocateInvoice): the deposits' money is free to allocate again.
-func (c *Client) DeallocateInvoice(ctx context.Context, organizationID string, billingInvoiceID string) (*api.BillingInvoice, error) {
+func (c *Client) DeallocateInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -238,7 +241,7 @@ func (c *Client) DeallocateInvoice(ctx context.Context, organizationID string, b
 
 // AllocateInvoice allocates part of a crypto deposit to an invoice
 // (allocateInvoice).
-func (c *Client) AllocateInvoice(ctx context.Context, organizationID string, billingInvoiceID string, allocation api.AllocationCreate) (*api.BillingAllocation, error) {
+func (c *Client) AllocateInvoice(ctx context.Context, organizationID, billingInvoiceID string, allocation api.AllocationCreate) (*api.BillingAllocation, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func (c *Client) RevokeAPIKey(ctx context.Context, organizationID, apiKeyID stri
 }
 
 // UpdateAPIKey changes an API key's name or scopes (updateApiKey).
-func (c *Client) UpdateAPIKey(ctx context.Context, organizationID string, apiKeyID string, update api.ApiKeyChange) (*api.ApiKey, error) {
+func (c *Client) UpdateAPIKey(ctx context.Context, organizationID, apiKeyID string, update api.ApiKeyChange) (*api.ApiKey, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err

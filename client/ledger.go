@@ -7,7 +7,7 @@ import (
 )
 
 // Transaction reads one row of the transactions feed (getTransaction).
-func (c *Client) Transaction(ctx context.Context, organizationID string, transactionID string) (*api.Transaction, error) {
+func (c *Client) Transaction(ctx context.Context, organizationID, transactionID string) (*api.Transaction, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err

@@ -128,6 +128,7 @@ func text(p *string) string {
 // holds and the person has not set meanwhile (their edit wins), with the
 // amount in the currency's minor units, and the bill becomes extracted.
 func TestAnUploadedInvoiceIsReadIntoItsBill(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := newTray(t, d, clk)
 		data, want := invoice(t, "cii-de-xrechnung")
@@ -178,6 +179,7 @@ func TestAnUploadedInvoiceIsReadIntoItsBill(t *testing.T) {
 // amount positive; a file nothing can be read from leaves an extracted
 // bill with its extraction marked failed and no field filled.
 func TestACreditNoteIsNeverABillToPay(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := newTray(t, d, clk)
 		data, _ := invoice(t, "cii-it-creditnote")
@@ -200,6 +202,7 @@ func TestACreditNoteIsNeverABillToPay(t *testing.T) {
 // TestABillOpensOnAStoredFileOfItsOrganization: a bill is opened on an
 // uploaded file of the organization only; a refused upload leaves no bill.
 func TestABillOpensOnAStoredFileOfItsOrganization(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		r := newTray(t, d, clk)
@@ -251,6 +254,7 @@ func second[T any](_ T, err error) error { return err }
 // out stays; a cancelled bill can no longer change, and reading its file
 // afterwards fills nothing.
 func TestEditingABill(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		r := newTray(t, d, clk)
@@ -306,6 +310,7 @@ func TestEditingABill(t *testing.T) {
 // TestAnotherOrganizationsBillsAreNotFound: an outsider neither reads,
 // lists, edits nor cancels a bill, and the bill is unchanged.
 func TestAnotherOrganizationsBillsAreNotFound(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		r := newTray(t, d, clk)
@@ -333,6 +338,7 @@ func TestAnotherOrganizationsBillsAreNotFound(t *testing.T) {
 // TestBillListFilters: by status, by due date (both ends included) and by
 // text in the supplier name or bill number, in any letter case.
 func TestBillListFilters(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		r := newTray(t, d, clk)

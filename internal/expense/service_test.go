@@ -104,6 +104,7 @@ func receiptOf(f file.File) expense.ReceiptRequest {
 // only the expenses they filed, owners and admins see all of them, and
 // nobody outside the organization finds any.
 func TestAMembersExpensesAreTheirsAndTheManagers(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		o := newOffice(t, d)
@@ -169,6 +170,7 @@ func TestAMembersExpensesAreTheirsAndTheManagers(t *testing.T) {
 // carries the reason, is the creator's to edit and submit again; an
 // approved one is closed to edits and marked paid once.
 func TestSubmittingNeedsWhatBacksTheExpense(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		o := newOffice(t, d)
@@ -253,6 +255,7 @@ func second[T any](_ T, err error) error { return err }
 // stored file of the expense's organization and the receipt of no other
 // expense; removing it leaves the file, which may then back another.
 func TestAReceiptIsAStoredFileOfTheOrganizationOnce(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		o := newOffice(t, d)
@@ -301,6 +304,7 @@ func TestAReceiptIsAStoredFileOfTheOrganizationOnce(t *testing.T) {
 // refund negative) in place of the amount typed; another organization's
 // row, a row of another type, or an internal transfer is not found.
 func TestBoundTransactionsMakeTheTotals(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		o := newOffice(t, d)
@@ -363,6 +367,7 @@ func TestBoundTransactionsMakeTheTotals(t *testing.T) {
 // description or receipt number (any letter case, wildcards taken
 // literally), and by transaction date, both ends included.
 func TestExpenseListFilters(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		o := newOffice(t, d)
@@ -406,6 +411,7 @@ func TestExpenseListFilters(t *testing.T) {
 // purchase waits as pending, bound to the purchase; its first edit makes it
 // working, and it can be submitted as it is.
 func TestACardPurchaseIsWorkedOnOnceEdited(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		o := newOffice(t, d)

@@ -200,6 +200,7 @@ func TestInvoiceRequestsAreCheckedFieldByField(t *testing.T) {
 // minor units; a total beyond the currency's largest amount is refused and
 // nothing is made.
 func TestAnInvoiceIsDueExactlyItsLines(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)
@@ -250,6 +251,7 @@ func TestAnInvoiceIsDueExactlyItsLines(t *testing.T) {
 // submits, only owners and admins approve, return, send and finalize; a
 // draft alone can be edited.
 func TestInvoiceMovesFollowTheirStatesAndRoles(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)
@@ -324,6 +326,7 @@ func TestInvoiceMovesFollowTheirStatesAndRoles(t *testing.T) {
 // totals again, fields left out keep their values, null clears an optional
 // text, and a mix that is invalid together is refused whole.
 func TestEditingADraftPricesItAgain(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)
@@ -363,6 +366,7 @@ func TestEditingADraftPricesItAgain(t *testing.T) {
 // first deletion; a deleted contact leaves the list, stays readable and can
 // no longer change.
 func TestBillingContactsAreSoftDeletedByManagers(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)
@@ -404,6 +408,7 @@ func TestBillingContactsAreSoftDeletedByManagers(t *testing.T) {
 // covering the amount due pays the invoice, and deallocating gives every
 // credit back.
 func TestAllocationsPayAnInvoiceExactly(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)
@@ -503,6 +508,7 @@ func TestAllocationsPayAnInvoiceExactly(t *testing.T) {
 // TestAnAllocationNeverTakesMoreThanTheDepositHolds: what is left of a
 // deposit bounds every allocation from it, across invoices.
 func TestAnAllocationNeverTakesMoreThanTheDepositHolds(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)
@@ -532,6 +538,7 @@ func TestAnAllocationNeverTakesMoreThanTheDepositHolds(t *testing.T) {
 // is reached through another, neither by naming it under the other's id nor
 // by a person who is not a member.
 func TestAnotherOrganizationsInvoicesAreNotFound(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)
@@ -577,6 +584,7 @@ func TestAnotherOrganizationsInvoicesAreNotFound(t *testing.T) {
 // TestInvoiceListFilters: by state, by contact and by overdue, which turns
 // true the day after the due date by the service's clock.
 func TestInvoiceListFilters(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, day, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		b := newBooks(t, d)

@@ -131,6 +131,7 @@ func (k desk) state(t *testing.T, p payment.Record) (paymentStatus, approvalStat
 // approves the payment with its row in the feed, names who approved and
 // when; recording it again (a second challenge answered) moves nothing more.
 func TestRecordingAnApprovalMovesTheFundsOnce(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		k := newDesk(t, d)
@@ -186,6 +187,7 @@ func TestRecordingAnApprovalMovesTheFundsOnce(t *testing.T) {
 // on (the app declines the challenge in it), and once funded the same
 // approval goes through. Down to exactly zero is enough.
 func TestAnApprovalTheFundsNoLongerCoverRecordsNothing(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		k := newDesk(t, d)
@@ -226,6 +228,7 @@ func TestAnApprovalTheFundsNoLongerCoverRecordsNothing(t *testing.T) {
 // owner or admin of the payment's organization; a member, or an owner of
 // another organization, is refused with forbidden and nothing moves.
 func TestOnlyOwnersAndAdminsApprovePayments(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		k := newDesk(t, d)
 		k.fund(t, "GBP", 1000000)
@@ -264,6 +267,7 @@ func TestOnlyOwnersAndAdminsApprovePayments(t *testing.T) {
 // approval answered in the app is organization_unavailable and nothing is
 // recorded; once active again it goes through.
 func TestAPausedOrganizationMovesNoMoney(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		k := newDesk(t, d)
@@ -300,6 +304,7 @@ func TestAPausedOrganizationMovesNoMoney(t *testing.T) {
 // cancel a payment awaiting approval; an approval answered in the app
 // after either is a conflict and moves nothing.
 func TestRejectedOrCancelledPaymentsAreNeverApproved(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		k := newDesk(t, d)
@@ -366,6 +371,7 @@ func TestRejectedOrCancelledPaymentsAreNeverApproved(t *testing.T) {
 // them all at once, and rejecting it rejects every one. A payment of a
 // batch cannot be cancelled alone, and another organization sees no batch.
 func TestABatchIsApprovedWhole(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		k := newDesk(t, d)
@@ -438,6 +444,7 @@ func TestABatchIsApprovedWhole(t *testing.T) {
 // filters by status; another organization finds neither an approval nor a
 // payment.
 func TestApprovalsAreTheOrganizationsOwn(t *testing.T) {
+	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		k := newDesk(t, d)

@@ -46,9 +46,9 @@ func newTray(t *testing.T, d *db.DB, clk clock.Clock) tray {
 	files := fixture.Files(t, d)
 	r := tray{svc: &bill.Service{DB: d, Files: files}, files: files, jobs: job.NewRunner(d, clk, nil)}
 	r.svc.Register(r.jobs)
-	r.org, r.member = fixture.Member(t, d, day, organization.Member)
-	r.other = fixture.Organization(t, d, day, "Globex")
-	r.outsider = fixture.Join(t, d, day, r.other.ID, "hank@globex.test", organization.Owner)
+	r.org, r.member = fixture.Member(t, d, organization.Member)
+	r.other = fixture.Organization(t, d, "Globex")
+	r.outsider = fixture.Join(t, d, r.other.ID, "hank@globex.test", organization.Owner)
 	return r
 }
 

@@ -41,12 +41,12 @@ func newOffice(t *testing.T, d *db.DB) office {
 	t.Helper()
 	files := fixture.Files(t, d)
 	o := office{d: d, svc: &expense.Service{DB: d, Files: files}, files: files}
-	o.org = fixture.Organization(t, d, day, "Acme")
-	o.owner = fixture.Join(t, d, day, o.org.ID, "olu@acme.test", organization.Owner)
-	o.ada = fixture.Join(t, d, day, o.org.ID, "ada@acme.test", organization.Member)
-	o.bob = fixture.Join(t, d, day, o.org.ID, "bob@acme.test", organization.Member)
-	o.other = fixture.Organization(t, d, day, "Globex")
-	o.outsider = fixture.Join(t, d, day, o.other.ID, "hank@globex.test", organization.Owner)
+	o.org = fixture.Organization(t, d, "Acme")
+	o.owner = fixture.Join(t, d, o.org.ID, "olu@acme.test", organization.Owner)
+	o.ada = fixture.Join(t, d, o.org.ID, "ada@acme.test", organization.Member)
+	o.bob = fixture.Join(t, d, o.org.ID, "bob@acme.test", organization.Member)
+	o.other = fixture.Organization(t, d, "Globex")
+	o.outsider = fixture.Join(t, d, o.other.ID, "hank@globex.test", organization.Owner)
 	return o
 }
 

@@ -37,12 +37,12 @@ type books struct {
 func newBooks(t *testing.T, d *db.DB) books {
 	t.Helper()
 	b := books{svc: &invoicing.Service{DB: d}}
-	b.org = fixture.Organization(t, d, day, "Acme")
-	b.owner = fixture.Join(t, d, day, b.org.ID, "olu@acme.test", organization.Owner)
-	b.admin = fixture.Join(t, d, day, b.org.ID, "ade@acme.test", organization.Admin)
-	b.member = fixture.Join(t, d, day, b.org.ID, "ada@acme.test", organization.Member)
-	b.other = fixture.Organization(t, d, day, "Globex")
-	b.outsider = fixture.Join(t, d, day, b.other.ID, "hank@globex.test", organization.Owner)
+	b.org = fixture.Organization(t, d, "Acme")
+	b.owner = fixture.Join(t, d, b.org.ID, "olu@acme.test", organization.Owner)
+	b.admin = fixture.Join(t, d, b.org.ID, "ade@acme.test", organization.Admin)
+	b.member = fixture.Join(t, d, b.org.ID, "ada@acme.test", organization.Member)
+	b.other = fixture.Organization(t, d, "Globex")
+	b.outsider = fixture.Join(t, d, b.other.ID, "hank@globex.test", organization.Owner)
 	b.contact = b.newContact(t, b.member, b.org.ID, "Northwind Traders")
 	return b
 }

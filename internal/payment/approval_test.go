@@ -38,12 +38,12 @@ func newDesk(t *testing.T, d *db.DB) desk {
 	t.Helper()
 	ctx := context.Background()
 	k := desk{d: d, svc: &payment.Service{DB: d, Rates: payment.SandboxRates{}}}
-	k.org = fixture.Organization(t, d, approvalDay, "Acme")
-	k.owner = fixture.Join(t, d, approvalDay, k.org.ID, "olu@acme.test", organization.Owner)
-	k.admin = fixture.Join(t, d, approvalDay, k.org.ID, "ade@acme.test", organization.Admin)
-	k.member = fixture.Join(t, d, approvalDay, k.org.ID, "ada@acme.test", organization.Member)
-	k.other = fixture.Organization(t, d, approvalDay, "Globex")
-	k.outsider = fixture.Join(t, d, approvalDay, k.other.ID, "hank@globex.test", organization.Owner)
+	k.org = fixture.Organization(t, d, "Acme")
+	k.owner = fixture.Join(t, d, k.org.ID, "olu@acme.test", organization.Owner)
+	k.admin = fixture.Join(t, d, k.org.ID, "ade@acme.test", organization.Admin)
+	k.member = fixture.Join(t, d, k.org.ID, "ada@acme.test", organization.Member)
+	k.other = fixture.Organization(t, d, "Globex")
+	k.outsider = fixture.Join(t, d, k.other.ID, "hank@globex.test", organization.Owner)
 	var err error
 	if k.contact, err = k.svc.CreateContact(ctx, k.member, k.org.ID, westminster(t)); err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ func TestAPausedOrganizationMovesNoMoney(t *testing.T) {
 		setStatus := func(s organization.Status) {
 			t.Helper()
 			if err := d.Tx(ctx, func(tx *db.Tx) error {
-				_, err := organization.SetStatus(ctx, tx, approvalDay, k.org.ID, s)
+				_, err := organization.SetStatus(ctx, tx, k.org.ID, s)
 				return err
 			}); err != nil {
 				t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 	"testing"
 )
 
-// owners names the one package that writes SQL naming each table (DESIGN:
-// "Each table belongs to one package"). Others call that package.
+// owners names the one package that writes SQL naming each table
+// (docs/architecture.md, Conventions). Others call that package.
 var owners = map[string]string{
 	"settings":                 "app",
 	"organizations":            "organization",

@@ -16,6 +16,38 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 9, 30, 0, 123456000, time.UTC)
 
+// setClock is a clock a test sets to any time, earlier ones included: an
+// event occurs at its transaction's time, and the tests append events at
+// chosen times.
+type setClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *setClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *setClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// at is the clock of every test database of this package (its tests do not
+// run in parallel).
+var at = &setClock{now: t0}
+
+// each runs test on every engine with a database whose transactions read
+// their time from at, which starts at t0.
+func each(t *testing.T, test func(t *testing.T, d *db.DB)) {
+	t.Helper()
+	at.set(t0)
+	dbtest.Each(t, test, db.WithClock(at))
+}
+
 // settle waits until a tail can see every committed event, or only
 // those of aggregates when some are named. On PostgreSQL that takes every
 // older transaction in the cluster to end, and other tests' transactions
@@ -50,11 +82,11 @@ func settle(t *testing.T, d *db.DB, aggregates ...string) {
 }
 
 func TestAppendInRolledBackTransactionLeavesNothing(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		rollback := errors.New("rollback")
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			if _, err := event.Append(ctx, tx, t0, uuid.Nil, "card", "c1", "card.frozen", nil); err != nil {
+			if _, err := event.Append(ctx, tx, uuid.Nil, "card", "c1", "card.frozen", nil); err != nil {
 				return err
 			}
 			return rollback
@@ -98,14 +130,14 @@ func olderDrawsLaterSequence(t *testing.T, d *db.DB, org uuid.UUID, whileYounger
 			}
 			close(older)
 			<-appendOlder
-			_, err := event.Append(ctx, tx, t0, org, "s", "older", "thing.updated", nil)
+			_, err := event.Append(ctx, tx, org, "s", "older", "thing.updated", nil)
 			return err
 		})
 	})
 	<-older
 	wg.Go(func() {
 		youngerErr = d.Tx(ctx, func(tx *db.Tx) error {
-			if _, err := event.Append(ctx, tx, t0, org, "s", "younger", "thing.updated", nil); err != nil {
+			if _, err := event.Append(ctx, tx, org, "s", "younger", "thing.updated", nil); err != nil {
 				return err
 			}
 			close(younger)

@@ -1,5 +1,5 @@
-// Package apikey holds the API keys programs act through (docs/api.md, API keys): their
-// format, scopes and roles, rotation with a 24-hour overlap, revocation, and
+// Package apikey holds the API keys programs act through (docs/api.md, API
+// keys): their format, scopes and roles, rotation with a 24-hour overlap, revocation, and
 // the authentication of a key sent as a bearer token.
 package apikey
 

@@ -18,8 +18,8 @@ func nextBillEvent(t *testing.T, st *apitest.Stream, org string) client.BillEven
 }
 
 // A bill's extraction is told on the organization's realtime channel
-// (docs/api.md, Realtime): started when the bill is created, then completed with the fields
-// read, or failed.
+// (docs/api.md, Realtime): started when the bill is created, then completed
+// with the fields read, or failed.
 func TestBillExtractionIsToldOnTheRealtimeChannel(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "bill-realtime@acme.test", "")

@@ -1,7 +1,8 @@
 // Package mca holds multi-currency receiving accounts (docs/api.md,
-// Multi-currency accounts): which currencies an organization can receive, requests to the
-// banking partner, selections saved until business verification is done,
-// retries while the partner is unreachable, and partner webhooks.
+// Multi-currency accounts): which currencies an organization can receive,
+// requests to the banking partner, selections saved until business
+// verification is done, retries while the partner is unreachable, and
+// partner webhooks.
 package mca
 
 import (

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Error types the client itself branches on. The set the server answers is
@@ -32,9 +34,9 @@ type Error struct {
 	// when reporting a problem.
 	RequestID string
 	// Details is error.details: the offending fields of an invalid_request.
-	Details []FieldError
+	Details []api.FieldError
 	// StepUp is error.step_up, the challenge of a 403 step_up_required.
-	StepUp *StepUpChallenge
+	StepUp *api.StepUpChallenge
 	// RetryAfter is the Retry-After of a 429 the client did not wait for.
 	RetryAfter time.Duration
 }
@@ -46,18 +48,18 @@ func (e *Error) Error() string {
 // envelope is the error envelope on the wire.
 type envelope struct {
 	Error struct {
-		Type      string           `json:"type"`
-		Message   string           `json:"message"`
-		RequestID string           `json:"request_id"`
-		Details   []FieldError     `json:"details"`
-		StepUp    *StepUpChallenge `json:"step_up"`
+		Type      string               `json:"type"`
+		Message   string               `json:"message"`
+		RequestID string               `json:"request_id"`
+		Details   []api.FieldError     `json:"details"`
+		StepUp    *api.StepUpChallenge `json:"step_up"`
 	} `json:"error"`
 }
 
 // ErrorFromResponse returns nil for a 1xx–3xx response and otherwise an
 // [*Error] built from body (the read body of resp). A body that is not the
 // error envelope still gives an Error: of type unprocessable_entity, the
-// spec's fallback, with the status text as message.
+// generic fallback (docs/api.md, Errors), with the status text as message.
 func ErrorFromResponse(resp *http.Response, body []byte) error {
 	if resp == nil {
 		return fmt.Errorf("strongroom: no response")

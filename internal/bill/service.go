@@ -32,7 +32,8 @@ type Service struct {
 var _ payment.Bills = (*Service)(nil)
 
 // EventAppended is the event type of a bill's extraction progress and
-// result (spec §6), delivered on the organization's realtime channel.
+// result, delivered on the organization's realtime channel (docs/api.md,
+// Realtime).
 const EventAppended = "bill.event_appended"
 
 // The events of a bill's history, in EventAppended's data.
@@ -185,8 +186,8 @@ func errNotEditable(b Bill) error {
 	return apierr.Newf(apierr.Conflict, "This bill is %s; its fields can no longer be changed.", b.Status)
 }
 
-// Update changes the fields r sends (CONTRACT §8): not while a payment is
-// requested or once cancelled (conflict).
+// Update changes the fields r sends (one left out keeps its value, null
+// clears it): not while a payment is requested or once cancelled (conflict).
 func (s *Service) Update(ctx context.Context, a actor.Actor, id uuid.UUID, r PatchRequest) (Bill, error) {
 	return s.change(ctx, a, id, func(tx *db.Tx, b *Bill) error {
 		if !b.editable() {

@@ -20,7 +20,7 @@ import (
 
 // This file is the issuing network's side of cards: issuing one, its
 // status and shipping as the issuer reports them, and the authorizations
-// merchants ask for. The sandbox drives them (CONTRACT §9).
+// merchants ask for. The sandbox helpers drive them (docs/api.md, The sandbox).
 
 // IssueRequest describes a card to issue.
 type IssueRequest struct {
@@ -206,13 +206,13 @@ func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
 	return Shipment{Card: c, ActivationCode: code}, nil
 }
 
-// Authorization kinds and channels (CONTRACT §9).
+// Authorization kinds and channels a merchant's request may name.
 var (
 	AuthorizationKinds = []string{"purchase", "refund"}
 	Channels           = []string{"online", "terminal", "atm", "wallet"}
 )
 
-// Decline reasons, in the order they are checked (CONTRACT §6). An
+// Decline reasons, in the order they are checked (docs/api.md, Cards). An
 // organization that is not active moves no money at all, so it comes first.
 const (
 	DeclineOrganizationUnavailable = "organization_unavailable"
@@ -363,7 +363,7 @@ func (s *Service) Decide(ctx context.Context, tx *db.Tx, p Priced) (Decision, er
 	return out, nil
 }
 
-// decline is the first reason, in contract order, to refuse r on c; ""
+// decline is the first reason, in the order of the Decline constants, to refuse r on c; ""
 // when none holds apart from funds, which only the ledger can tell.
 func (s *Service) decline(c stored, status organization.Status, r AuthorizationRequest, usdCents int64) string {
 	switch {

@@ -472,5 +472,5 @@ func (s *Service) SetPIN(ctx context.Context, p PINSetting) error {
 	return err
 }
 
-// validStatus reports whether s is a card status (spec 2.5).
+// validStatus reports whether s is a card status.
 func validStatus(s string) bool { return slices.Contains(Statuses, s) }

@@ -31,7 +31,7 @@ const (
 	RailCrypto = "crypto"
 )
 
-// BankDetails are the bank fields of a fiat contact (the bank fields of Bill, spec 2.6).
+// BankDetails are the bank fields of a fiat contact (the same as a bill's).
 type BankDetails struct {
 	AccountHolderName *string `json:"account_holder_name"`
 	AccountNumber     *string `json:"account_number"`

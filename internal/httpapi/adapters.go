@@ -24,18 +24,19 @@ import (
 //	two               x.getIn(p, op)   x.actIn(p, op)  changeIn(x, p, status, op)
 //
 // plus x.list, x.listOwn and listBy for pages, and x.serve, the core of
-// them all, for an operation that reads its query itself. Where a service's method takes
-// no actor (the sandbox, the sign-in family), noActor, noActorBody or
-// noActorSend fits it in. A handler whose call does not fit a service
-// method's shape gets a small method of the same shape (one call, maybe a
-// conversion) next to the feature's other handlers.
+// them all, for an operation that reads its query itself. "Body refused"
+// admits an empty body, {} or null; a resource's optionalBody lets a JSON
+// body be left out. Where a service's method takes no actor (the sandbox,
+// the sign-in family), noActor, noActorBody or noActorSend fits it in. A
+// call that fits no service method as it is gets a small method of the
+// adapter's shape (one call, maybe a conversion) in the feature's file.
 //
 // Written out by hand are only the handlers that are not one JSON call:
 // streams and bytes (realtime, file content, the bill upload), signed
 // bodies (partner webhooks), headers in or out (payment execute, sign-in's
-// client address, sign-out's bearer), pages carrying more than rows
-// (approvals, devices), the sandbox's HTML page, and the operational
-// endpoints.
+// client address, sign-out's bearer), answers without a body (a card's
+// PIN), pages carrying more than rows (approvals, devices), the sandbox's
+// HTML page, and the operational endpoints.
 
 // param is an id in the path: the path value's name and the kind a
 // not_found names.

@@ -4,7 +4,10 @@ import "net/http"
 
 // routes lists the whole HTTP surface, one line per operation. The OpenAPI
 // document (api/openapi.yaml) describes exactly these operations; a test keeps
-// the two in step.
+// the two in step. A line's handler is one of the adapters of adapters.go
+// over a resource of the feature's file and its service's method, or, for
+// an operation that is not one JSON call, a handler written out in the
+// feature's file (s.signIn, s.uploadBill, s.realtime ...).
 func (s *server) routes() []route {
 	return []route{
 		{"GET", "/healthz", authNone, limitDefault, s.healthz},

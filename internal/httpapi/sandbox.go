@@ -127,17 +127,17 @@ var outboxFilter = &filter[outbox.Filter]{read: readOutboxFilter, params: []stri
 func readOutboxFilter(r *http.Request) (outbox.Filter, error) {
 	q := r.URL.Query()
 	var f apierr.Fields
-	var filter outbox.Filter
+	var of outbox.Filter
 	if v := q.Get("user_id"); v != "" {
 		id, err := uuid.Parse(v)
 		f.Check(err == nil, "user_id", "must be a UUID.")
-		filter.UserID = &id
+		of.UserID = &id
 	}
 	if v := q.Get("kind"); v != "" {
-		filter.Kind = outbox.Kind(v)
-		f.Check(slices.Contains(outbox.Kinds, filter.Kind), "kind", "must be one of totp_activation_code, new_device, step_up_email_code, security_alert, notification.")
+		of.Kind = outbox.Kind(v)
+		f.Check(slices.Contains(outbox.Kinds, of.Kind), "kind", "must be one of totp_activation_code, new_device, step_up_email_code, security_alert, notification.")
 	}
-	return filter, f.Err()
+	return of, f.Err()
 }
 
 // sandboxOutbox lists the messages sent, filtered.

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,7 +26,6 @@ import (
 	"github.com/strongroom/strongroom/internal/app"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
 
 // E2EDatabaseEnv, set to "postgres", runs test servers on the PostgreSQL of
@@ -90,13 +88,13 @@ func Start(t testing.TB, env ...string) *Server {
 	return s
 }
 
-// defaults are the variables of a test server: a new SQLite database (or a
-// PostgreSQL schema when E2EDatabaseEnv says so), the manual clock, and
-// known secrets. The ledger of the database is checked when t ends.
+// defaults are the variables of a test server: a new database (NewDatabase),
+// the manual clock, and known secrets. The ledger of the database is
+// checked when t ends.
 func defaults(t testing.TB) map[string]string {
 	vars := map[string]string{
 		"STRONGROOM_ADDR":          "127.0.0.1:0",
-		"STRONGROOM_DATABASE":      "sqlite:" + filepath.Join(t.TempDir(), "strongroom.db"),
+		"STRONGROOM_DATABASE":      NewDatabase(t),
 		"STRONGROOM_FILES":         "file:" + filepath.Join(t.TempDir(), "files"),
 		"STRONGROOM_ENV":           "test",
 		"STRONGROOM_CLOCK":         "manual",
@@ -111,10 +109,6 @@ func defaults(t testing.TB) map[string]string {
 		"STRONGROOM_RATE_LIMIT_CREDENTIAL":     "3000/1m",
 		"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD": "600/1m",
 		"STRONGROOM_SLOW_SIGN_IN_DELAY":        "1ms",
-	}
-	// CI runs the end-to-end suite a second time on PostgreSQL.
-	if os.Getenv(E2EDatabaseEnv) == "postgres" {
-		vars["STRONGROOM_DATABASE"] = dbtest.PostgresDSN(t)
 	}
 	return vars
 }

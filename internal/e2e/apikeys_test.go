@@ -112,6 +112,7 @@ func keyPath(orgID, keyID, action string) string {
 var keyFormat = regexp.MustCompile(`^sr_test_([a-z0-9]{8})_[0-9A-Za-z]{43}$`)
 
 func TestAPIKeyCreationNeedsStepUpAndShowsTheSecretOnce(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -148,6 +149,7 @@ func TestAPIKeyCreationNeedsStepUpAndShowsTheSecretOnce(t *testing.T) {
 }
 
 func TestAPIKeyAuthenticationFailures(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -172,6 +174,7 @@ func TestAPIKeyAuthenticationFailures(t *testing.T) {
 }
 
 func TestAPIKeyRoleAndScopeRules(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -218,6 +221,7 @@ func appSession(t *testing.T, s *apitest.Server, email, secret string) (string, 
 }
 
 func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -247,6 +251,7 @@ func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
 }
 
 func TestRevokedKeysStopAtOnceAndCannotChange(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -265,6 +270,7 @@ func TestRevokedKeysStopAtOnceAndCannotChange(t *testing.T) {
 }
 
 func TestBanRevokesEveryKeyForGood(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -290,6 +296,7 @@ func TestBanRevokesEveryKeyForGood(t *testing.T) {
 }
 
 func TestOnlyOwnersAndAdminsSeeKeys(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -311,6 +318,7 @@ func TestOnlyOwnersAndAdminsSeeKeys(t *testing.T) {
 }
 
 func TestFiftyActiveKeysAtMost(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -328,6 +336,7 @@ func TestFiftyActiveKeysAtMost(t *testing.T) {
 // TestOnlyTheCurrencyAccountListAcceptsAnAPIKey walks every route in
 // routes.go with a valid key.
 func TestOnlyTheCurrencyAccountListAcceptsAnAPIKey(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -370,6 +379,7 @@ func TestOnlyTheCurrencyAccountListAcceptsAnAPIKey(t *testing.T) {
 }
 
 func TestAPIKeyCannotManageKeysOrRequestAccounts(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)

@@ -31,6 +31,7 @@ func expectInvalidFields(t *testing.T, r *apitest.Response, fields ...string) {
 // precision, bank fields are checked as for payment contacts, unknown
 // fields are refused.
 func TestUpdateBillFields(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	b := blankBill(t, s, p.web, p.org)
@@ -139,6 +140,7 @@ func TestUpdateBillFields(t *testing.T) {
 // a bill whose payment is requested cannot be cancelled. (Cancelling from
 // extracting: TestBillExtractionKeepsWhatPeopleSet.)
 func TestCancelBill(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	b := payableBill(t, s, p, "50.00")
@@ -172,6 +174,7 @@ func TestCancelBill(t *testing.T) {
 // the bill's supplier name, currency and bank fields; what a contact needs
 // and the bill lacks is 400 naming the bill's fields.
 func TestBillPaymentContact(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	contactOf := func(b client.Bill) client.PaymentContact {

@@ -80,6 +80,7 @@ func otherDigits(code string) string {
 }
 
 func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -213,6 +214,7 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 // last four digits every Card shows; one card's code does not activate
 // another, and the code appears in no Card and no log line.
 func TestCardActivationNeedsTheLettersCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	first := cardFor(t, s, o.id, o.alice.id, 100)
@@ -276,6 +278,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // person lock activation for that person on every card, even with the
 // right code, until Retry-After has passed; another person is unaffected.
 func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	first := cardFor(t, s, o.id, o.alice.id, 100)
@@ -327,6 +330,7 @@ func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
 // guesses sent at once count like thirty in a row: ten are answered
 // invalid_code, the rest rate_limited, and then even the right code waits.
 func TestCardConcurrentActivationGuessesStayWithinTheLimit(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.owner.id, 100)
@@ -361,6 +365,7 @@ func TestCardConcurrentActivationGuessesStayWithinTheLimit(t *testing.T) {
 }
 
 func TestSettingACardPIN(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 100)

@@ -107,6 +107,7 @@ func expectSpent(t *testing.T, s *apitest.Server, token, cardID, spent, utilizat
 }
 
 func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -182,6 +183,7 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 // creates no money: one that would is declined refund_exceeds_purchases and
 // moves nothing. A refund in a foreign currency counts at its US-dollar value.
 func TestCardRefundsNeverExceedTheMonthsPurchases(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	tok := o.owner.token
@@ -225,6 +227,7 @@ func TestCardRefundsNeverExceedTheMonthsPurchases(t *testing.T) {
 }
 
 func TestCardAuthorizationRequestsAreChecked(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -273,6 +276,7 @@ func TestCardAuthorizationRequestsAreChecked(t *testing.T) {
 // calendar month of the service clock; it resets at the first instant of the
 // next month, not a second before.
 func TestCardSpendingResetsAtTheMonthBoundary(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -316,6 +320,7 @@ func TestCardSpendingResetsAtTheMonthBoundary(t *testing.T) {
 // reasons to decline hold at once; the first in the contract's order wins,
 // and no decline moves money or adds a feed row.
 func TestCardDeclineReasonsComeInContractOrder(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	tok := o.owner.token
@@ -437,6 +442,7 @@ func byStatus(_ int, r *apitest.Response) string { return fmt.Sprint(r.Status) }
 // TestCardConcurrentPurchasesStayWithinTheLimit: thirty purchases of 7.00 at
 // once on a card with a limit of 100: exactly fourteen fit.
 func TestCardConcurrentPurchasesStayWithinTheLimit(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -460,6 +466,7 @@ func TestCardConcurrentPurchasesStayWithinTheLimit(t *testing.T) {
 // across five cards with room to spare, against 50.00 USD: exactly sixteen
 // are paid, and the balance ends at 2.00, never below zero.
 func TestCardConcurrentPurchasesNeverOverdraw(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "50.00")

@@ -182,6 +182,7 @@ func expectActions(t *testing.T, what string, c client.Card, want ...string) {
 var lastFourPattern = regexp.MustCompile(`^[0-9]{4}$`)
 
 func TestListAndGetCards(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	other := newCardOrg(t, s, "globex.test")
@@ -313,6 +314,7 @@ func TestListAndGetCards(t *testing.T) {
 }
 
 func TestChangingACardsLimitAndHolderName(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -383,6 +385,7 @@ func TestChangingACardsLimitAndHolderName(t *testing.T) {
 }
 
 func TestCardFreezeAndUnfreeze(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -441,6 +444,7 @@ func TestCardFreezeAndUnfreeze(t *testing.T) {
 // one card at once. Each answers 200 or 409 conflict; the successes
 // alternate (freezes are unfreezes or one more), and the final state agrees.
 func TestCardFreezeRacingUnfreeze(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -486,6 +490,7 @@ func TestCardFreezeRacingUnfreeze(t *testing.T) {
 // read and frozen, nothing else; a banned one's cannot be touched at all,
 // and its authorizations are declined without moving money.
 func TestCardsUnderOrganizationStatus(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -556,6 +561,7 @@ func TestCardsUnderOrganizationStatus(t *testing.T) {
 // TestCardOperationsRefuseAPIKeys: every card operation is for people; an
 // API key gets 403 api_key_not_permitted and changes nothing.
 func TestCardOperationsRefuseAPIKeys(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.owner.id, 1000)

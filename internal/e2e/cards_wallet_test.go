@@ -145,6 +145,7 @@ func checkPAN(t *testing.T, p walletPayload, prefix, lastFour string, year int) 
 }
 
 func TestCardMobileWalletProvisioning(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	o := newCardOrg(t, s, "acme.test")

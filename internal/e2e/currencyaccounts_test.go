@@ -64,6 +64,7 @@ func eventually(t *testing.T, what string, check func() bool) {
 }
 
 func TestCurrencyAccountListHasEveryConfiguredCurrency(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	var res client.CurrencyAccountList
@@ -82,6 +83,7 @@ func TestCurrencyAccountListHasEveryConfiguredCurrency(t *testing.T) {
 }
 
 func TestRequestingCurrenciesFromThePartner(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -123,6 +125,7 @@ func TestRequestingCurrenciesFromThePartner(t *testing.T) {
 }
 
 func TestSelectionsWaitForTheEntity(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -148,6 +151,7 @@ func TestSelectionsWaitForTheEntity(t *testing.T) {
 }
 
 func TestRejectedEntityRefusesTheWholeRequest(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -159,6 +163,7 @@ func TestRejectedEntityRefusesTheWholeRequest(t *testing.T) {
 }
 
 func TestPartnerEligibilityFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -172,6 +177,7 @@ func TestPartnerEligibilityFailureChangesNothing(t *testing.T) {
 }
 
 func TestUnavailablePartnerIsRetried(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -194,6 +200,7 @@ func TestUnavailablePartnerIsRetried(t *testing.T) {
 }
 
 func TestRequestsAreDisabledForInactiveOrganizations(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -210,6 +217,7 @@ func TestRequestsAreDisabledForInactiveOrganizations(t *testing.T) {
 }
 
 func TestOnlyOwnersAndAdminsRequestCurrencies(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -222,6 +230,7 @@ func TestOnlyOwnersAndAdminsRequestCurrencies(t *testing.T) {
 }
 
 func TestPartnerWebhookNeedsItsSignature(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)

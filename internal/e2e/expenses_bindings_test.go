@@ -16,6 +16,7 @@ import (
 // purchase files for its cardholder.
 
 func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -82,6 +83,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 }
 
 func TestExpenseBindingTargetsAndTotals(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	other := newCardOwner(t, s, "globex.test")
@@ -208,6 +210,7 @@ func newestFeedRow(t *testing.T, s *apitest.Server, token, org, kind string) str
 // TestConcurrentBindsOfOneTransaction: ten expenses bind one transaction at
 // once; exactly one wins, the others are conflicts.
 func TestConcurrentBindsOfOneTransaction(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -236,6 +239,7 @@ func TestConcurrentBindsOfOneTransaction(t *testing.T) {
 // TestConcurrentMovesOfOneExpense: submits, approvals and rejections of one
 // expense at once: exactly one of each kind succeeds.
 func TestConcurrentMovesOfOneExpense(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -264,6 +268,7 @@ func TestConcurrentMovesOfOneExpense(t *testing.T) {
 // units hold, so that binding is refused with nothing stored, and the
 // totals shown are the exact sum of the others.
 func TestExpenseTotalsNeverOverflow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	e := createExpense(t, s, p.web, p.org, nil)
@@ -286,6 +291,7 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 // TestExpenseBindsCryptoPayments: a payment on the crypto rail binds as
 // crypto_outgoing (never as fiat_outgoing), counting the amount sent.
 func TestExpenseBindsCryptoPayments(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	var contact client.PaymentContact

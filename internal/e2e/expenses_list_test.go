@@ -65,6 +65,7 @@ func walk(t *testing.T, query string, fetch func(q string) (ids []string, hasMor
 }
 
 func TestExpenseListFiltersAndPages(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")

@@ -92,6 +92,7 @@ func bind(t *testing.T, s *apitest.Server, token, expenseID, targetID, targetTyp
 }
 
 func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 
@@ -185,6 +186,7 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 }
 
 func TestExpenseMovesAndWhoMayMakeThem(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -260,6 +262,7 @@ func TestExpenseMovesAndWhoMayMakeThem(t *testing.T) {
 }
 
 func TestDeletingADraftExpense(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -296,6 +299,7 @@ func TestDeletingADraftExpense(t *testing.T) {
 }
 
 func TestExpenseVisibilityAcrossMembersAndOrganizations(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	other := newCardOrg(t, s, "globex.test")
@@ -340,6 +344,7 @@ func TestExpenseVisibilityAcrossMembersAndOrganizations(t *testing.T) {
 }
 
 func TestExpensesUnderOrganizationStatus(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	e := completeDraft(t, s, o.alice.token, o.id)

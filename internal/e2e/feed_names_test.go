@@ -33,6 +33,7 @@ func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) s
 // its fee, the reversal of a failed one, the rows of a batch) names the
 // recipient by its contact name and never shows an id (CONTRACT §7).
 func TestFeedNamesTheCounterparty(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	p.contact = p.newContact(t, s, "Müller GmbH", "DE89370400440532013000")

@@ -90,6 +90,7 @@ func addUser(t *testing.T, s *apitest.Server, orgID, email, role string, withTOT
 }
 
 func TestSignInWrongEmailOrPassword(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	createOrg(t, s, "ada@acme.test")
 	wrong := s.Post(t, "/api/v1/auth/sign-in", "", map[string]any{"email": "ada@acme.test", "password": "not it"}).
@@ -103,6 +104,7 @@ func TestSignInWrongEmailOrPassword(t *testing.T) {
 }
 
 func TestSignInWithAuthenticatorCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "Ada@Acme.test")
 	step1 := signIn(t, s, map[string]any{"email": "ada@ACME.test", "password": password})
@@ -121,6 +123,7 @@ func TestSignInWithAuthenticatorCode(t *testing.T) {
 }
 
 func TestSignInWithoutAuthenticatorIsPasswordAlone(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
 	addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
@@ -132,6 +135,7 @@ func TestSignInWithoutAuthenticatorIsPasswordAlone(t *testing.T) {
 }
 
 func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	var org client.SandboxCreatedOrganization
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, map[string]any{
@@ -171,6 +175,7 @@ func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 }
 
 func TestWrongAndReusedCodes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -196,6 +201,7 @@ func TestWrongAndReusedCodes(t *testing.T) {
 }
 
 func TestFiveWrongCodesLockTheChallenge(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -227,6 +233,7 @@ func mustAtoi(t *testing.T, s string) int {
 }
 
 func TestChallengeTokenLivesTenMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	step1 := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
@@ -245,6 +252,7 @@ func TestChallengeTokenLivesTenMinutes(t *testing.T) {
 }
 
 func TestSessionEndsAfterThirtyIdleMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
@@ -262,15 +270,17 @@ func TestSessionEndsAfterThirtyIdleMinutes(t *testing.T) {
 }
 
 func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
+	t.Parallel()
 	// Thirty days of use every 25 minutes is ~3,500 requests in a few real seconds.
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_ADDRESS=off", "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	var me client.Me
 	s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200).Decode(t, &me)
-	// Use the session every 25 minutes until just before its absolute end.
-	for now(t, s).Add(25 * time.Minute).Before(me.Session.ExpiresAt) {
-		advance(t, s, 25*time.Minute)
+	// Use the session every 25 minutes until just before its absolute end
+	// (advance answers the server's new time, so the loop asks for it once).
+	for at := now(t, s); at.Add(25 * time.Minute).Before(me.Session.ExpiresAt); {
+		at = advance(t, s, 25*time.Minute)
 		s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200)
 	}
 	advance(t, s, me.Session.ExpiresAt.Sub(now(t, s)))
@@ -281,6 +291,7 @@ func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
 }
 
 func TestSignOut(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
@@ -294,6 +305,7 @@ func TestSignOut(t *testing.T) {
 }
 
 func TestDevicesAndNewDeviceNotices(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -338,6 +350,7 @@ func TestDevicesAndNewDeviceNotices(t *testing.T) {
 }
 
 func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -379,6 +392,7 @@ func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
 }
 
 func TestSignedInAuthenticatorSetup(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
 	userID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
@@ -414,6 +428,7 @@ func TestSignedInAuthenticatorSetup(t *testing.T) {
 }
 
 func TestBurstOfBadSignInsIsRateLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_SIGN_IN=3/1m")
 	createOrg(t, s, "ada@acme.test")
 	for i := range 3 {
@@ -430,6 +445,7 @@ func TestBurstOfBadSignInsIsRateLimited(t *testing.T) {
 }
 
 func TestSignInAttemptsPerEmailAreLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=2/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
 	createOrg(t, s, "ada@acme.test")
 	for range 2 {
@@ -440,6 +456,7 @@ func TestSignInAttemptsPerEmailAreLimited(t *testing.T) {
 }
 
 func TestRequestsPerAddressAreLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_ADDRESS=5/1m")
 	for range 5 {
 		s.Get(t, "/healthz", "").ExpectStatus(t, 200)
@@ -448,6 +465,7 @@ func TestRequestsPerAddressAreLimited(t *testing.T) {
 }
 
 func TestSessionTokenIsRequired(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	s.Get(t, "/api/v1/me", "").ExpectError(t, 401, "not_authenticated")
 	s.Get(t, "/api/v1/me", "srs_forged").ExpectError(t, 401, "not_authenticated")
@@ -455,6 +473,7 @@ func TestSessionTokenIsRequired(t *testing.T) {
 }
 
 func TestLogsHoldNoSecretsOfASignInFlow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -467,6 +486,7 @@ func TestLogsHoldNoSecretsOfASignInFlow(t *testing.T) {
 }
 
 func TestRequestsPerCredentialAreLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=3/1m")
 	org := createOrg(t, s, "ada@acme.test")
 	a := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)

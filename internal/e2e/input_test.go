@@ -71,6 +71,7 @@ func stepUpByCode(t *testing.T, s *apitest.Server, token, secret string, r *apit
 // a lookup), in an otherwise valid request: each is 400 invalid_request
 // naming the field, on both engines.
 func TestBadTextNeverReachesTheDatabase(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	// The web session passes step-up once, so the gated createApiKey reaches its insert.
@@ -162,6 +163,7 @@ func TestBadTextNeverReachesTheDatabase(t *testing.T) {
 // or invalid UTF-8 is 400 invalid_request naming it, on any operation; an
 // API key bearer with bytes that are not UTF-8 is simply not a valid key.
 func TestBadTextInPathAndQuery(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	for _, tc := range []struct{ path, field string }{
@@ -187,6 +189,7 @@ func TestBadTextInPathAndQuery(t *testing.T) {
 // where they enter (preflight, deposits), so an amount near 2^63 never
 // becomes a 500 at execute, a wrong funds answer or an overflowed balance.
 func TestAmountsHaveAtMostFifteenIntegerDigits(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	deposit := func(currency, amount string) *apitest.Response {
@@ -219,6 +222,7 @@ func TestAmountsHaveAtMostFifteenIntegerDigits(t *testing.T) {
 // more than int64 minor units in all; the batch is refused when created,
 // where the funds check used to overflow and answer as if funds covered it.
 func TestBatchTotalsFitTheLedger(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	var kwd client.PaymentContact
@@ -244,6 +248,7 @@ func TestBatchTotalsFitTheLedger(t *testing.T) {
 // overflow it is refused (422), instead of a 500 on PostgreSQL or a float
 // stored by SQLite that poisons every later deposit in the currency.
 func TestLedgerBalancesCannotOverflow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	created := createOrg(t, s, "ada@acme.test")
 	org := created.Organization.Id.String()

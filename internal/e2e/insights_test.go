@@ -96,6 +96,7 @@ func eur(minor int64) string { return money.Amount{Minor: minor, Currency: "EUR"
 // sums are left out; quiet periods hold empty lists; a period cut by the
 // range counts only its days inside the range.
 func TestInsightsSumTheFeed(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	// Day A starts now, early enough that the day's work stays on it.
 	dayA := toNextDay(t, s)
@@ -203,6 +204,7 @@ func TestInsightsSumTheFeed(t *testing.T) {
 // Thursday, so the last days of a year can be in week 53 (or 1 of the next
 // year) and the first days of a year in the last week of the year before.
 func TestInsightsAcrossTheYearEnd(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	n := now(t, s)
@@ -300,6 +302,7 @@ func weekOf(d time.Time) string {
 // service clock, as the clock moves; with neither a preset nor dates the
 // range is the last twelve whole months.
 func TestInsightsPresetsFollowTheClock(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	for _, step := range []time.Duration{0, 17 * 24 * time.Hour, 45 * 24 * time.Hour} {
@@ -362,6 +365,7 @@ func label(grouping, date string) string {
 // TestInsightsRefuseBadQueries: each refusal is 400 invalid_request naming
 // the parameter.
 func TestInsightsRefuseBadQueries(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)

@@ -29,6 +29,7 @@ func expectUnavailable(t *testing.T, r *apitest.Response) {
 // reads, and personal operations keep working throughout; active again,
 // everything works.
 func TestOrganizationStatusGovernsSessions(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	org := p.org
@@ -156,6 +157,7 @@ func preflightBody(p *payer, amount string) map[string]any {
 // in the app after a ban: nothing is recorded and no money moves. The rail
 // is not a staff action: a payment approved before the ban still settles.
 func TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	approved := p.pay(t, s, "100.00")

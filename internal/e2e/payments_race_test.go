@@ -55,6 +55,7 @@ func errorLines(log string) string {
 // and its approval, and cancel took them in the opposite order (a deadlock,
 // answered 500). Each round releases the calls for several payments together.
 func TestCancelAndApprovalInTheAppAtOnce(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	const rounds, perRound = 8, 4

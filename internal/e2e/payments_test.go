@@ -95,6 +95,7 @@ func getPayment(t *testing.T, s *apitest.Server, token, id string) client.Paymen
 }
 
 func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "100.00")
@@ -158,6 +159,7 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 }
 
 func TestFailedPaymentIsReversed(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "500.00")
 	pay := p.pay(t, s, "200.00")
@@ -184,6 +186,7 @@ func TestFailedPaymentIsReversed(t *testing.T) {
 }
 
 func TestExecuteRules(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "10.00")
@@ -207,6 +210,7 @@ func TestExecuteRules(t *testing.T) {
 }
 
 func TestIdempotencyKeyReplaysForADay(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "50.00")
@@ -233,6 +237,7 @@ func TestIdempotencyKeyReplaysForADay(t *testing.T) {
 }
 
 func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "50.00")
@@ -264,6 +269,7 @@ func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
 }
 
 func TestInsufficientFunds(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	big := p.pay(t, s, "100.00") // 101.00 with the fee
@@ -297,6 +303,7 @@ func TestInsufficientFunds(t *testing.T) {
 }
 
 func TestRejectAndCancel(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	rejected := p.pay(t, s, "10.00")
@@ -334,6 +341,7 @@ func TestRejectAndCancel(t *testing.T) {
 }
 
 func TestApprovalListAndPendingCount(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	a, b, c := p.pay(t, s, "1.00"), p.pay(t, s, "2.00"), p.pay(t, s, "3.00")
@@ -350,6 +358,7 @@ func TestApprovalListAndPendingCount(t *testing.T) {
 }
 
 func TestBatchIsApprovedOnce(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q1, q2 := p.quote(t, s, "100.00"), p.quote(t, s, "200.00")
@@ -387,6 +396,7 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 }
 
 func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	type pending struct {
@@ -443,6 +453,7 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 }
 
 func TestPaymentContactsCheckBankDetails(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	path := "/api/v1/organizations/" + p.org + "/payment-contacts"
@@ -486,6 +497,7 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 }
 
 func TestQuotesConvertCurrencies(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	var c client.PaymentContact
@@ -511,6 +523,7 @@ func TestQuotesConvertCurrencies(t *testing.T) {
 
 // TestTransactionFeedPagination walks the feed page by page (spec 4.17 rules 1–4).
 func TestTransactionFeedPagination(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	deposit := func(amt string) {

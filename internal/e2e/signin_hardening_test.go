@@ -89,6 +89,7 @@ func assertNotStored(t *testing.T, d *db.DB, codes ...string) {
 }
 
 func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 
@@ -142,6 +143,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 var sixDigits = regexp.MustCompile(`[0-9]{6}`)
 
 func TestLiveStoresNoCodes(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	// The person is created through the sandbox of a test server on the same
 	// database and root secret; live has no sandbox.
@@ -218,6 +220,7 @@ func signInFrom(t *testing.T, c *http.Client, s *apitest.Server, body map[string
 }
 
 func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
+	t.Parallel()
 	// The old per-email bucket (STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL, no longer
 	// read) is set as tight as the new one, so this test fails where it applies.
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=3/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL=3/1h",
@@ -277,6 +280,7 @@ func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
 }
 
 func TestConcurrentWrongPasswordsStayWithinTheBudget(t *testing.T) {
+	t.Parallel()
 	const budget, tries = 3, 12
 	s := apitest.Start(t, fmt.Sprintf("STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=%d/1h", budget), "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
 	createOrg(t, s, "ada@acme.test")
@@ -319,6 +323,7 @@ func TestConcurrentWrongPasswordsStayWithinTheBudget(t *testing.T) {
 }
 
 func TestManyWrongPasswordsForAnEmailSlowItsSignInsButNeverRefuse(t *testing.T) {
+	t.Parallel()
 	const delay = 300 * time.Millisecond
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=100/1h", "STRONGROOM_SLOW_SIGN_IN_AFTER=2/1h",
 		"STRONGROOM_SLOW_SIGN_IN_DELAY="+delay.String(), "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
@@ -353,6 +358,7 @@ func TestManyWrongPasswordsForAnEmailSlowItsSignInsButNeverRefuse(t *testing.T) 
 }
 
 func TestEvery401CarriesWWWAuthenticate(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_PARTNER_SECRET=partner-secret-for-tests")
 	org := createOrg(t, s, "ada@acme.test")
 	const plain, invalid = `Bearer realm="strongroom"`, `Bearer realm="strongroom", error="invalid_token"`

@@ -115,6 +115,7 @@ func wrongDigits(code string) string {
 }
 
 func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 
@@ -172,6 +173,7 @@ func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
 }
 
 func TestDeclinedStepUpCannotBeCompleted(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -195,6 +197,7 @@ func TestDeclinedStepUpCannotBeCompleted(t *testing.T) {
 }
 
 func TestStepUpChallengeExpiresAfterFiveMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -210,6 +213,7 @@ func TestStepUpChallengeExpiresAfterFiveMinutes(t *testing.T) {
 }
 
 func TestExitStepUpEndsTheWindow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -227,6 +231,7 @@ func TestExitStepUpEndsTheWindow(t *testing.T) {
 }
 
 func TestAnotherSessionsSudoSessionIsNotFound(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -242,6 +247,7 @@ func TestAnotherSessionsSudoSessionIsNotFound(t *testing.T) {
 }
 
 func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -277,6 +283,7 @@ func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
 }
 
 func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -309,6 +316,7 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 }
 
 func TestThreeWrongMatchCodesDecline(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -323,6 +331,7 @@ func TestThreeWrongMatchCodesDecline(t *testing.T) {
 }
 
 func TestApprovalNeedsTheDevicesCredentialAndSignature(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -345,6 +354,7 @@ func TestApprovalNeedsTheDevicesCredentialAndSignature(t *testing.T) {
 }
 
 func TestChallengeFromTheAppNeedsNoMatchCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	expectStepUp(t, gated(t, s, p.app))
@@ -357,6 +367,7 @@ func TestChallengeFromTheAppNeedsNoMatchCode(t *testing.T) {
 }
 
 func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	var orgs client.Me
@@ -394,6 +405,7 @@ func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
 }
 
 func TestConcurrentAnswersSettleToOneOutcome(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -436,6 +448,7 @@ func TestConcurrentAnswersSettleToOneOutcome(t *testing.T) {
 }
 
 func TestStepUpOffersPasskeyOptionsWhenThePersonHasPasskeys(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	key := apitest.NewSoftPasskey()
@@ -448,6 +461,7 @@ func TestStepUpOffersPasskeyOptionsWhenThePersonHasPasskeys(t *testing.T) {
 }
 
 func TestStepUpMethodsFollowWhatThePersonHas(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	web := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)

@@ -53,6 +53,7 @@ func appSignIn(t *testing.T, s *apitest.Server, email, secret, deviceName string
 }
 
 func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret, userID := *org.Owner.TotpSecret, org.Owner.UserId.String()
@@ -141,6 +142,7 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 }
 
 func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "10.00")
@@ -252,6 +254,7 @@ func newPayerWithoutApp(t *testing.T, s *apitest.Server, email, deposit string) 
 }
 
 func TestApproveWithoutAnApprovalCredentialMintsNoChallenge(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
@@ -276,6 +279,7 @@ func TestApproveWithoutAnApprovalCredentialMintsNoChallenge(t *testing.T) {
 }
 
 func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	a, b := p.pay(t, s, "60.00"), p.pay(t, s, "50.00") // 61.00 and 51.00 with fees: not both
@@ -327,6 +331,7 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 }
 
 func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
@@ -434,6 +439,7 @@ func (p *payer) approveWithSandbox(t *testing.T, s *apitest.Server, approvalID s
 }
 
 func TestSandboxApprovingAppIsAbsentInLive(t *testing.T) {
+	t.Parallel()
 	live := apitest.Start(t, "STRONGROOM_ENV=live", "STRONGROOM_SANDBOX_TOKEN=", "STRONGROOM_CLOCK=system",
 		"STRONGROOM_PARTNER_SECRET=partner-secret-for-tests")
 	live.Post(t, "/api/v1/sandbox/users/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approving-app", sbx, nil).ExpectError(t, 404, "not_found")
@@ -445,6 +451,7 @@ func TestSandboxApprovingAppIsAbsentInLive(t *testing.T) {
 // phone's answer records nothing: the answer is forbidden, the challenge and
 // its step-up end declined, and the payment keeps waiting with its money.
 func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	p := newPayer(t, s, "ada@acme.test", "100.00")

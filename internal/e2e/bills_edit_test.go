@@ -1,30 +1,12 @@
 package e2e_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
-
-// expectInvalidFields fails unless r is 400 invalid_request whose details
-// name exactly fields (in any order).
-func expectInvalidFields(t *testing.T, r *apitest.Response, fields ...string) {
-	t.Helper()
-	e := r.ExpectError(t, 400, "invalid_request")
-	var got []string
-	for _, d := range e.Error.Details {
-		got = append(got, d.Field)
-	}
-	slices.Sort(got)
-	want := slices.Clone(fields)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("details name %v, want %v; body %s", got, want, r.Body)
-	}
-}
 
 // TestUpdateBillFields sets each kind of field, clears fields with null,
 // and checks the rules: the amount needs a currency and is read at its

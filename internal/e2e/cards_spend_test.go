@@ -2,9 +2,7 @@ package e2e_test
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,13 +15,6 @@ import (
 // Card spending (CONTRACT §6, DECISIONS "Authorizations"): what purchases
 // and refunds do to the limit, the balance and the feed, in which order
 // declines are decided, and that concurrency never spends past a limit or a balance.
-
-// deposit funds org with amt of currency in the sandbox.
-func deposit(t *testing.T, s *apitest.Server, org, currency, amt string) {
-	t.Helper()
-	ok[*client.SandboxDepositResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, org), nil,
-		client.SandboxDeposit{Currency: currency, Amount: amt}))
-}
 
 func authorizationsPath(cardID string) string {
 	return "/api/v1/sandbox/cards/" + cardID + "/authorizations"
@@ -48,7 +39,7 @@ func purchase(t *testing.T, s *apitest.Server, cardID, amt string) client.Sandbo
 func expectDecline(t *testing.T, a client.SandboxCardAuthorizationResult, reason string) {
 	t.Helper()
 	if a.Approved || a.DeclineReason == nil || string(*a.DeclineReason) != reason || a.Transaction != nil {
-		t.Fatalf("authorization %+v (reason %q), want declined for %s with no transaction", a, deref(a.DeclineReason), reason)
+		t.Fatalf("authorization %+v (reason %q), want declined for %s with no transaction", a, str(a.DeclineReason), reason)
 	}
 }
 
@@ -57,7 +48,7 @@ func expectDecline(t *testing.T, a client.SandboxCardAuthorizationResult, reason
 func expectApproved(t *testing.T, a client.SandboxCardAuthorizationResult, direction, usd string) client.Transaction {
 	t.Helper()
 	if !a.Approved || a.DeclineReason != nil || a.Transaction == nil {
-		t.Fatalf("authorization approved %v, reason %q, transaction %v; want approved", a.Approved, deref(a.DeclineReason), a.Transaction)
+		t.Fatalf("authorization approved %v, reason %q, transaction %v; want approved", a.Approved, str(a.DeclineReason), a.Transaction)
 	}
 	tx := *a.Transaction
 	description := "Card payment to " + merchant
@@ -74,13 +65,8 @@ func expectApproved(t *testing.T, a client.SandboxCardAuthorizationResult, direc
 // cardFeed is the card_transaction rows of org's feed, newest first.
 func cardFeed(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
 	t.Helper()
-	var page client.TransactionPage
-	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &page)
-	if page.HasMore {
-		t.Fatal("the feed has more than one page")
-	}
 	var out []client.Transaction
-	for _, x := range page.Data {
+	for _, x := range feedRows(t, s, token, org) {
 		if x.Type == "card_transaction" {
 			out = append(out, x)
 		}
@@ -405,39 +391,11 @@ func concurrently(t *testing.T, s *apitest.Server, n int, body func(i int) (card
 		var a client.SandboxCardAuthorizationResult
 		r.Decode(t, &a)
 		if !a.Approved {
-			return deref(a.DeclineReason)
+			return str(a.DeclineReason)
 		}
 		return "approved"
 	})
 }
-
-// answersAtOnce sends n requests at the same moment, each on a connection
-// of its own, and counts the answers by what key makes of them.
-func answersAtOnce(t *testing.T, s *apitest.Server, n int, req func(i int) apitest.Request, key func(i int, r *apitest.Response) string) map[string]int {
-	t.Helper()
-	var (
-		wg  sync.WaitGroup
-		mu  sync.Mutex
-		out = map[string]int{}
-	)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rq := req(i)
-			rq.Header = oneShot
-			k := key(i, s.Do(t, rq))
-			mu.Lock()
-			out[k]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return out
-}
-
-// byStatus keys an answer by its status code.
-func byStatus(_ int, r *apitest.Response) string { return fmt.Sprint(r.Status) }
 
 // TestCardConcurrentPurchasesStayWithinTheLimit: thirty purchases of 7.00 at
 // once on a card with a limit of 100: exactly fourteen fit.

@@ -52,17 +52,6 @@ func partner(t *testing.T, s *apitest.Server, settings map[string]any) {
 	s.Post(t, "/api/v1/sandbox/partner", sbx, settings).ExpectStatus(t, 200)
 }
 
-// eventually polls check until it holds (background jobs run on their own time).
-func eventually(t *testing.T, what string, check func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if check() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting until %s", what)
-}
-
 func TestCurrencyAccountListHasEveryConfiguredCurrency(t *testing.T) {
 	t.Parallel()
 	s := startWithPartner(t)

@@ -11,17 +11,6 @@ import (
 
 var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-// feedRows reads the whole transactions feed of org (one page is enough here).
-func feedRows(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
-	t.Helper()
-	feed := ok[*client.ListTransactionsResponse](t, 200)(s.Client(t, token).API().ListTransactionsWithResponse(t.Context(), uuidOf(t, org),
-		&client.ListTransactionsParams{Limit: ptr(100)})).JSON200
-	if feed.HasMore {
-		t.Fatal("the feed has more than one page")
-	}
-	return feed.Data
-}
-
 func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) string {
 	t.Helper()
 	c := ok[*client.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,

@@ -19,17 +19,6 @@ import (
 	"github.com/strongroom/strongroom/internal/app"
 )
 
-const sbx = apitest.SandboxToken
-
-// createOrg creates an organization (Acme Ltd) in the sandbox whose owner,
-// Ada, has email, the test password and an authenticator app.
-func createOrg(t *testing.T, s *apitest.Server, email string) client.SandboxCreatedOrganization {
-	t.Helper()
-	r := ok[*client.SandboxCreateOrganizationResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxCreateOrganizationWithResponse(t.Context(), nil,
-		client.SandboxNewOrganization{Name: "Acme Ltd", Owner: client.SandboxPerson{Email: email, Password: ptr(password), FirstName: ptr("Ada")}}))
-	return *r.JSON201
-}
-
 func TestServerAnswersHealthReadinessAndMetrics(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
@@ -339,17 +328,6 @@ func TestAccessLogLinesAndNoSecrets(t *testing.T) {
 		t.Error("no access line names the organization created")
 	}
 	assertNoSecrets(t, s, sbx, "correct horse battery", *org.Owner.TotpSecret)
-}
-
-// assertNoSecrets fails t if any of secrets appears anywhere in s's logs.
-func assertNoSecrets(t *testing.T, s *apitest.Server, secrets ...string) {
-	t.Helper()
-	logs := s.Logs.String()
-	for _, secret := range secrets {
-		if secret != "" && strings.Contains(logs, secret) {
-			t.Errorf("the logs contain a secret (%d characters)", len(secret))
-		}
-	}
 }
 
 func TestOpenAPIDocumentIsServed(t *testing.T) {

@@ -8,86 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
-
 	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
-
-const password = "correct horse battery"
-
-// now reads the server's manual clock.
-func now(t *testing.T, s *apitest.Server) time.Time {
-	t.Helper()
-	return advance(t, s, 0)
-}
-
-func advance(t *testing.T, s *apitest.Server, d time.Duration) time.Time {
-	t.Helper()
-	r := ok[*client.SandboxAdvanceClockResponse](t, 200)(sandboxClient(t, s).API().SandboxAdvanceClockWithResponse(t.Context(), nil,
-		client.SandboxClockAdvance{Seconds: int(d.Seconds())}))
-	return r.JSON200.Now
-}
-
-// code is the authenticator app's code for secret at the server's current time.
-func code(t *testing.T, s *apitest.Server, secret string) string {
-	t.Helper()
-	c, err := totp.GenerateCode(secret, now(t, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func signIn(t *testing.T, s *apitest.Server, body map[string]any) client.SignInResult {
-	t.Helper()
-	var out client.SignInResult
-	s.Post(t, "/api/v1/auth/sign-in", "", body).ExpectStatus(t, 200).Decode(t, &out)
-	return out
-}
-
-func mfa(t *testing.T, s *apitest.Server, challenge, code string) client.SignInResult {
-	t.Helper()
-	var out client.SignInResult
-	s.Post(t, "/api/v1/auth/mfa", "", map[string]any{"challenge_token": challenge, "code": code}).ExpectStatus(t, 200).Decode(t, &out)
-	return out
-}
-
-// signInFully signs email in with password and code through the client
-// and returns the session token.
-func signInFully(t *testing.T, s *apitest.Server, email, secret string) string {
-	t.Helper()
-	c := s.Client(t, "")
-	step1, err := c.SignIn(t.Context(), client.Credentials{Email: email, Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if step1.Status != client.SignInStatusMfaRequired {
-		t.Fatalf("sign-in status %q, want mfa_required", step1.Status)
-	}
-	step2, err := c.CompleteMFA(t.Context(), *step1.ChallengeToken, code(t, s, secret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if step2.Status != client.SignInStatusAuthenticated || step2.Token == nil || c.Token() != *step2.Token {
-		t.Fatalf("mfa status %q, want authenticated", step2.Status)
-	}
-	// The next code must come from a later time step: each code works once.
-	advance(t, s, 30*time.Second)
-	return *step2.Token
-}
-
-// addUser adds a person with the test password to the organization in the
-// sandbox and returns their id and authenticator secret ("" without one).
-func addUser(t *testing.T, s *apitest.Server, orgID, email, role string, withTOTP bool) (string, string) {
-	t.Helper()
-	r := ok[*client.SandboxAddOrganizationUserResponse](t, 201)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(), uuidOf(t, orgID), nil,
-		client.SandboxNewMember{Email: email, Password: ptr(password), Role: client.Role(role), Totp: &withTOTP}))
-	if r.JSON201.TotpSecret == nil {
-		return r.JSON201.UserId.String(), ""
-	}
-	return r.JSON201.UserId.String(), *r.JSON201.TotpSecret
-}
 
 func TestSignInWrongEmailOrPassword(t *testing.T) {
 	t.Parallel()

@@ -39,33 +39,6 @@ func withBadText(t *testing.T, body any, bad badText) []byte {
 	return []byte(strings.ReplaceAll(string(raw), textMarker, bad.raw))
 }
 
-// expectInvalidField fails t unless r is 400 invalid_request naming field.
-func expectInvalidField(t *testing.T, r *apitest.Response, field string) {
-	t.Helper()
-	e := r.ExpectError(t, http.StatusBadRequest, "invalid_request")
-	for _, d := range e.Error.Details {
-		if d.Field == field {
-			return
-		}
-	}
-	t.Fatalf("details %+v do not name %q", e.Error.Details, field)
-}
-
-// stepUpByCode answers the step-up a gated call asked for with an
-// authenticator code on the same session, so the session can make gated
-// calls; a call that went through needs none.
-func stepUpByCode(t *testing.T, s *apitest.Server, token, secret string, r *apitest.Response) {
-	t.Helper()
-	if r.Status != http.StatusForbidden {
-		r.ExpectStatus(t, http.StatusCreated)
-		return
-	}
-	up := expectStepUp(t, r)
-	s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": code(t, s, secret)}).
-		ExpectStatus(t, http.StatusOK)
-	advance(t, s, 30*time.Second) // the code's time step is spent
-}
-
 // TestBadTextNeverReachesTheDatabase sends a NUL and invalid UTF-8 in each
 // string field where PostgreSQL answered 500 (the text reached an INSERT or
 // a lookup), in an otherwise valid request: each is 400 invalid_request

@@ -58,8 +58,6 @@ func expectLines(t *testing.T, what string, got []string, want ...string) {
 	}
 }
 
-func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-
 // toNextDay moves the manual clock to 01:00 UTC of the next day, so that what
 // a test does next (a few minutes of clock) stays on one UTC date.
 func toNextDay(t *testing.T, s *apitest.Server) time.Time {
@@ -67,16 +65,6 @@ func toNextDay(t *testing.T, s *apitest.Server) time.Time {
 	n := now(t, s)
 	next := time.Date(n.Year(), n.Month(), n.Day()+1, 1, 0, 0, 0, time.UTC)
 	return advance(t, s, next.Sub(n))
-}
-
-// advanceTo moves the manual clock forward to at.
-func advanceTo(t *testing.T, s *apitest.Server, at time.Time) time.Time {
-	t.Helper()
-	n := now(t, s)
-	if at.Before(n) {
-		t.Fatalf("cannot move the clock back from %v to %v", n, at)
-	}
-	return advance(t, s, at.Sub(n))
 }
 
 func minor(t *testing.T, a client.Money) int64 {

@@ -10,8 +10,6 @@ import (
 
 // Billing invoices (CONTRACT §8b): helpers shared by the invoicing tests.
 
-func orgPath(org, rest string) string { return "/api/v1/organizations/" + org + rest }
-
 func createBillingContact(t *testing.T, s *apitest.Server, token, org, name string) client.BillingContact {
 	t.Helper()
 	var c client.BillingContact

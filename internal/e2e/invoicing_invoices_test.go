@@ -187,7 +187,7 @@ func TestInvoiceMovesAndRoles(t *testing.T) {
 	o := newCardOrg(t, s, "moves.test")
 	c := createBillingContact(t, s, o.alice.token, o.id, "Initech")
 	inv := simpleInvoice(t, s, o.alice.token, o.id, c.Id.String(), "EUR", "100.00", "2025-05-01")
-	if inv.CreatedById == nil || inv.CreatedById.String() != o.alice.id || inv.CreatedBy == nil || deref(inv.CreatedBy.FirstName) != "Alice" {
+	if inv.CreatedById == nil || inv.CreatedById.String() != o.alice.id || inv.CreatedBy == nil || str(inv.CreatedBy.FirstName) != "Alice" {
 		t.Fatalf("created_by: %+v %+v", inv.CreatedById, inv.CreatedBy)
 	}
 

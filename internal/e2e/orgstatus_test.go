@@ -1,10 +1,10 @@
 package e2e_test
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
@@ -16,11 +16,6 @@ func setOrgStatus(t *testing.T, s *apitest.Server, org, status string) {
 	if out.Id.String() != org || string(out.Status) != status {
 		t.Fatalf("status helper answered %+v", out)
 	}
-}
-
-func expectUnavailable(t *testing.T, r *apitest.Response) {
-	t.Helper()
-	r.ExpectError(t, http.StatusForbidden, "organization_unavailable")
 }
 
 // TestOrganizationStatusGovernsSessions walks an organization through its

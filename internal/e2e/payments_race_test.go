@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -26,17 +25,6 @@ type raced struct {
 
 // undone is the status of a payment, and of its approval, after undo.
 var undone = map[string]string{"cancel": "cancelled", "reject": "rejected"}
-
-// outcome names an answer: the status and, for an error, its type.
-func outcome(t *testing.T, r *apitest.Response) string {
-	t.Helper()
-	if r.Status < 300 {
-		return fmt.Sprint(r.Status)
-	}
-	var e apitest.ErrorBody
-	r.Decode(t, &e)
-	return fmt.Sprintf("%d %s", r.Status, e.Error.Type)
-}
 
 // errorLines are the lines of a server's log at level ERROR.
 func errorLines(log string) string {

@@ -14,84 +14,17 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// payer is an owner with a funded balance and a supplier to pay.
-type payer struct {
-	*person
-	org, contact string
-}
-
-func newPayer(t *testing.T, s *apitest.Server, email, deposit string) *payer {
+// fund deposits amount EUR ("" for none) into p's organization and adds
+// the supplier p pays.
+func (p *payer) fund(t *testing.T, s *apitest.Server, amount string) {
 	t.Helper()
-	p := &payer{person: newPerson(t, s, email)}
-	p.org = orgOf(t, s, p.person)
-	if deposit != "" {
-		ok[*client.SandboxDepositResponse](t, 201)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, p.org), nil,
-			client.SandboxDeposit{Currency: "EUR", Amount: deposit}))
+	if amount != "" {
+		deposit(t, s, p.org, "EUR", amount)
 	}
 	c := ok[*client.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
 		client.PaymentContactCreation{Name: "Müller Maschinenbau GmbH", Currency: "EUR", Rail: client.RailFiat,
 			Iban: ptr("DE89 3704 0044 0532 0130 00"), SwiftCode: ptr("COBADEFFXXX")}))
 	p.contact = c.JSON201.Id.String()
-	return p
-}
-
-// client is p's web session as a client (its step-ups fail with the challenge).
-func (p *person) client(t *testing.T, s *apitest.Server) *client.Client { return s.Client(t, p.web) }
-
-// quote asks for a quote of amt EUR sent to p's supplier.
-func (p *payer) quote(t *testing.T, s *apitest.Server, amt string) client.Quote {
-	t.Helper()
-	r := ok[*client.CreatePaymentQuoteResponse](t, 201)(p.client(t, s).API().CreatePaymentQuoteWithResponse(t.Context(), nil, client.PaymentQuoteRequest{
-		OrganizationId: uuidOf(t, p.org), Rail: client.RailFiat, PaymentContactId: uuidOf(t, p.contact),
-		SourceCurrency: "EUR", Amount: amt, AmountSide: client.PaymentQuoteRequestAmountSideSend}))
-	return *r.JSON201
-}
-
-func executeBody(quoteID string) map[string]any {
-	return map[string]any{"quote_id": quoteID, "payout_reason": "PYR002", "statement_description": "Invoice 2026-118"}
-}
-
-// pay executes a payment of amt EUR to p's supplier; it awaits approval.
-func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) client.Payment {
-	t.Helper()
-	pay, err := p.client(t, s).ExecutePayment(t.Context(), client.PaymentExecution{QuoteId: p.quote(t, s, amt).Id,
-		PayoutReason: ptr("PYR002"), StatementDescription: ptr("Invoice 2026-118")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return *pay
-}
-
-// approveInApp asks to approve and answers the bound challenge in the app;
-// it returns the challenge the app satisfied.
-func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) client.Challenge {
-	t.Helper()
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
-	for _, c := range inbox(t, s, p.app) {
-		if c.ApprovalId != nil && c.ApprovalId.String() == approvalID && c.Status == "pending" {
-			approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
-			return c
-		}
-	}
-	t.Fatal("no payment-approval challenge in the app inbox")
-	return client.Challenge{}
-}
-
-// balance is the available and pending balance of org in currency.
-func balance(t *testing.T, s *apitest.Server, token, org, currency string) (string, string) {
-	t.Helper()
-	r := ok[*client.GetBalancesResponse](t, 200)(s.Client(t, token).API().GetBalancesWithResponse(t.Context(), uuidOf(t, org), nil))
-	for _, x := range r.JSON200.Data {
-		if x.Currency == currency {
-			return x.Available, x.Pending
-		}
-	}
-	return "", ""
-}
-
-func getPayment(t *testing.T, s *apitest.Server, token, id string) client.Payment {
-	t.Helper()
-	return *ok[*client.GetPaymentResponse](t, 200)(s.Client(t, token).API().GetPaymentWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
 }
 
 func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
@@ -580,9 +513,4 @@ func TestTransactionFeedPagination(t *testing.T) {
 	eve := newPayer(t, s, "eve@evil.test", "")
 	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", eve.web).ExpectError(t, 404, "not_found")
-}
-
-// moneyOf is an amount in a currency, as the API writes it.
-func moneyOf(amount, currency string) client.Money {
-	return client.Money{Amount: amount, Currency: currency}
 }

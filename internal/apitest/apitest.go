@@ -65,7 +65,9 @@ func Start(t testing.TB, env ...string) *Server {
 		s.done <- app.Run(ctx, []string{"server"}, func(k string) string { return vars[k] }, s.Stdout, s.Logs)
 	}()
 	listening := regexp.MustCompile(`listening on (http://\S+)`)
-	deadline := time.Now().Add(20 * time.Second)
+	// Generous: tests start servers in parallel, and on a loaded machine
+	// migrating a PostgreSQL schema alone can take many seconds.
+	deadline := time.Now().Add(startTimeout)
 	for s.URL == "" {
 		if m := listening.FindStringSubmatch(s.Logs.String()); m != nil {
 			s.URL = m[1]
@@ -112,6 +114,9 @@ func defaults(t testing.TB) map[string]string {
 	}
 	return vars
 }
+
+// startTimeout is how long a test server may take to listen.
+const startTimeout = 90 * time.Second
 
 func newClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
 

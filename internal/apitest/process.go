@@ -67,7 +67,7 @@ func StartProcess(t testing.TB, env ...string) *Process {
 		t.Fatal(err)
 	}
 	listening := regexp.MustCompile(`listening on (http://\S+)`)
-	for deadline := time.Now().Add(20 * time.Second); p.URL == ""; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(startTimeout); p.URL == ""; time.Sleep(20 * time.Millisecond) {
 		if m := listening.FindStringSubmatch(p.Logs.String()); m != nil {
 			p.URL = m[1]
 		} else if time.Now().After(deadline) {

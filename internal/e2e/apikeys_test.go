@@ -17,37 +17,6 @@ import (
 	"github.com/strongroom/strongroom/internal/httpapi"
 )
 
-// orgOf returns the id of the (first) organization p belongs to.
-func orgOf(t *testing.T, s *apitest.Server, p *person) string {
-	t.Helper()
-	me, err := p.client(t, s).Me(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return me.Memberships[0].OrganizationId.String()
-}
-
-// stepUp answers the step-up challenge of a 403 in p's app, so p's web
-// session can retry the gated call within the window.
-func stepUp(t *testing.T, s *apitest.Server, p *person, r *apitest.Response) {
-	t.Helper()
-	up := expectStepUp(t, r)
-	approveStepUpInApp(t, s, p, up.StepUpAuthenticationId.String(), *up.MatchCode)
-}
-
-// approveStepUpInApp approves, in p's app, the challenge of the step-up
-// authentication id with the match code the web session showed.
-func approveStepUpInApp(t *testing.T, s *apitest.Server, p *person, id, matchCode string) {
-	t.Helper()
-	for _, c := range inbox(t, s, p.app) {
-		if c.StepUpAuthenticationId != nil && c.StepUpAuthenticationId.String() == id {
-			approve(t, s, p, c, matchCode).ExpectStatus(t, 200)
-			return
-		}
-	}
-	t.Fatal("the step-up challenge is not in the app inbox")
-}
-
 // webClient is p's web session as a client whose step-ups p approves in
 // the app, as a person at a desk with their phone.
 func (p *person) webClient(t *testing.T, s *apitest.Server) *client.Client {
@@ -113,6 +82,7 @@ func keyPath(orgID, keyID, action string) string {
 var keyFormat = regexp.MustCompile(`^sr_test_([a-z0-9]{8})_[0-9A-Za-z]{43}$`)
 
 func TestAPIKeyCreationNeedsStepUpAndShowsTheSecretOnce(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -149,6 +119,7 @@ func TestAPIKeyCreationNeedsStepUpAndShowsTheSecretOnce(t *testing.T) {
 }
 
 func TestAPIKeyAuthenticationFailures(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -173,6 +144,7 @@ func TestAPIKeyAuthenticationFailures(t *testing.T) {
 }
 
 func TestAPIKeyRoleAndScopeRules(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -209,16 +181,14 @@ func TestAPIKeyRoleAndScopeRules(t *testing.T) {
 // appSession signs email in from the iOS app and registers its approval credential.
 func appSession(t *testing.T, s *apitest.Server, email, secret string) (string, ed25519.PrivateKey) {
 	t.Helper()
-	p := &person{email: email, secret: secret}
-	step1 := signIn(t, s, map[string]any{"email": email, "password": password, "platform": "ios"})
-	p.app = *mfa(t, s, *step1.ChallengeToken, code(t, s, secret)).Token
-	advance(t, s, 30*time.Second)
+	app, _ := appSignIn(t, s, email, secret, "", "")
 	pub, key := newAppKey()
-	registerAppKey(t, s, p.app, secret, pub)
-	return p.app, key
+	registerAppKey(t, s, app, secret, pub)
+	return app, key
 }
 
 func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -248,6 +218,7 @@ func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
 }
 
 func TestRevokedKeysStopAtOnceAndCannotChange(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -266,6 +237,7 @@ func TestRevokedKeysStopAtOnceAndCannotChange(t *testing.T) {
 }
 
 func TestBanRevokesEveryKeyForGood(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -291,6 +263,7 @@ func TestBanRevokesEveryKeyForGood(t *testing.T) {
 }
 
 func TestOnlyOwnersAndAdminsSeeKeys(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -312,6 +285,7 @@ func TestOnlyOwnersAndAdminsSeeKeys(t *testing.T) {
 }
 
 func TestFiftyActiveKeysAtMost(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -329,6 +303,7 @@ func TestFiftyActiveKeysAtMost(t *testing.T) {
 // TestOnlyTheCurrencyAccountListAcceptsAnAPIKey walks every route in
 // routes.go with a valid key.
 func TestOnlyTheCurrencyAccountListAcceptsAnAPIKey(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -371,6 +346,7 @@ func TestOnlyTheCurrencyAccountListAcceptsAnAPIKey(t *testing.T) {
 }
 
 func TestAPIKeyCannotManageKeysOrRequestAccounts(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)

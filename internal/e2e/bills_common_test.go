@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -285,12 +284,4 @@ func expectReleased(t *testing.T, s *apitest.Server, token, id string) api.Bill 
 		t.Fatalf("bill = %+v, want extracted without payment", b)
 	}
 	return b
-}
-
-// str shows an optional value: a string, a UUID or a date.
-func str[T any](s *T) string {
-	if s == nil {
-		return "<nil>"
-	}
-	return fmt.Sprint(*s)
 }

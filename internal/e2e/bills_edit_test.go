@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -9,28 +8,12 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// expectInvalidFields fails unless r is 400 invalid_request whose details
-// name exactly fields (in any order).
-func expectInvalidFields(t *testing.T, r *apitest.Response, fields ...string) {
-	t.Helper()
-	e := r.ExpectError(t, 400, "invalid_request")
-	var got []string
-	for _, d := range e.Error.Details {
-		got = append(got, d.Field)
-	}
-	slices.Sort(got)
-	want := slices.Clone(fields)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("details name %v, want %v; body %s", got, want, r.Body)
-	}
-}
-
 // TestUpdateBillFields sets each kind of field, clears fields with null,
 // and checks the rules: the amount needs a currency and is read at its
 // precision, bank fields are checked as for payment contacts, unknown
 // fields are refused.
 func TestUpdateBillFields(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	b := blankBill(t, s, p.web, p.org)
@@ -139,6 +122,7 @@ func TestUpdateBillFields(t *testing.T) {
 // a bill whose payment is requested cannot be cancelled. (Cancelling from
 // extracting: TestBillExtractionKeepsWhatPeopleSet.)
 func TestCancelBill(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	b := payableBill(t, s, p, "50.00")
@@ -172,6 +156,7 @@ func TestCancelBill(t *testing.T) {
 // the bill's supplier name, currency and bank fields; what a contact needs
 // and the bill lacks is 400 naming the bill's fields.
 func TestBillPaymentContact(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	contactOf := func(b api.Bill) api.PaymentContact {

@@ -82,6 +82,7 @@ func loadCorpus(t *testing.T) []corpusSample {
 // EN16931, text PDFs. A photo and a scan without text end extracted with
 // extraction_failed_at and every field empty.
 func TestBillExtractionReadsTheCorpus(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	samples := loadCorpus(t)
@@ -154,6 +155,7 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 // extraction then fills only the fields still empty, and takes no amount
 // read in another currency than the one the person set.
 func TestBillExtractionKeepsWhatPeopleSet(t *testing.T) {
+	t.Parallel()
 	files := t.TempDir()
 	s := apitest.Start(t, "STRONGROOM_FILES=file:"+files)
 	p := newPayer(t, s, "ada@acme.test", "")
@@ -217,6 +219,7 @@ func mapsEqual(a, b map[string]string) bool {
 
 // TestCreateBillRefusals covers what createBill refuses.
 func TestCreateBillRefusals(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	eve := newPayer(t, s, "eve@evil.test", "")
@@ -245,6 +248,7 @@ func TestCreateBillRefusals(t *testing.T) {
 
 // TestUploadBillRefusals covers what uploadBill refuses; nothing refused is kept.
 func TestUploadBillRefusals(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	pdf := corpusFile(t, "text-gb-invoice.pdf")

@@ -137,6 +137,7 @@ func heapPeak() (stop func() uint64) {
 // 300 MB, and another organization's ordinary invoice, uploaded after them,
 // must still be read.
 func TestHostilePDFsFailExtractionAndLeaveTheServerSmall(t *testing.T) {
+	// Serial: it measures the heap of this process, which other tests' servers share.
 	s := apitest.Start(t)
 	hostile := newPayer(t, s, "mallory@hostile.test", "")
 	honest := newPayer(t, s, "ada@acme.test", "")
@@ -194,6 +195,7 @@ func TestHostilePDFsFailExtractionAndLeaveTheServerSmall(t *testing.T) {
 // its lease expired, the previous expiry counted), and checks that the next
 // server declares the extraction failed instead of reading the file again.
 func TestBillWhoseReadingDiedTwiceIsNotReadAThirdTime(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	p := newPayer(t, s, "ada@acme.test", "")

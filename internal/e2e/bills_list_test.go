@@ -14,6 +14,7 @@ import (
 // dates, a case-insensitive search over supplier and number in which % and
 // _ are plain characters, and cursor pagination newest first.
 func TestListBillsFiltersAndPages(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	mk := func(fields map[string]any) api.Bill {

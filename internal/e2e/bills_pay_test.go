@@ -30,6 +30,7 @@ func paymentBillID(t *testing.T, r *apitest.Response) string {
 // and a failed settlement each return it to extracted with both cleared; a
 // completed payment keeps it payment_requested.
 func TestPayBillLifecycle(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	b := payableBill(t, s, p, "1234.56")
@@ -77,6 +78,7 @@ func TestPayBillLifecycle(t *testing.T) {
 // and nothing created, a bill that is not extracted, and a quote that does
 // not pay the bill's contact exactly its amount in its currency.
 func TestPayBillMismatch(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	exec := func(q api.Quote, billID string) *apitest.Response {
@@ -140,6 +142,7 @@ func TestPayBillMismatch(t *testing.T) {
 
 // TestPayBillIdempotency: the Idempotency-Key is scoped to the bill.
 func TestPayBillIdempotency(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	b1, b2 := payableBill(t, s, p, "10.00"), payableBill(t, s, p, "10.00")
@@ -178,6 +181,7 @@ func TestPayBillIdempotency(t *testing.T) {
 // TestPayBillConcurrently: of two executes for one bill at once, with two
 // quotes, exactly one requests a payment.
 func TestPayBillConcurrently(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	for round := range 3 {
@@ -224,6 +228,7 @@ func TestPayBillConcurrently(t *testing.T) {
 // bill or organization of someone else, and a paused organization's bills
 // can be read but not created or changed.
 func TestBillsOfAnotherOrganization(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	eve := newPayer(t, s, "eve@evil.test", "1000.00")
@@ -279,6 +284,7 @@ func TestBillsOfAnotherOrganization(t *testing.T) {
 // document_type credit_note and its amount positive; paying it answers 422
 // bill_not_payable and creates nothing, whatever the quote.
 func TestACreditNoteIsNeverPaid(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	if b := payableBill(t, s, p, "10.00"); b.DocumentType != api.BillDocumentTypeInvoice {

@@ -21,6 +21,7 @@ func nextBillEvent(t *testing.T, st *apitest.Stream, org string) api.BillEventAp
 // (docs/api.md, Realtime): started when the bill is created, then completed
 // with the fields read, or failed.
 func TestBillExtractionIsToldOnTheRealtimeChannel(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "bill-realtime@acme.test", "")
 	st := s.Events(t, realtimePath(p.org), p.web, nil)

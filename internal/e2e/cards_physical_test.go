@@ -56,30 +56,8 @@ func orderAndShip(t *testing.T, s *apitest.Server, token, cardID string) string 
 	return shipCard(t, s, cardID)
 }
 
-// expectInvalidFieldOneOf fails t unless r is 400 invalid_request naming one of fields.
-func expectInvalidFieldOneOf(t *testing.T, r *apitest.Response, fields ...string) {
-	t.Helper()
-	e := r.ExpectError(t, http.StatusBadRequest, "invalid_request")
-	for _, d := range e.Error.Details {
-		for _, f := range fields {
-			if d.Field == f {
-				return
-			}
-		}
-	}
-	t.Fatalf("details %+v do not name %q", e.Error.Details, fields[0])
-}
-
-// otherDigits is as many digits as code, each of them different.
-func otherDigits(code string) string {
-	b := []byte(code)
-	for i := range b {
-		b[i] = '0' + (b[i]-'0'+1)%10
-	}
-	return string(b)
-}
-
 func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -125,7 +103,7 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 		t.Run(bad.name, func(t *testing.T) {
 			r := s.Post(t, cardPath(c.Id.String(), "physical"), o.alice.token, bad.body)
 			// An unknown field may be named bare, as the decoder names unknown nested fields.
-			expectInvalidFieldOneOf(t, r, bad.field, strings.TrimPrefix(bad.field, "shipping_address."))
+			expectInvalidField(t, r, bad.field, strings.TrimPrefix(bad.field, "shipping_address."))
 		})
 	}
 	if got := getCard(t, s, o.alice.token, c.Id.String()); got.Physical.State != "none" {
@@ -213,6 +191,7 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 // last four digits every Card shows; one card's code does not activate
 // another, and the code appears in no Card and no log line.
 func TestCardActivationNeedsTheLettersCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	first := cardFor(t, s, o.id, o.alice.id, 100)
@@ -276,6 +255,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // person lock activation for that person on every card, even with the
 // right code, until Retry-After has passed; another person is unaffected.
 func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	first := cardFor(t, s, o.id, o.alice.id, 100)
@@ -327,6 +307,7 @@ func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
 // guesses sent at once count like thirty in a row: ten are answered
 // invalid_code, the rest rate_limited, and then even the right code waits.
 func TestCardConcurrentActivationGuessesStayWithinTheLimit(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.owner.id, 100)
@@ -361,6 +342,7 @@ func TestCardConcurrentActivationGuessesStayWithinTheLimit(t *testing.T) {
 }
 
 func TestSettingACardPIN(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 100)
@@ -387,7 +369,7 @@ func TestSettingACardPIN(t *testing.T) {
 
 	// The cardholder steps up with the authenticator, then sets it.
 	up := expectStepUp(t, pin(o.alice.token, c.Id.String(), "4821"))
-	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", wrongDigits(code(t, s, o.alice.secret))).ExpectError(t, 422, "invalid_code")
+	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", otherDigits(code(t, s, o.alice.secret))).ExpectError(t, 422, "invalid_code")
 	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
 	r := pin(o.alice.token, c.Id.String(), "4821").ExpectStatus(t, http.StatusNoContent)
 	if len(r.Body) != 0 {

@@ -2,9 +2,7 @@ package e2e_test
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,16 +12,9 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Card spending (docs/api.md, Cards): what purchases
+// Card spending (CONTRACT §6, DECISIONS "Authorizations"): what purchases
 // and refunds do to the limit, the balance and the feed, in which order
 // declines are decided, and that concurrency never spends past a limit or a balance.
-
-// deposit funds org with amt of currency in the sandbox.
-func deposit(t *testing.T, s *apitest.Server, org, currency, amt string) {
-	t.Helper()
-	ok[*api.SandboxDepositResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, org), nil,
-		api.SandboxDeposit{Currency: currency, Amount: amt}))
-}
 
 func authorizationsPath(cardID string) string {
 	return "/api/v1/sandbox/cards/" + cardID + "/authorizations"
@@ -48,7 +39,7 @@ func purchase(t *testing.T, s *apitest.Server, cardID, amt string) api.SandboxCa
 func expectDecline(t *testing.T, a api.SandboxCardAuthorizationResult, reason string) {
 	t.Helper()
 	if a.Approved || a.DeclineReason == nil || string(*a.DeclineReason) != reason || a.Transaction != nil {
-		t.Fatalf("authorization %+v (reason %q), want declined for %s with no transaction", a, deref(a.DeclineReason), reason)
+		t.Fatalf("authorization %+v (reason %q), want declined for %s with no transaction", a, str(a.DeclineReason), reason)
 	}
 }
 
@@ -57,7 +48,7 @@ func expectDecline(t *testing.T, a api.SandboxCardAuthorizationResult, reason st
 func expectApproved(t *testing.T, a api.SandboxCardAuthorizationResult, direction, usd string) api.Transaction {
 	t.Helper()
 	if !a.Approved || a.DeclineReason != nil || a.Transaction == nil {
-		t.Fatalf("authorization approved %v, reason %q, transaction %v; want approved", a.Approved, deref(a.DeclineReason), a.Transaction)
+		t.Fatalf("authorization approved %v, reason %q, transaction %v; want approved", a.Approved, str(a.DeclineReason), a.Transaction)
 	}
 	tx := *a.Transaction
 	description := "Card payment to " + merchant
@@ -74,13 +65,8 @@ func expectApproved(t *testing.T, a api.SandboxCardAuthorizationResult, directio
 // cardFeed is the card_transaction rows of org's feed, newest first.
 func cardFeed(t *testing.T, s *apitest.Server, token, org string) []api.Transaction {
 	t.Helper()
-	var page api.TransactionPage
-	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &page)
-	if page.HasMore {
-		t.Fatal("the feed has more than one page")
-	}
 	var out []api.Transaction
-	for _, x := range page.Data {
+	for _, x := range feedRows(t, s, token, org) {
 		if x.Type == "card_transaction" {
 			out = append(out, x)
 		}
@@ -107,6 +93,7 @@ func expectSpent(t *testing.T, s *apitest.Server, token, cardID, spent, utilizat
 }
 
 func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -182,6 +169,7 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 // creates no money: one that would is declined refund_exceeds_purchases and
 // moves nothing. A refund in a foreign currency counts at its US-dollar value.
 func TestCardRefundsNeverExceedTheMonthsPurchases(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	tok := o.owner.token
@@ -225,6 +213,7 @@ func TestCardRefundsNeverExceedTheMonthsPurchases(t *testing.T) {
 }
 
 func TestCardAuthorizationRequestsAreChecked(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -273,6 +262,7 @@ func TestCardAuthorizationRequestsAreChecked(t *testing.T) {
 // calendar month of the service clock; it resets at the first instant of the
 // next month, not a second before.
 func TestCardSpendingResetsAtTheMonthBoundary(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -313,10 +303,10 @@ func TestCardSpendingResetsAtTheMonthBoundary(t *testing.T) {
 }
 
 // TestCardDeclineReasonsComeInContractOrder builds situations where several
-// reasons to decline hold at once; the first in the order of docs/api.md,
-// Cards, wins,
+// reasons to decline hold at once; the first in the contract's order wins,
 // and no decline moves money or adds a feed row.
 func TestCardDeclineReasonsComeInContractOrder(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	tok := o.owner.token
@@ -401,43 +391,16 @@ func concurrently(t *testing.T, s *apitest.Server, n int, body func(i int) (card
 		var a api.SandboxCardAuthorizationResult
 		r.Decode(t, &a)
 		if !a.Approved {
-			return deref(a.DeclineReason)
+			return str(a.DeclineReason)
 		}
 		return "approved"
 	})
 }
 
-// answersAtOnce sends n requests at the same moment, each on a connection
-// of its own, and counts the answers by what key makes of them.
-func answersAtOnce(t *testing.T, s *apitest.Server, n int, req func(i int) apitest.Request, key func(i int, r *apitest.Response) string) map[string]int {
-	t.Helper()
-	var (
-		wg  sync.WaitGroup
-		mu  sync.Mutex
-		out = map[string]int{}
-	)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rq := req(i)
-			rq.Header = oneShot
-			k := key(i, s.Do(t, rq))
-			mu.Lock()
-			out[k]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return out
-}
-
-// byStatus keys an answer by its status code.
-func byStatus(_ int, r *apitest.Response) string { return fmt.Sprint(r.Status) }
-
 // TestCardConcurrentPurchasesStayWithinTheLimit: thirty purchases of 7.00 at
 // once on a card with a limit of 100: exactly fourteen fit.
 func TestCardConcurrentPurchasesStayWithinTheLimit(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -461,6 +424,7 @@ func TestCardConcurrentPurchasesStayWithinTheLimit(t *testing.T) {
 // across five cards with room to spare, against 50.00 USD: exactly sixteen
 // are paid, and the balance ends at 2.00, never below zero.
 func TestCardConcurrentPurchasesNeverOverdraw(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "50.00")

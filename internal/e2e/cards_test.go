@@ -16,60 +16,9 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Cards (docs/api.md, Cards): listing, reading, changing
+// Cards (CONTRACT §6, /tmp/cards/DECISIONS.md): listing, reading, changing
 // the limit and holder name, freezing and unfreezing, who may do what, and
 // how organization status and API keys bound all of it.
-
-// cardUser is a signed-in staff member of a card test's organization.
-type cardUser struct {
-	id, email, secret, token string
-}
-
-// cardOrg is an organization with an owner, an admin and two members, each
-// signed in with an authenticator. Alice has a first and a last name; Bob has none.
-type cardOrg struct {
-	id                       string
-	owner, admin, alice, bob cardUser
-}
-
-func newCardOrg(t *testing.T, s *apitest.Server, domain string) *cardOrg {
-	t.Helper()
-	o := newCardOwner(t, s, domain)
-	o.admin = addCardUser(t, s, o.id, "admin@"+domain, "admin", "", "")
-	o.alice = addCardUser(t, s, o.id, "alice@"+domain, "member", "Alice", "Liddell")
-	o.bob = addCardUser(t, s, o.id, "bob@"+domain, "member", "", "")
-	return o
-}
-
-// newCardOwner is an organization whose owner alone is signed in.
-func newCardOwner(t *testing.T, s *apitest.Server, domain string) *cardOrg {
-	t.Helper()
-	org := createOrg(t, s, "owner@"+domain)
-	o := &cardOrg{id: org.Organization.Id.String()}
-	o.owner = cardUser{id: org.Owner.UserId.String(), email: "owner@" + domain, secret: *org.Owner.TotpSecret}
-	o.owner.token = signInFully(t, s, o.owner.email, o.owner.secret)
-	return o
-}
-
-// addCardUser adds a staff member with an authenticator and signs them in.
-func addCardUser(t *testing.T, s *apitest.Server, org, email, role, first, last string) cardUser {
-	t.Helper()
-	member := api.SandboxNewMember{Email: email, Password: ptr(password), Role: api.Role(role), Totp: ptr(true)}
-	if first != "" {
-		member.FirstName, member.LastName = &first, &last
-	}
-	r := ok[*api.SandboxAddOrganizationUserResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(),
-		uuidOf(t, org), nil, member))
-	u := cardUser{id: r.JSON201.UserId.String(), email: email, secret: *r.JSON201.TotpSecret}
-	u.token = signInFully(t, s, email, u.secret)
-	return u
-}
-
-// signInAgain opens a new session for u (after the old one idled out).
-func (u *cardUser) signInAgain(t *testing.T, s *apitest.Server) {
-	t.Helper()
-	u.token = signInFully(t, s, u.email, u.secret)
-}
 
 // issueCard creates a card through the sandbox.
 func issueCard(t *testing.T, s *apitest.Server, org string, body map[string]any) api.Card {
@@ -130,11 +79,7 @@ func listCards(t *testing.T, s *apitest.Server, token, org, query string) api.Ca
 }
 
 func cardIDs(cs []api.Card) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.Id.String()
-	}
-	return out
+	return idsOf(cs, func(c api.Card) string { return c.Id.String() })
 }
 
 // walkCards reads every page of the list with query and returns the ids in order.
@@ -144,19 +89,6 @@ func walkCards(t *testing.T, s *apitest.Server, token, org, query string) []stri
 		p := listCards(t, s, token, org, q)
 		return cardIDs(p.Data), p.HasMore, p.NextCursor
 	})
-}
-
-func expectIDs(t *testing.T, what string, got []string, want ...string) {
-	t.Helper()
-	if want == nil {
-		want = []string{}
-	}
-	if got == nil {
-		got = []string{}
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("%s: got %v, want %v", what, got, want)
-	}
 }
 
 // actions are the card's available_actions as strings.
@@ -182,6 +114,7 @@ func expectActions(t *testing.T, what string, c api.Card, want ...string) {
 var lastFourPattern = regexp.MustCompile(`^[0-9]{4}$`)
 
 func TestListAndGetCards(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	other := newCardOrg(t, s, "globex.test")
@@ -204,10 +137,10 @@ func TestListAndGetCards(t *testing.T) {
 
 	// The record as issued.
 	if c1.OrganizationId.String() != o.id || c1.UserId == nil || c1.UserId.String() != o.alice.id || c1.User == nil || c1.User.Id.String() != o.alice.id ||
-		c1.User.Email != o.alice.email || deref(c1.User.FirstName) != "Alice" || deref(c1.User.LastName) != "Liddell" {
+		c1.User.Email != o.alice.email || str(c1.User.FirstName) != "Alice" || str(c1.User.LastName) != "Liddell" {
 		t.Fatalf("card 1 owner fields: %+v", c1)
 	}
-	if deref(c1.CardHolderName) != "Alice Liddell" {
+	if str(c1.CardHolderName) != "Alice Liddell" {
 		t.Errorf("card_holder_name = %v, want the holder's name Alice Liddell", c1.CardHolderName)
 	}
 	if c1.CardProvider != "visa_issuer" || c1.Status != "active" || c1.Frozen || c1.AllowPhysical == nil || !*c1.AllowPhysical ||
@@ -227,7 +160,7 @@ func TestListAndGetCards(t *testing.T) {
 	if c3.CardHolderName != nil || c3.User == nil || c3.User.FirstName != nil {
 		t.Errorf("a holder without a name: card_holder_name %v, user %+v; want null names", c3.CardHolderName, c3.User)
 	}
-	if c4.UserId != nil || c4.User != nil || deref(c4.CardHolderName) != "Acme Operations" || c4.CardProvider != "mastercard_issuer" ||
+	if c4.UserId != nil || c4.User != nil || str(c4.CardHolderName) != "Acme Operations" || c4.CardProvider != "mastercard_issuer" ||
 		c4.AllowPhysical == nil || *c4.AllowPhysical {
 		t.Fatalf("organization card: %+v", c4)
 	}
@@ -313,6 +246,7 @@ func TestListAndGetCards(t *testing.T) {
 }
 
 func TestChangingACardsLimitAndHolderName(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -320,22 +254,22 @@ func TestChangingACardsLimitAndHolderName(t *testing.T) {
 
 	var got api.Card
 	patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 2500}).ExpectStatus(t, 200).Decode(t, &got)
-	if got.Limit.MonthlyLimit != 2500 || deref(got.CardHolderName) != "Alice Liddell" {
+	if got.Limit.MonthlyLimit != 2500 || str(got.CardHolderName) != "Alice Liddell" {
 		t.Fatalf("owner set the limit: %+v", got)
 	}
 	patchCard(t, s, o.admin.token, c.Id.String(), map[string]any{"card_holder_name": "A. Liddell"}).ExpectStatus(t, 200).Decode(t, &got)
-	if got.Limit.MonthlyLimit != 2500 || deref(got.CardHolderName) != "A. Liddell" {
+	if got.Limit.MonthlyLimit != 2500 || str(got.CardHolderName) != "A. Liddell" {
 		t.Fatalf("admin set the name: %+v", got)
 	}
 	patchCard(t, s, o.admin.token, c.Id.String(), map[string]any{"monthly_limit": 0, "card_holder_name": "Alice L."}).ExpectStatus(t, 200).Decode(t, &got)
-	if got.Limit.MonthlyLimit != 0 || deref(got.CardHolderName) != "Alice L." || got.Limit.Utilization != "0" {
+	if got.Limit.MonthlyLimit != 0 || str(got.CardHolderName) != "Alice L." || got.Limit.Utilization != "0" {
 		t.Fatalf("admin set both: %+v", got)
 	}
 	patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 1000000}).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Limit.MonthlyLimit != 1000000 {
 		t.Fatalf("the largest limit: %+v", got.Limit)
 	}
-	if read := getCard(t, s, o.alice.token, c.Id.String()); read.Limit.MonthlyLimit != 1000000 || deref(read.CardHolderName) != "Alice L." {
+	if read := getCard(t, s, o.alice.token, c.Id.String()); read.Limit.MonthlyLimit != 1000000 || str(read.CardHolderName) != "Alice L." {
 		t.Fatalf("the holder reads %+v", read)
 	}
 
@@ -377,12 +311,13 @@ func TestChangingACardsLimitAndHolderName(t *testing.T) {
 			t.Errorf("empty body %q: no details", empty)
 		}
 	}
-	if read := getCard(t, s, o.owner.token, c.Id.String()); read.Limit.MonthlyLimit != 1000000 || deref(read.CardHolderName) != "Alice L." || read.Status != "active" {
+	if read := getCard(t, s, o.owner.token, c.Id.String()); read.Limit.MonthlyLimit != 1000000 || str(read.CardHolderName) != "Alice L." || read.Status != "active" {
 		t.Fatalf("refused changes changed the card: %+v", read)
 	}
 }
 
 func TestCardFreezeAndUnfreeze(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -441,6 +376,7 @@ func TestCardFreezeAndUnfreeze(t *testing.T) {
 // one card at once. Each answers 200 or 409 conflict; the successes
 // alternate (freezes are unfreezes or one more), and the final state agrees.
 func TestCardFreezeRacingUnfreeze(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
@@ -486,6 +422,7 @@ func TestCardFreezeRacingUnfreeze(t *testing.T) {
 // read and frozen, nothing else; a banned one's cannot be touched at all,
 // and its authorizations are declined without moving money.
 func TestCardsUnderOrganizationStatus(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -556,6 +493,7 @@ func TestCardsUnderOrganizationStatus(t *testing.T) {
 // TestCardOperationsRefuseAPIKeys: every card operation is for people; an
 // API key gets 403 api_key_not_permitted and changes nothing.
 func TestCardOperationsRefuseAPIKeys(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	c := cardFor(t, s, o.id, o.owner.id, 1000)

@@ -145,6 +145,7 @@ func checkPAN(t *testing.T, p walletPayload, prefix, lastFour string, year int) 
 }
 
 func TestCardMobileWalletProvisioning(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	o := newCardOrg(t, s, "acme.test")
@@ -190,8 +191,8 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	r := provision(o.alice.token, visa.Id.String(), ids).ExpectStatus(t, 200)
 	r.Decode(t, &w)
 	address := r.JSON(t)["address"].(map[string]any)
-	if w.Network != "visa" || w.TokenServiceProvider != "VTS" || deref(w.LastFour) != visa.LastFour || deref(w.DisplayName) != "Alice Liddell" {
-		t.Fatalf("visa provisioning: network %q, provider %q, last four %v, display name %v", w.Network, w.TokenServiceProvider, deref(w.LastFour), deref(w.DisplayName))
+	if w.Network != "visa" || w.TokenServiceProvider != "VTS" || str(w.LastFour) != visa.LastFour || str(w.DisplayName) != "Alice Liddell" {
+		t.Fatalf("visa provisioning: network %q, provider %q, last four %v, display name %v", w.Network, w.TokenServiceProvider, str(w.LastFour), str(w.DisplayName))
 	}
 	wantAddress := map[string]any{"address_line1": "Friedrichstraße 68", "address_line2": "3. OG", "city": "Berlin", "country_code": "DE",
 		"name": "Alice Liddell", "phone": nil, "postal_code": "10117", "state": "Berlin"}
@@ -202,10 +203,10 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	}
 	p1, _ := openPaymentCard(t, w.OpaquePaymentCard, visaKey, visaKid)
 	checkPAN(t, p1, "4", visa.LastFour, year)
-	if deref(p1.CardholderName) != "Alice Liddell" || deref(p1.ClientDeviceID) != "device-7f3a" ||
-		deref(p1.ClientWalletAccountID) != "wallet-acct-19" || deref(p1.ServerSessionID) != "push-session-1" {
-		t.Fatalf("plaintext cardholder %q, identifiers %q %q %q: not the request's", deref(p1.CardholderName),
-			deref(p1.ClientDeviceID), deref(p1.ClientWalletAccountID), deref(p1.ServerSessionID))
+	if str(p1.CardholderName) != "Alice Liddell" || str(p1.ClientDeviceID) != "device-7f3a" ||
+		str(p1.ClientWalletAccountID) != "wallet-acct-19" || str(p1.ServerSessionID) != "push-session-1" {
+		t.Fatalf("plaintext cardholder %q, identifiers %q %q %q: not the request's", str(p1.CardholderName),
+			str(p1.ClientDeviceID), str(p1.ClientWalletAccountID), str(p1.ServerSessionID))
 	}
 	if opens(w.OpaquePaymentCard, mcKey) {
 		t.Fatal("the mastercard key opens a visa payment card")
@@ -218,7 +219,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	if p2.Nonce == p1.Nonce || p2.PAN != p1.PAN || w2.OpaquePaymentCard == w.OpaquePaymentCard {
 		t.Fatal("a second provisioning reused the nonce or changed the card")
 	}
-	if fields2["client_device_id"] != nil || fields2["client_wallet_account_id"] != nil || deref(p2.ServerSessionID) != "push-session-2" {
+	if fields2["client_device_id"] != nil || fields2["client_wallet_account_id"] != nil || str(p2.ServerSessionID) != "push-session-2" {
 		t.Fatalf("second plaintext identifiers: %v %v %v", fields2["client_device_id"], fields2["client_wallet_account_id"], fields2["server_session_id"])
 	}
 	// Still not for a frozen card, even within the window.
@@ -229,7 +230,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	r = provision(o.alice.token, mc.Id.String(), map[string]any{}).ExpectStatus(t, 200)
 	r.Decode(t, &w3)
 	address = r.JSON(t)["address"].(map[string]any)
-	if w3.Network != "mastercard" || w3.TokenServiceProvider != "MDES" || deref(w3.LastFour) != mc.LastFour || deref(w3.DisplayName) != "Alice Liddell" {
+	if w3.Network != "mastercard" || w3.TokenServiceProvider != "MDES" || str(w3.LastFour) != mc.LastFour || str(w3.DisplayName) != "Alice Liddell" {
 		t.Fatalf("mastercard provisioning: network %q, provider %q", w3.Network, w3.TokenServiceProvider)
 	}
 	for _, k := range walletAddressFields {

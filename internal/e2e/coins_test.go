@@ -30,6 +30,7 @@ func showAssets(as []assetAmount) string {
 // against it), the coin amounts at 6 decimals. Insights used to answer 200
 // with an empty body: its money objects refused to encode a coin.
 func TestCoinAmountsInEveryRecord(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "coins.test")
 	deposit(t, s, o.id, "USD", "250")

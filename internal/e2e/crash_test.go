@@ -20,6 +20,7 @@ import (
 // (funds moved, feed row, approval recorded) or untouched, and that the
 // ledger balances.
 func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills the server binary")
 	}

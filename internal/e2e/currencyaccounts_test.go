@@ -52,18 +52,8 @@ func partner(t *testing.T, s *apitest.Server, settings map[string]any) {
 	s.Post(t, "/api/v1/sandbox/partner", sbx, settings).ExpectStatus(t, 200)
 }
 
-// eventually polls check until it holds (background jobs run on their own time).
-func eventually(t *testing.T, what string, check func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if check() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting until %s", what)
-}
-
 func TestCurrencyAccountListHasEveryConfiguredCurrency(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	var res api.CurrencyAccountList
@@ -82,6 +72,7 @@ func TestCurrencyAccountListHasEveryConfiguredCurrency(t *testing.T) {
 }
 
 func TestRequestingCurrenciesFromThePartner(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -123,6 +114,7 @@ func TestRequestingCurrenciesFromThePartner(t *testing.T) {
 }
 
 func TestSelectionsWaitForTheEntity(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -148,6 +140,7 @@ func TestSelectionsWaitForTheEntity(t *testing.T) {
 }
 
 func TestRejectedEntityRefusesTheWholeRequest(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -159,6 +152,7 @@ func TestRejectedEntityRefusesTheWholeRequest(t *testing.T) {
 }
 
 func TestPartnerEligibilityFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -172,6 +166,7 @@ func TestPartnerEligibilityFailureChangesNothing(t *testing.T) {
 }
 
 func TestUnavailablePartnerIsRetried(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -194,6 +189,7 @@ func TestUnavailablePartnerIsRetried(t *testing.T) {
 }
 
 func TestRequestsAreDisabledForInactiveOrganizations(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -210,6 +206,7 @@ func TestRequestsAreDisabledForInactiveOrganizations(t *testing.T) {
 }
 
 func TestOnlyOwnersAndAdminsRequestCurrencies(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
@@ -222,6 +219,7 @@ func TestOnlyOwnersAndAdminsRequestCurrencies(t *testing.T) {
 }
 
 func TestPartnerWebhookNeedsItsSignature(t *testing.T) {
+	t.Parallel()
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)

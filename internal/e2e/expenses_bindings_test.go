@@ -16,6 +16,7 @@ import (
 // purchase files for its cardholder.
 
 func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -28,12 +29,12 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 		t.Fatalf("%d expenses after a purchase, want 1", len(filed))
 	}
 	e := filed[0]
-	if e.Status != "pending" || e.CreatedBy.Id.String() != o.alice.id || deref(e.BusinessName) != merchant || deref(e.TransactionDate) != today ||
-		deref(e.BillAmount) != "20.00" || deref(e.BillCurrency) != "EUR" || e.Category != nil {
+	if e.Status != "pending" || e.CreatedBy.Id.String() != o.alice.id || str(e.BusinessName) != merchant || str(e.TransactionDate) != today ||
+		str(e.BillAmount) != "20.00" || str(e.BillCurrency) != "EUR" || e.Category != nil {
 		t.Fatalf("filed expense: %+v", e)
 	}
 	if len(e.Bindings) != 1 || e.Bindings[0].TargetType != "card_transaction" || e.Bindings[0].TargetId != row.Id ||
-		deref(e.Bindings[0].TransactionId) != row.Id.String() {
+		str(e.Bindings[0].TransactionId) != row.Id.String() {
 		t.Fatalf("filed expense's binding: %+v", e.Bindings)
 	}
 	// Bound: totals.bill is the transaction's, in USD, not the bill's.
@@ -51,7 +52,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 	bind(t, s, o.alice.token, other.Id.String(), row.Id.String(), "card_transaction").ExpectError(t, 409, "conflict")
 
 	// The first edit makes it working; it can then be submitted.
-	if got := expectExpenseStatus(t, patchExpense(t, s, o.alice.token, e.Id.String(), map[string]any{"category": "meals"}), "working"); deref(got.Category) != "meals" {
+	if got := expectExpenseStatus(t, patchExpense(t, s, o.alice.token, e.Id.String(), map[string]any{"category": "meals"}), "working"); str(got.Category) != "meals" {
 		t.Fatalf("edited: %+v", got)
 	}
 	expectExpenseStatus(t, moveExpense(t, s, o.alice.token, e.Id.String(), "submit"), "submitted")
@@ -82,6 +83,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 }
 
 func TestExpenseBindingTargetsAndTotals(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	other := newCardOwner(t, s, "globex.test")
@@ -125,7 +127,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	approved := getPayment(t, s, tok, pay.Id.String())
 	got = getExpense(t, s, tok, e.Id.String())
-	if approved.TransactionId == nil || deref(got.Bindings[3].TransactionId) != approved.TransactionId.String() {
+	if approved.TransactionId == nil || str(got.Bindings[3].TransactionId) != approved.TransactionId.String() {
 		t.Fatalf("approved payment's feed row %v, binding %+v", approved.TransactionId, got.Bindings[3])
 	}
 	bind(t, s, tok, e.Id.String(), approved.TransactionId.String(), "fiat_outgoing").ExpectError(t, 409, "conflict") // the same payment
@@ -133,7 +135,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	p.approveInApp(t, s, pay2.ApprovalRequestId.String())
 	row2 := getPayment(t, s, tok, pay2.Id.String()).TransactionId.String()
 	bind(t, s, tok, e.Id.String(), row2, "fiat_outgoing").ExpectStatus(t, 200).Decode(t, &got)
-	if got.Bindings[4].TargetId != pay2.Id || deref(got.Bindings[4].TransactionId) != row2 || got.Totals.Bill[0] != moneyOf("101.00", "EUR") {
+	if got.Bindings[4].TargetId != pay2.Id || str(got.Bindings[4].TransactionId) != row2 || got.Totals.Bill[0] != moneyOf("101.00", "EUR") {
 		t.Fatalf("bound by feed row: %+v totals %+v", got.Bindings[4], got.Totals)
 	}
 	bind(t, s, tok, e.Id.String(), pay2.Id.String(), "fiat_outgoing").ExpectError(t, 409, "conflict")
@@ -208,6 +210,7 @@ func newestFeedRow(t *testing.T, s *apitest.Server, token, org, kind string) str
 // TestConcurrentBindsOfOneTransaction: ten expenses bind one transaction at
 // once; exactly one wins, the others are conflicts.
 func TestConcurrentBindsOfOneTransaction(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -236,6 +239,7 @@ func TestConcurrentBindsOfOneTransaction(t *testing.T) {
 // TestConcurrentMovesOfOneExpense: submits, approvals and rejections of one
 // expense at once: exactly one of each kind succeeds.
 func TestConcurrentMovesOfOneExpense(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -264,6 +268,7 @@ func TestConcurrentMovesOfOneExpense(t *testing.T) {
 // units hold, so that binding is refused with nothing stored, and the
 // totals shown are the exact sum of the others.
 func TestExpenseTotalsNeverOverflow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	e := createExpense(t, s, p.web, p.org, nil)
@@ -286,6 +291,7 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 // TestExpenseBindsCryptoPayments: a payment on the crypto rail binds as
 // crypto_outgoing (never as fiat_outgoing), counting the amount sent.
 func TestExpenseBindsCryptoPayments(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	var contact api.PaymentContact

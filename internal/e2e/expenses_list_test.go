@@ -24,15 +24,6 @@ func expenseIDs(es []api.Expense) []string {
 	return idsOf(es, func(e api.Expense) string { return e.Id.String() })
 }
 
-// idsOf lists the ids of xs, in order.
-func idsOf[T any](xs []T, id func(T) string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = id(x)
-	}
-	return out
-}
-
 // walkExpenses reads every page of the list with query and returns the ids in order.
 func walkExpenses(t *testing.T, s *apitest.Server, token, org, query string) []string {
 	t.Helper()
@@ -42,29 +33,8 @@ func walkExpenses(t *testing.T, s *apitest.Server, token, org, query string) []s
 	})
 }
 
-// walk reads every page of a list, fetching each with its query (query,
-// then the next cursor added), and returns the ids in order.
-func walk(t *testing.T, query string, fetch func(q string) (ids []string, hasMore bool, next *string)) []string {
-	t.Helper()
-	var all []string
-	q := query
-	for pages := 0; ; pages++ {
-		ids, more, next := fetch(q)
-		all = append(all, ids...)
-		if !more {
-			if next != nil {
-				t.Fatalf("last page (%s) carries a next_cursor", q)
-			}
-			return all
-		}
-		if next == nil || len(ids) == 0 || pages > 60 {
-			t.Fatalf("page %d of %s: has_more with %d items and cursor %v", pages, query, len(ids), next)
-		}
-		q = query + "&cursor=" + url.QueryEscape(*next)
-	}
-}
-
 func TestExpenseListFiltersAndPages(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")

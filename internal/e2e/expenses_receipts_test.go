@@ -34,6 +34,7 @@ func addReceipt(t *testing.T, s *apitest.Server, token, expenseID, fileID string
 }
 
 func TestExpenseReceipts(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	other := newCardOwner(t, s, "globex.test")
@@ -121,6 +122,7 @@ func TestExpenseReceipts(t *testing.T) {
 // TestConcurrentReceiptsOfOneFile: one file attached to ten expenses at
 // once: exactly one keeps it.
 func TestConcurrentReceiptsOfOneFile(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	f := receiptFile(t, s, o.owner.token, o.id, "r.pdf", "application/pdf", pdfBytes, true)

@@ -92,13 +92,14 @@ func bind(t *testing.T, s *apitest.Server, token, expenseID, targetID, targetTyp
 }
 
 func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 
 	// An empty body (or none) files an empty draft of the caller.
 	empty := createExpense(t, s, o.alice.token, o.id, map[string]any{})
 	if empty.Status != "draft" || empty.OrganizationId.String() != o.id || empty.CreatedBy.Id.String() != o.alice.id ||
-		deref(empty.CreatedBy.FirstName) != "Alice" || deref(empty.CreatedBy.LastName) != "Liddell" ||
+		str(empty.CreatedBy.FirstName) != "Alice" || str(empty.CreatedBy.LastName) != "Liddell" ||
 		empty.Category != nil || empty.BillAmount != nil || empty.TransactionDate != nil || len(empty.Bindings) != 0 ||
 		len(empty.Receipts) != 0 || len(empty.Totals.Bill) != 0 || len(empty.Totals.Local) != 0 {
 		t.Fatalf("empty draft: %+v", empty)
@@ -112,10 +113,10 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 	full := createExpense(t, s, o.alice.token, o.id, map[string]any{"category": "accommodation", "description": "Two nights\nin Vienna",
 		"bill_amount": "250.5", "bill_currency": "EUR", "local_amount": "30000", "local_currency": "JPY",
 		"business_name": "Hotel Sacher", "business_tax_id": "ATU12345678", "receipt_number": "R-2026-0042", "transaction_date": "2026-01-31"})
-	if deref(full.Category) != "accommodation" || deref(full.Description) != "Two nights\nin Vienna" || deref(full.BillAmount) != "250.50" ||
-		deref(full.BillCurrency) != "EUR" || deref(full.LocalAmount) != "30000" || deref(full.LocalCurrency) != "JPY" ||
-		deref(full.BusinessName) != "Hotel Sacher" || deref(full.BusinessTaxId) != "ATU12345678" ||
-		deref(full.ReceiptNumber) != "R-2026-0042" || deref(full.TransactionDate) != "2026-01-31" {
+	if str(full.Category) != "accommodation" || str(full.Description) != "Two nights\nin Vienna" || str(full.BillAmount) != "250.50" ||
+		str(full.BillCurrency) != "EUR" || str(full.LocalAmount) != "30000" || str(full.LocalCurrency) != "JPY" ||
+		str(full.BusinessName) != "Hotel Sacher" || str(full.BusinessTaxId) != "ATU12345678" ||
+		str(full.ReceiptNumber) != "R-2026-0042" || str(full.TransactionDate) != "2026-01-31" {
 		t.Fatalf("full draft: %+v", full)
 	}
 	// Nothing bound: totals.bill is the bill amount; totals.local the local one.
@@ -123,7 +124,7 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 		len(full.Totals.Local) != 1 || full.Totals.Local[0] != moneyOf("30000", "JPY") {
 		t.Fatalf("totals: %+v", full.Totals)
 	}
-	if got := getExpense(t, s, o.alice.token, full.Id.String()); got.Id != full.Id || deref(got.BusinessName) != "Hotel Sacher" {
+	if got := getExpense(t, s, o.alice.token, full.Id.String()); got.Id != full.Id || str(got.BusinessName) != "Hotel Sacher" {
 		t.Fatalf("read back: %+v", got)
 	}
 
@@ -132,14 +133,14 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 	patchExpense(t, s, o.alice.token, full.Id.String(), map[string]any{"category": "travel_is_not_one"}).ExpectError(t, 400, "invalid_request")
 	patchExpense(t, s, o.alice.token, full.Id.String(), map[string]any{"category": "transport", "description": nil,
 		"local_amount": nil, "local_currency": nil}).ExpectStatus(t, 200).Decode(t, &changed)
-	if deref(changed.Category) != "transport" || changed.Description != nil || changed.LocalAmount != nil || changed.LocalCurrency != nil ||
-		deref(changed.BusinessName) != "Hotel Sacher" || changed.Status != "draft" || len(changed.Totals.Local) != 0 {
+	if str(changed.Category) != "transport" || changed.Description != nil || changed.LocalAmount != nil || changed.LocalCurrency != nil ||
+		str(changed.BusinessName) != "Hotel Sacher" || changed.Status != "draft" || len(changed.Totals.Local) != 0 {
 		t.Fatalf("changed: %+v", changed)
 	}
 	// The owner and an admin may change a member's expense too.
 	patchExpense(t, s, o.admin.token, full.Id.String(), map[string]any{"receipt_number": "R-1"}).ExpectStatus(t, 200)
 	patchExpense(t, s, o.owner.token, full.Id.String(), map[string]any{"bill_amount": "1", "bill_currency": "JPY"}).ExpectStatus(t, 200).Decode(t, &changed)
-	if deref(changed.BillAmount) != "1" || deref(changed.ReceiptNumber) != "R-1" || changed.Totals.Bill[0] != moneyOf("1", "JPY") {
+	if str(changed.BillAmount) != "1" || str(changed.ReceiptNumber) != "R-1" || changed.Totals.Bill[0] != moneyOf("1", "JPY") {
 		t.Fatalf("changed by managers: %+v", changed)
 	}
 
@@ -179,12 +180,13 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 		})
 	}
 	patchExpense(t, s, o.alice.token, full.Id.String(), map[string]any{}).ExpectError(t, 400, "invalid_request")
-	if got := getExpense(t, s, o.alice.token, full.Id.String()); deref(got.Category) != "transport" || deref(got.BillAmount) != "1" {
+	if got := getExpense(t, s, o.alice.token, full.Id.String()); str(got.Category) != "transport" || str(got.BillAmount) != "1" {
 		t.Fatalf("refused changes changed the expense: %+v", got)
 	}
 }
 
 func TestExpenseMovesAndWhoMayMakeThem(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "1000.00")
@@ -223,7 +225,7 @@ func TestExpenseMovesAndWhoMayMakeThem(t *testing.T) {
 	var rejected api.Expense
 	s.Post(t, expensePath(e.Id.String(), "reject"), o.admin.token, map[string]any{"reason": "Which client was this for?"}).
 		ExpectStatus(t, 200).Decode(t, &rejected)
-	if rejected.Status != "rejected" || deref(rejected.RejectionReason) != "Which client was this for?" {
+	if rejected.Status != "rejected" || str(rejected.RejectionReason) != "Which client was this for?" {
 		t.Fatalf("rejected: %+v", rejected)
 	}
 	moveExpense(t, s, o.owner.token, e.Id.String(), "approve").ExpectError(t, 409, "conflict")
@@ -260,6 +262,7 @@ func TestExpenseMovesAndWhoMayMakeThem(t *testing.T) {
 }
 
 func TestDeletingADraftExpense(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "100.00")
@@ -296,6 +299,7 @@ func TestDeletingADraftExpense(t *testing.T) {
 }
 
 func TestExpenseVisibilityAcrossMembersAndOrganizations(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	other := newCardOrg(t, s, "globex.test")
@@ -340,6 +344,7 @@ func TestExpenseVisibilityAcrossMembersAndOrganizations(t *testing.T) {
 }
 
 func TestExpensesUnderOrganizationStatus(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "acme.test")
 	e := completeDraft(t, s, o.alice.token, o.id)

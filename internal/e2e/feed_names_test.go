@@ -11,17 +11,6 @@ import (
 
 var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-// feedRows reads the whole transactions feed of org (one page is enough here).
-func feedRows(t *testing.T, s *apitest.Server, token, org string) []api.Transaction {
-	t.Helper()
-	feed := ok[*api.ListTransactionsResponse](t, 200)(s.Client(t, token).API().ListTransactionsWithResponse(t.Context(), uuidOf(t, org),
-		&api.ListTransactionsParams{Limit: ptr(100)})).JSON200
-	if feed.HasMore {
-		t.Fatal("the feed has more than one page")
-	}
-	return feed.Data
-}
-
 func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) string {
 	t.Helper()
 	c := ok[*api.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
@@ -31,8 +20,9 @@ func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) s
 
 // TestFeedNamesTheCounterparty: every feed row a payment makes (the payment,
 // its fee, the reversal of a failed one, the rows of a batch) names the
-// recipient by its contact name and never shows an id (docs/api.md, Payments).
+// recipient by its contact name and never shows an id (CONTRACT §7).
 func TestFeedNamesTheCounterparty(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	p.contact = p.newContact(t, s, "Müller GmbH", "DE89370400440532013000")

@@ -33,6 +33,7 @@ func allocatedBytes() uint64 {
 // as a receipt it has no thumbnail_url, and its thumbnail URL answers 404
 // without decoding it.
 func TestDecompressionBombHasNoThumbnail(t *testing.T) {
+	// Serial: it counts the bytes this process allocates, which other tests' servers share.
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	bomb := filetest.PNG(7071, 7071, 16, filetest.RGBA)
@@ -93,6 +94,7 @@ func multipartPart(t *testing.T, disposition, contentType string, data []byte) (
 // engines, and no bill or file is kept; a field name that is not UTF-8 is
 // refused too, and named in UTF-8.
 func TestMultipartTextMustBeUTF8(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	pdf := corpusFile(t, "text-gb-invoice.pdf")
@@ -164,6 +166,7 @@ var activeContent = []struct{ name, mimeType, body string }{
 // (as receipts are sent) and through uploadBill, storing nothing; real
 // e-invoices and PDFs are still taken both ways.
 func TestActiveContentIsRefused(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	for _, c := range activeContent {

@@ -214,6 +214,7 @@ const invoiceXML = `<?xml version="1.0" encoding="UTF-8"?>
 `
 
 func TestFileUploadAndDownload(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	member := addCardUser(t, s, o.id, "max@acme.test", "member", "Max", "Member")
@@ -271,6 +272,7 @@ func TestFileUploadAndDownload(t *testing.T) {
 }
 
 func TestCreateFileChecksTheDeclaration(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	for _, c := range []struct {
@@ -299,6 +301,7 @@ func TestCreateFileChecksTheDeclaration(t *testing.T) {
 // TestRefusedUploadsStoreNothing: every refused PUT leaves the file pending
 // with nothing to download, and the same URL still works afterwards.
 func TestRefusedUploadsStoreNothing(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	tok := o.owner.token
@@ -385,6 +388,7 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 // TestUploadsOverTwentyMiB: the declared size and the bytes sent are bounded
 // by 20 MiB; exactly 20 MiB is stored.
 func TestUploadsOverTwentyMiB(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	body := pdfOf("large", file.MaxSize)
@@ -406,6 +410,7 @@ func TestUploadsOverTwentyMiB(t *testing.T) {
 // TestConcurrentUploadsStoreOne: two PUTs of one file at once: one is stored
 // and its bytes are downloaded, the other gets 409.
 func TestConcurrentUploadsStoreOne(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	const size = 1 << 20
@@ -437,6 +442,7 @@ func TestConcurrentUploadsStoreOne(t *testing.T) {
 }
 
 func TestFilesUnderOrganizationStatus(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	member := addCardUser(t, s, o.id, "max@acme.test", "member", "", "")
@@ -467,6 +473,7 @@ func TestFilesUnderOrganizationStatus(t *testing.T) {
 // TestFileOperationsRefuseAPIKeys: files are for people and for holders of
 // signed URLs; an API key as bearer is refused everywhere.
 func TestFileOperationsRefuseAPIKeys(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	keyBody := map[string]any{"name": "Files sync", "role": "admin", "scopes": []string{"balances:read"}}
@@ -496,6 +503,7 @@ func TestFileOperationsRefuseAPIKeys(t *testing.T) {
 }
 
 func TestFileThumbnails(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	sign := signer(t)

@@ -19,18 +19,8 @@ import (
 	"github.com/strongroom/strongroom/internal/app"
 )
 
-const sbx = apitest.SandboxToken
-
-// createOrg creates an organization (Acme Ltd) in the sandbox whose owner,
-// Ada, has email, the test password and an authenticator app.
-func createOrg(t *testing.T, s *apitest.Server, email string) api.SandboxCreatedOrganization {
-	t.Helper()
-	r := ok[*api.SandboxCreateOrganizationResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxCreateOrganizationWithResponse(t.Context(), nil,
-		api.SandboxNewOrganization{Name: "Acme Ltd", Owner: api.SandboxPerson{Email: email, Password: ptr(password), FirstName: ptr("Ada")}}))
-	return *r.JSON201
-}
-
 func TestServerAnswersHealthReadinessAndMetrics(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	s.Get(t, "/healthz", "").ExpectStatus(t, http.StatusOK)
 	if body := s.Get(t, "/readyz", "").ExpectStatus(t, http.StatusOK).JSON(t); body["status"] != "ready" {
@@ -52,6 +42,7 @@ func TestServerAnswersHealthReadinessAndMetrics(t *testing.T) {
 }
 
 func TestUnknownRoutesAndMethodsGetTheEnvelope(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	s.Get(t, "/api/v1/does-not-exist", "").ExpectError(t, http.StatusNotFound, "not_found")
 	r := s.Do(t, apitest.Request{Method: "DELETE", Path: "/readyz"})
@@ -71,6 +62,7 @@ func TestUnknownRoutesAndMethodsGetTheEnvelope(t *testing.T) {
 }
 
 func TestRequestIDIsKeptOrMinted(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	r := s.Do(t, apitest.Request{Method: "GET", Path: "/nope", Header: map[string]string{"X-Request-Id": "client-trace.42_A"}})
 	if e := r.ExpectError(t, 404, "not_found"); e.Error.RequestID != "client-trace.42_A" {
@@ -89,6 +81,7 @@ func TestRequestIDIsKeptOrMinted(t *testing.T) {
 }
 
 func TestStrictJSONDecoding(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	path := "/api/v1/sandbox/organizations"
 	owner := map[string]any{"email": "o@example.com", "password": "long enough password"}
@@ -140,12 +133,14 @@ func TestStrictJSONDecoding(t *testing.T) {
 }
 
 func TestOversizeBodyIsRefused(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	big := `{"name": "` + strings.Repeat("x", 1<<20) + `"}`
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, big).ExpectError(t, http.StatusRequestEntityTooLarge, "payload_too_large")
 }
 
 func TestPaginationLimitsAndCursors(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
 	for i := range 4 {
@@ -200,6 +195,7 @@ func TestPaginationLimitsAndCursors(t *testing.T) {
 }
 
 func TestSandboxHelpers(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "Owner@Acme.test")
 	if org.Owner.TotpSecret == nil || len(*org.Owner.TotpSecret) < 16 {
@@ -256,6 +252,7 @@ func TestSandboxHelpers(t *testing.T) {
 }
 
 func TestSandboxIsHiddenWithoutItsTokenAndInLive(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	body := map[string]any{"name": "Acme", "owner": map[string]any{"email": "a@acme.test", "password": "long enough"}}
 	s.Post(t, "/api/v1/sandbox/organizations", "", body).ExpectError(t, 404, "not_found")
@@ -273,6 +270,7 @@ func TestSandboxIsHiddenWithoutItsTokenAndInLive(t *testing.T) {
 }
 
 func TestLiveRefusesToStartWithoutSecret(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"STRONGROOM_ENV": "live", "STRONGROOM_ADDR": "127.0.0.1:0", "STRONGROOM_DATABASE": "sqlite:" + t.TempDir() + "/x.db"}
 	err := app.Run(context.Background(), []string{"server"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "STRONGROOM_SECRET is required") {
@@ -281,6 +279,7 @@ func TestLiveRefusesToStartWithoutSecret(t *testing.T) {
 }
 
 func TestDemoIsSeededOnceOnAnEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	dsn := "sqlite:" + t.TempDir() + "/demo.db"
 	first := apitest.Start(t, "STRONGROOM_DATABASE="+dsn, "STRONGROOM_SANDBOX_TOKEN=")
 	out := first.Stdout.String()
@@ -305,6 +304,7 @@ func TestDemoIsSeededOnceOnAnEmptyDatabase(t *testing.T) {
 }
 
 func TestAccessLogLinesAndNoSecrets(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "logs@acme.test")
 	s.Get(t, "/api/v1/sandbox/outbox?user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200)
@@ -330,18 +330,8 @@ func TestAccessLogLinesAndNoSecrets(t *testing.T) {
 	assertNoSecrets(t, s, sbx, "correct horse battery", *org.Owner.TotpSecret)
 }
 
-// assertNoSecrets fails t if any of secrets appears anywhere in s's logs.
-func assertNoSecrets(t *testing.T, s *apitest.Server, secrets ...string) {
-	t.Helper()
-	logs := s.Logs.String()
-	for _, secret := range secrets {
-		if secret != "" && strings.Contains(logs, secret) {
-			t.Errorf("the logs contain a secret (%d characters)", len(secret))
-		}
-	}
-}
-
 func TestOpenAPIDocumentIsServed(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	var doc struct {
 		OpenAPI string         `json:"openapi"`
@@ -354,6 +344,7 @@ func TestOpenAPIDocumentIsServed(t *testing.T) {
 }
 
 func TestGracefulStopFinishesInFlightRequests(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	u, _ := url.Parse(s.URL)
 	conn, err := net.Dial("tcp", u.Host)

@@ -8,89 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
-
-	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-const password = "correct horse battery"
-
-// now reads the server's manual clock.
-func now(t *testing.T, s *apitest.Server) time.Time {
-	t.Helper()
-	return advance(t, s, 0)
-}
-
-func advance(t *testing.T, s *apitest.Server, d time.Duration) time.Time {
-	t.Helper()
-	r := ok[*api.SandboxAdvanceClockResponse](t, 200)(sandboxClient(t, s).API().SandboxAdvanceClockWithResponse(t.Context(), nil,
-		api.SandboxClockAdvance{Seconds: int(d.Seconds())}))
-	return r.JSON200.Now
-}
-
-// code is the authenticator app's code for secret at the server's current time.
-func code(t *testing.T, s *apitest.Server, secret string) string {
-	t.Helper()
-	c, err := totp.GenerateCode(secret, now(t, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func signIn(t *testing.T, s *apitest.Server, body map[string]any) api.SignInResult {
-	t.Helper()
-	var out api.SignInResult
-	s.Post(t, "/api/v1/auth/sign-in", "", body).ExpectStatus(t, 200).Decode(t, &out)
-	return out
-}
-
-func mfa(t *testing.T, s *apitest.Server, challenge, code string) api.SignInResult {
-	t.Helper()
-	var out api.SignInResult
-	s.Post(t, "/api/v1/auth/mfa", "", map[string]any{"challenge_token": challenge, "code": code}).ExpectStatus(t, 200).Decode(t, &out)
-	return out
-}
-
-// signInFully signs email in with password and code through the client
-// and returns the session token.
-func signInFully(t *testing.T, s *apitest.Server, email, secret string) string {
-	t.Helper()
-	c := s.Client(t, "")
-	step1, err := c.SignIn(t.Context(), client.Credentials{Email: email, Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if step1.Status != api.SignInStatusMfaRequired {
-		t.Fatalf("sign-in status %q, want mfa_required", step1.Status)
-	}
-	step2, err := c.CompleteMFA(t.Context(), *step1.ChallengeToken, code(t, s, secret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if step2.Status != api.SignInStatusAuthenticated || step2.Token == nil || c.Token() != *step2.Token {
-		t.Fatalf("mfa status %q, want authenticated", step2.Status)
-	}
-	// The next code must come from a later time step: each code works once.
-	advance(t, s, 30*time.Second)
-	return *step2.Token
-}
-
-// addUser adds a person with the test password to the organization in the
-// sandbox and returns their id and authenticator secret ("" without one).
-func addUser(t *testing.T, s *apitest.Server, orgID, email, role string, withTOTP bool) (string, string) {
-	t.Helper()
-	r := ok[*api.SandboxAddOrganizationUserResponse](t, 201)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(), uuidOf(t, orgID), nil,
-		api.SandboxNewMember{Email: email, Password: ptr(password), Role: api.Role(role), Totp: &withTOTP}))
-	if r.JSON201.TotpSecret == nil {
-		return r.JSON201.UserId.String(), ""
-	}
-	return r.JSON201.UserId.String(), *r.JSON201.TotpSecret
-}
-
 func TestSignInWrongEmailOrPassword(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	createOrg(t, s, "ada@acme.test")
 	wrong := s.Post(t, "/api/v1/auth/sign-in", "", map[string]any{"email": "ada@acme.test", "password": "not it"}).
@@ -104,6 +27,7 @@ func TestSignInWrongEmailOrPassword(t *testing.T) {
 }
 
 func TestSignInWithAuthenticatorCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "Ada@Acme.test")
 	step1 := signIn(t, s, map[string]any{"email": "ada@ACME.test", "password": password})
@@ -122,6 +46,7 @@ func TestSignInWithAuthenticatorCode(t *testing.T) {
 }
 
 func TestSignInWithoutAuthenticatorIsPasswordAlone(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
 	addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
@@ -133,6 +58,7 @@ func TestSignInWithoutAuthenticatorIsPasswordAlone(t *testing.T) {
 }
 
 func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	var org api.SandboxCreatedOrganization
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, map[string]any{
@@ -172,6 +98,7 @@ func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 }
 
 func TestWrongAndReusedCodes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -197,6 +124,7 @@ func TestWrongAndReusedCodes(t *testing.T) {
 }
 
 func TestFiveWrongCodesLockTheChallenge(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -228,6 +156,7 @@ func mustAtoi(t *testing.T, s string) int {
 }
 
 func TestChallengeTokenLivesTenMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	step1 := signIn(t, s, map[string]any{"email": "ada@acme.test", "password": password})
@@ -246,6 +175,7 @@ func TestChallengeTokenLivesTenMinutes(t *testing.T) {
 }
 
 func TestSessionEndsAfterThirtyIdleMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
@@ -263,15 +193,17 @@ func TestSessionEndsAfterThirtyIdleMinutes(t *testing.T) {
 }
 
 func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
+	t.Parallel()
 	// Thirty days of use every 25 minutes is ~3,500 requests in a few real seconds.
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_ADDRESS=off", "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 	var me api.Me
 	s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200).Decode(t, &me)
-	// Use the session every 25 minutes until just before its absolute end.
-	for now(t, s).Add(25 * time.Minute).Before(me.Session.ExpiresAt) {
-		advance(t, s, 25*time.Minute)
+	// Use the session every 25 minutes until just before its absolute end
+	// (advance answers the server's new time, so the loop asks for it once).
+	for at := now(t, s); at.Add(25 * time.Minute).Before(me.Session.ExpiresAt); {
+		at = advance(t, s, 25*time.Minute)
 		s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200)
 	}
 	advance(t, s, me.Session.ExpiresAt.Sub(now(t, s)))
@@ -282,6 +214,7 @@ func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
 }
 
 func TestSignOut(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
@@ -295,6 +228,7 @@ func TestSignOut(t *testing.T) {
 }
 
 func TestDevicesAndNewDeviceNotices(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -339,6 +273,7 @@ func TestDevicesAndNewDeviceNotices(t *testing.T) {
 }
 
 func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -380,6 +315,7 @@ func TestDeviceTrustOnlyForTheAppsAndSkipsTheCode(t *testing.T) {
 }
 
 func TestSignedInAuthenticatorSetup(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
 	userID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
@@ -415,6 +351,7 @@ func TestSignedInAuthenticatorSetup(t *testing.T) {
 }
 
 func TestBurstOfBadSignInsIsRateLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_SIGN_IN=3/1m")
 	createOrg(t, s, "ada@acme.test")
 	for i := range 3 {
@@ -431,6 +368,7 @@ func TestBurstOfBadSignInsIsRateLimited(t *testing.T) {
 }
 
 func TestSignInAttemptsPerEmailAreLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=2/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
 	createOrg(t, s, "ada@acme.test")
 	for range 2 {
@@ -441,6 +379,7 @@ func TestSignInAttemptsPerEmailAreLimited(t *testing.T) {
 }
 
 func TestRequestsPerAddressAreLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_ADDRESS=5/1m")
 	for range 5 {
 		s.Get(t, "/healthz", "").ExpectStatus(t, 200)
@@ -449,6 +388,7 @@ func TestRequestsPerAddressAreLimited(t *testing.T) {
 }
 
 func TestSessionTokenIsRequired(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	s.Get(t, "/api/v1/me", "").ExpectError(t, 401, "not_authenticated")
 	s.Get(t, "/api/v1/me", "srs_forged").ExpectError(t, 401, "not_authenticated")
@@ -456,6 +396,7 @@ func TestSessionTokenIsRequired(t *testing.T) {
 }
 
 func TestLogsHoldNoSecretsOfASignInFlow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret := *org.Owner.TotpSecret
@@ -468,6 +409,7 @@ func TestLogsHoldNoSecretsOfASignInFlow(t *testing.T) {
 }
 
 func TestRequestsPerCredentialAreLimited(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=3/1m")
 	org := createOrg(t, s, "ada@acme.test")
 	a := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)

@@ -39,38 +39,12 @@ func withBadText(t *testing.T, body any, bad badText) []byte {
 	return []byte(strings.ReplaceAll(string(raw), textMarker, bad.raw))
 }
 
-// expectInvalidField fails t unless r is 400 invalid_request naming field.
-func expectInvalidField(t *testing.T, r *apitest.Response, field string) {
-	t.Helper()
-	e := r.ExpectError(t, http.StatusBadRequest, "invalid_request")
-	for _, d := range e.Error.Details {
-		if d.Field == field {
-			return
-		}
-	}
-	t.Fatalf("details %+v do not name %q", e.Error.Details, field)
-}
-
-// stepUpByCode answers the step-up a gated call asked for with an
-// authenticator code on the same session, so the session can make gated
-// calls; a call that went through needs none.
-func stepUpByCode(t *testing.T, s *apitest.Server, token, secret string, r *apitest.Response) {
-	t.Helper()
-	if r.Status != http.StatusForbidden {
-		r.ExpectStatus(t, http.StatusCreated)
-		return
-	}
-	up := expectStepUp(t, r)
-	s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": up.Id.String(), "method": "totp", "code": code(t, s, secret)}).
-		ExpectStatus(t, http.StatusOK)
-	advance(t, s, 30*time.Second) // the code's time step is spent
-}
-
 // TestBadTextNeverReachesTheDatabase sends a NUL and invalid UTF-8 in each
 // string field where PostgreSQL answered 500 (the text reached an INSERT or
 // a lookup), in an otherwise valid request: each is 400 invalid_request
 // naming the field, on both engines.
 func TestBadTextNeverReachesTheDatabase(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	// The web session passes step-up once, so the gated createApiKey reaches its insert.
@@ -162,6 +136,7 @@ func TestBadTextNeverReachesTheDatabase(t *testing.T) {
 // or invalid UTF-8 is 400 invalid_request naming it, on any operation; an
 // API key bearer with bytes that are not UTF-8 is simply not a valid key.
 func TestBadTextInPathAndQuery(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	for _, tc := range []struct{ path, field string }{
@@ -187,6 +162,7 @@ func TestBadTextInPathAndQuery(t *testing.T) {
 // where they enter (preflight, deposits), so an amount near 2^63 never
 // becomes a 500 at execute, a wrong funds answer or an overflowed balance.
 func TestAmountsHaveAtMostFifteenIntegerDigits(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	deposit := func(currency, amount string) *apitest.Response {
@@ -219,6 +195,7 @@ func TestAmountsHaveAtMostFifteenIntegerDigits(t *testing.T) {
 // more than int64 minor units in all; the batch is refused when created,
 // where the funds check used to overflow and answer as if funds covered it.
 func TestBatchTotalsFitTheLedger(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	var kwd api.PaymentContact
@@ -244,6 +221,7 @@ func TestBatchTotalsFitTheLedger(t *testing.T) {
 // overflow it is refused (422), instead of a 500 on PostgreSQL or a float
 // stored by SQLite that poisons every later deposit in the currency.
 func TestLedgerBalancesCannotOverflow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	created := createOrg(t, s, "ada@acme.test")
 	org := created.Organization.Id.String()

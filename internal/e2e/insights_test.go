@@ -58,8 +58,6 @@ func expectLines(t *testing.T, what string, got []string, want ...string) {
 	}
 }
 
-func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-
 // toNextDay moves the manual clock to 01:00 UTC of the next day, so that what
 // a test does next (a few minutes of clock) stays on one UTC date.
 func toNextDay(t *testing.T, s *apitest.Server) time.Time {
@@ -67,16 +65,6 @@ func toNextDay(t *testing.T, s *apitest.Server) time.Time {
 	n := now(t, s)
 	next := time.Date(n.Year(), n.Month(), n.Day()+1, 1, 0, 0, 0, time.UTC)
 	return advance(t, s, next.Sub(n))
-}
-
-// advanceTo moves the manual clock forward to at.
-func advanceTo(t *testing.T, s *apitest.Server, at time.Time) time.Time {
-	t.Helper()
-	n := now(t, s)
-	if at.Before(n) {
-		t.Fatalf("cannot move the clock back from %v to %v", n, at)
-	}
-	return advance(t, s, at.Sub(n))
 }
 
 func minor(t *testing.T, a api.Money) int64 {
@@ -96,6 +84,7 @@ func eur(minor int64) string { return money.Amount{Minor: minor, Currency: "EUR"
 // sums are left out; quiet periods hold empty lists; a period cut by the
 // range counts only its days inside the range.
 func TestInsightsSumTheFeed(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	// Day A starts now, early enough that the day's work stays on it.
 	dayA := toNextDay(t, s)
@@ -203,6 +192,7 @@ func TestInsightsSumTheFeed(t *testing.T) {
 // Thursday, so the last days of a year can be in week 53 (or 1 of the next
 // year) and the first days of a year in the last week of the year before.
 func TestInsightsAcrossTheYearEnd(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	n := now(t, s)
@@ -300,6 +290,7 @@ func weekOf(d time.Time) string {
 // service clock, as the clock moves; with neither a preset nor dates the
 // range is the last twelve whole months.
 func TestInsightsPresetsFollowTheClock(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	for _, step := range []time.Duration{0, 17 * 24 * time.Hour, 45 * 24 * time.Hour} {
@@ -362,6 +353,7 @@ func label(grouping, date string) string {
 // TestInsightsRefuseBadQueries: each refusal is 400 invalid_request naming
 // the parameter.
 func TestInsightsRefuseBadQueries(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestCryptoDepositsAndAllocations(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "alloc.test")
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
@@ -116,6 +117,7 @@ func expectNext(t *testing.T, inv api.BillingInvoice, want ...string) {
 }
 
 func TestConcurrentAllocationsNeverExceedADeposit(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "race.test")
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestInvoicingContacts(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "contacts.test")
 	other := newCardOwner(t, s, "elsewhere.test")
@@ -70,6 +71,7 @@ func TestInvoicingContacts(t *testing.T) {
 }
 
 func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "totals.test")
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
@@ -138,6 +140,7 @@ func TestInvoiceLineTotalsRoundHalfUp(t *testing.T) {
 // decimal places more than the currency; it is kept as sent and only each
 // line's total is rounded, once.
 func TestInvoiceUnitPricesFinerThanTheCurrency(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "unitprice.test")
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
@@ -179,11 +182,12 @@ func TestInvoiceUnitPricesFinerThanTheCurrency(t *testing.T) {
 }
 
 func TestInvoiceMovesAndRoles(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "moves.test")
 	c := createBillingContact(t, s, o.alice.token, o.id, "Initech")
 	inv := simpleInvoice(t, s, o.alice.token, o.id, c.Id.String(), "EUR", "100.00", "2025-05-01")
-	if inv.CreatedById == nil || inv.CreatedById.String() != o.alice.id || inv.CreatedBy == nil || deref(inv.CreatedBy.FirstName) != "Alice" {
+	if inv.CreatedById == nil || inv.CreatedById.String() != o.alice.id || inv.CreatedBy == nil || str(inv.CreatedBy.FirstName) != "Alice" {
 		t.Fatalf("created_by: %+v %+v", inv.CreatedById, inv.CreatedBy)
 	}
 
@@ -245,6 +249,7 @@ func TestInvoiceMovesAndRoles(t *testing.T) {
 }
 
 func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "overdue.test")
 	c := createBillingContact(t, s, o.owner.token, o.id, "Initech")
@@ -295,6 +300,7 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 }
 
 func TestInvoiceListFiltersAndPagination(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "list.test")
 	c1 := createBillingContact(t, s, o.owner.token, o.id, "Initech")

@@ -68,6 +68,7 @@ func passwordSignIn(t *testing.T, s *apitest.Server, email string) string {
 }
 
 func TestQuestionnaireOptionIDsAreStableAcrossServers(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	first := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	o := newOnboardingOrg(t, first, "options.test", nil)
@@ -104,6 +105,7 @@ func ackPath(org string) string {
 }
 
 func TestSubscriptionAcknowledgementRules(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newOnboardingOrg(t, s, "ack.test", nil)
 	other := newOnboardingOrg(t, s, "other.test", map[string]any{"requires_subscription_acknowledgement": false})
@@ -149,6 +151,7 @@ func TestSubscriptionAcknowledgementRules(t *testing.T) {
 }
 
 func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newOnboardingOrg(t, s, "race.test", nil)
 	const n = 8
@@ -222,6 +225,7 @@ func tokenClaims(t *testing.T, token string) (jwt.Claims, map[string]any) {
 }
 
 func TestIdentityCheckToken(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newOnboardingOrg(t, s, "kyc.test", nil)
 	stranger := newOnboardingOrg(t, s, "stranger.test", nil)
@@ -312,6 +316,7 @@ func expectPage(t *testing.T, r *apitest.Response, status int, contains ...strin
 }
 
 func TestSandboxIdentityCheckPage(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newOnboardingOrg(t, s, "page.test", nil)
 
@@ -393,6 +398,7 @@ func b64(t *testing.T, claims map[string]any) string {
 }
 
 func TestSandboxIdentityCheckHelper(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newOnboardingOrg(t, s, "helper.test", nil)
 	at := now(t, s)
@@ -413,6 +419,7 @@ func TestSandboxIdentityCheckHelper(t *testing.T) {
 }
 
 func TestIdentityCheckInLive(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	// People are made through the sandbox of a test server on the same
 	// database and root secret; live has no sandbox.

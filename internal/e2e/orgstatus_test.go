@@ -1,10 +1,10 @@
 package e2e_test
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
@@ -18,17 +18,13 @@ func setOrgStatus(t *testing.T, s *apitest.Server, org, status string) {
 	}
 }
 
-func expectUnavailable(t *testing.T, r *apitest.Response) {
-	t.Helper()
-	r.ExpectError(t, http.StatusForbidden, "organization_unavailable")
-}
-
 // TestOrganizationStatusGovernsSessions walks an organization through its
-// statuses (docs/api.md, Authentication): banned and deleted refuse every
-// organization-scoped operation of its staff's sessions, paused refuses what writes and serves
+// statuses (CONTRACT §2): banned and deleted refuse every organization-scoped
+// operation of its staff's sessions, paused refuses what writes and serves
 // reads, and personal operations keep working throughout; active again,
 // everything works.
 func TestOrganizationStatusGovernsSessions(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	org := p.org
@@ -156,6 +152,7 @@ func preflightBody(p *payer, amount string) map[string]any {
 // in the app after a ban: nothing is recorded and no money moves. The rail
 // is not a staff action: a payment approved before the ban still settles.
 func TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	approved := p.pay(t, s, "100.00")

@@ -23,6 +23,7 @@ func registerPasskey(t *testing.T, s *apitest.Server, token string, key *apitest
 }
 
 func TestPasskeysRegisterListAndRemove(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
@@ -58,6 +59,7 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 }
 
 func TestPasskeyRegistrationRefusesBadCeremonies(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
@@ -85,6 +87,7 @@ func TestPasskeyRegistrationRefusesBadCeremonies(t *testing.T) {
 }
 
 func TestSignInWithOnlyAPasskeyAsksForAnAuthenticator(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "owner@acme.test")
 	addUser(t, s, org.Organization.Id.String(), "pk@acme.test", "member", false)

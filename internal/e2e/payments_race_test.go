@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -27,17 +26,6 @@ type raced struct {
 // undone is the status of a payment, and of its approval, after undo.
 var undone = map[string]string{"cancel": "cancelled", "reject": "rejected"}
 
-// outcome names an answer: the status and, for an error, its type.
-func outcome(t *testing.T, r *apitest.Response) string {
-	t.Helper()
-	if r.Status < 300 {
-		return fmt.Sprint(r.Status)
-	}
-	var e apitest.ErrorBody
-	r.Decode(t, &e)
-	return fmt.Sprintf("%d %s", r.Status, e.Error.Type)
-}
-
 // errorLines are the lines of a server's log at level ERROR.
 func errorLines(log string) string {
 	var out []string
@@ -55,6 +43,7 @@ func errorLines(log string) string {
 // and its approval, and cancel took them in the opposite order (a deadlock,
 // answered 500). Each round releases the calls for several payments together.
 func TestCancelAndApprovalInTheAppAtOnce(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	const rounds, perRound = 8, 4

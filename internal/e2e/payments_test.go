@@ -10,92 +10,25 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// payer is an owner with a funded balance and a supplier to pay.
-type payer struct {
-	*person
-	org, contact string
-}
-
-func newPayer(t *testing.T, s *apitest.Server, email, deposit string) *payer {
+// fund deposits amount EUR ("" for none) into p's organization and adds
+// the supplier p pays.
+func (p *payer) fund(t *testing.T, s *apitest.Server, amount string) {
 	t.Helper()
-	p := &payer{person: newPerson(t, s, email)}
-	p.org = orgOf(t, s, p.person)
-	if deposit != "" {
-		ok[*api.SandboxDepositResponse](t, 201)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, p.org), nil,
-			api.SandboxDeposit{Currency: "EUR", Amount: deposit}))
+	if amount != "" {
+		deposit(t, s, p.org, "EUR", amount)
 	}
 	c := ok[*api.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
 		api.PaymentContactCreation{Name: "Müller Maschinenbau GmbH", Currency: "EUR", Rail: api.RailFiat,
 			Iban: ptr("DE89 3704 0044 0532 0130 00"), SwiftCode: ptr("COBADEFFXXX")}))
 	p.contact = c.JSON201.Id.String()
-	return p
-}
-
-// client is p's web session as a client (its step-ups fail with the challenge).
-func (p *person) client(t *testing.T, s *apitest.Server) *client.Client { return s.Client(t, p.web) }
-
-// quote asks for a quote of amt EUR sent to p's supplier.
-func (p *payer) quote(t *testing.T, s *apitest.Server, amt string) api.Quote {
-	t.Helper()
-	r := ok[*api.CreatePaymentQuoteResponse](t, 201)(p.client(t, s).API().CreatePaymentQuoteWithResponse(t.Context(), nil, api.PaymentQuoteRequest{
-		OrganizationId: uuidOf(t, p.org), Rail: api.RailFiat, PaymentContactId: uuidOf(t, p.contact),
-		SourceCurrency: "EUR", Amount: amt, AmountSide: api.PaymentQuoteRequestAmountSideSend}))
-	return *r.JSON201
-}
-
-func executeBody(quoteID string) map[string]any {
-	return map[string]any{"quote_id": quoteID, "payout_reason": "PYR002", "statement_description": "Invoice 2026-118"}
-}
-
-// pay executes a payment of amt EUR to p's supplier; it awaits approval.
-func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) api.Payment {
-	t.Helper()
-	pay, err := p.client(t, s).ExecutePayment(t.Context(), api.PaymentExecution{QuoteId: p.quote(t, s, amt).Id,
-		PayoutReason: ptr("PYR002"), StatementDescription: ptr("Invoice 2026-118")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return *pay
-}
-
-// approveInApp asks to approve and answers the bound challenge in the app;
-// it returns the challenge the app satisfied.
-func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) api.Challenge {
-	t.Helper()
-	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
-	for _, c := range inbox(t, s, p.app) {
-		if c.ApprovalId != nil && c.ApprovalId.String() == approvalID && c.Status == "pending" {
-			approve(t, s, p.person, c, *up.MatchCode).ExpectStatus(t, 200)
-			return c
-		}
-	}
-	t.Fatal("no payment-approval challenge in the app inbox")
-	return api.Challenge{}
-}
-
-// balance is the available and pending balance of org in currency.
-func balance(t *testing.T, s *apitest.Server, token, org, currency string) (string, string) {
-	t.Helper()
-	r := ok[*api.GetBalancesResponse](t, 200)(s.Client(t, token).API().GetBalancesWithResponse(t.Context(), uuidOf(t, org), nil))
-	for _, x := range r.JSON200.Data {
-		if x.Currency == currency {
-			return x.Available, x.Pending
-		}
-	}
-	return "", ""
-}
-
-func getPayment(t *testing.T, s *apitest.Server, token, id string) api.Payment {
-	t.Helper()
-	return *ok[*api.GetPaymentResponse](t, 200)(s.Client(t, token).API().GetPaymentWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
 }
 
 func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "100.00")
@@ -159,6 +92,7 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 }
 
 func TestFailedPaymentIsReversed(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "500.00")
 	pay := p.pay(t, s, "200.00")
@@ -185,6 +119,7 @@ func TestFailedPaymentIsReversed(t *testing.T) {
 }
 
 func TestExecuteRules(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "10.00")
@@ -208,6 +143,7 @@ func TestExecuteRules(t *testing.T) {
 }
 
 func TestIdempotencyKeyReplaysForADay(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "50.00")
@@ -234,6 +170,7 @@ func TestIdempotencyKeyReplaysForADay(t *testing.T) {
 }
 
 func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q := p.quote(t, s, "50.00")
@@ -265,6 +202,7 @@ func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
 }
 
 func TestInsufficientFunds(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	big := p.pay(t, s, "100.00") // 101.00 with the fee
@@ -298,6 +236,7 @@ func TestInsufficientFunds(t *testing.T) {
 }
 
 func TestRejectAndCancel(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	rejected := p.pay(t, s, "10.00")
@@ -335,6 +274,7 @@ func TestRejectAndCancel(t *testing.T) {
 }
 
 func TestApprovalListAndPendingCount(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	a, b, c := p.pay(t, s, "1.00"), p.pay(t, s, "2.00"), p.pay(t, s, "3.00")
@@ -351,6 +291,7 @@ func TestApprovalListAndPendingCount(t *testing.T) {
 }
 
 func TestBatchIsApprovedOnce(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q1, q2 := p.quote(t, s, "100.00"), p.quote(t, s, "200.00")
@@ -388,6 +329,7 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 }
 
 func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	type pending struct {
@@ -444,6 +386,7 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 }
 
 func TestPaymentContactsCheckBankDetails(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	path := "/api/v1/organizations/" + p.org + "/payment-contacts"
@@ -487,6 +430,7 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 }
 
 func TestQuotesConvertCurrencies(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	var c api.PaymentContact
@@ -510,8 +454,9 @@ func TestQuotesConvertCurrencies(t *testing.T) {
 		"source_currency": "EUR", "amount": "100", "amount_side": "send"}).ExpectError(t, 400, "invalid_request")
 }
 
-// TestTransactionFeedPagination walks the feed page by page (docs/api.md, Pagination).
+// TestTransactionFeedPagination walks the feed page by page (spec 4.17 rules 1–4).
 func TestTransactionFeedPagination(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
 	deposit := func(amt string) {
@@ -568,9 +513,4 @@ func TestTransactionFeedPagination(t *testing.T) {
 	eve := newPayer(t, s, "eve@evil.test", "")
 	s.Get(t, "/api/v1/organizations/"+eve.org+"/transactions/"+f.Data[0].Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", eve.web).ExpectError(t, 404, "not_found")
-}
-
-// moneyOf is an amount in a currency, as the API writes it.
-func moneyOf(amount, currency string) api.Money {
-	return api.Money{Amount: amount, Currency: currency}
 }

@@ -42,6 +42,7 @@ func instances(t *testing.T, n int, env ...string) []*apitest.Server {
 // refill hourly: they read the real time, and a slow machine must not see
 // a token come back during the test.
 func TestRateLimitsAreSharedByInstances(t *testing.T) {
+	t.Parallel()
 	env := []string{"STRONGROOM_RATE_LIMIT_SIGN_IN=4/1h", "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=3/1h"}
 	one, two := instances(t, 1, env...), instances(t, 2, env...)
 
@@ -67,6 +68,7 @@ func TestRateLimitsAreSharedByInstances(t *testing.T) {
 }
 
 func TestAddressLimitIsSharedByInstances(t *testing.T) {
+	t.Parallel()
 	env := "STRONGROOM_RATE_LIMIT_ADDRESS=6/1h"
 	one, two := instances(t, 1, env), instances(t, 2, env)
 	me := func(s *apitest.Server, _ int) *apitest.Response { return s.Get(t, "/api/v1/me", "") }

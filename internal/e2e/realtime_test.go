@@ -73,6 +73,7 @@ func expectChange(t *testing.T, st *apitest.Stream, org, typ, id string, statuse
 }
 
 func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "realtime-ws@acme.test", "1000.00")
 	ws := s.WebSocket(t, realtimePath(p.org), p.web)
@@ -123,6 +124,7 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 }
 
 func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "realtime-sse.test")
 	owner := s.Events(t, realtimePath(o.id), o.owner.token, nil)
@@ -161,6 +163,7 @@ func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {
 }
 
 func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "realtime-replay.test")
 	path := realtimePath(o.id)
@@ -223,6 +226,7 @@ func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
 var upgrade = map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
 
 func TestRealtimeKeepsOrganizationsApart(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	a := newCardOwner(t, s, "realtime-a.test")
 	b := newCardOwner(t, s, "realtime-b.test")
@@ -249,6 +253,7 @@ func TestRealtimeKeepsOrganizationsApart(t *testing.T) {
 }
 
 func TestRealtimeEndsWhenTheSessionEndsOrTheOrganizationIsBanned(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_REALTIME_PING=1s")
 	o := newCardOwner(t, s, "realtime-end.test")
 	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
@@ -272,6 +277,7 @@ func TestRealtimeEndsWhenTheSessionEndsOrTheOrganizationIsBanned(t *testing.T) {
 }
 
 func TestRealtimeStreamsEndWhenTheServerStops(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "realtime-stop.test")
 	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
@@ -293,6 +299,7 @@ func TestRealtimeStreamsEndWhenTheServerStops(t *testing.T) {
 // Every instance serving one PostgreSQL database delivers every event of
 // the organization to its own subscribers.
 func TestRealtimeReachesSubscribersOfEveryInstance(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
 		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
 	}
@@ -334,6 +341,7 @@ func expectEndedEmpty(t *testing.T, st *apitest.Stream, what string) error {
 // service clock) or the organization stops admitting reads, and sends
 // nothing after: not at the next keep-alive (25 s by default).
 func TestRealtimeClosesAtOnceWhenTheSessionEnds(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "realtime-at-once.test")
 	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
@@ -369,6 +377,7 @@ func TestRealtimeClosesAtOnceWhenTheSessionEnds(t *testing.T) {
 // A sign-out on one instance ends the session's streams on another sharing
 // the PostgreSQL database at once.
 func TestRealtimeSignOutOnAnotherInstanceClosesTheStream(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
 		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
 	}

@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,55 +22,6 @@ import (
 // Issue 9, items 5 to 7: codes at rest, sign-in lockout that cannot be
 // aimed at a victim, and the WWW-Authenticate challenge of every 401.
 
-// sandboxMessages are the messages of kind the sandbox outbox holds for the user.
-func sandboxMessages(t *testing.T, s *apitest.Server, kind, userID string) []api.OutboxMessage {
-	t.Helper()
-	return ok[*api.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
-		&api.SandboxListOutboxParams{Kind: ptr(api.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
-}
-
-// storedRows reads every row of table as column name → text (NULL as nil).
-func storedRows(t *testing.T, d *db.DB, table, where string, args ...any) []map[string]*string {
-	t.Helper()
-	rows, err := d.Reader().QueryContext(context.Background(), "SELECT * FROM "+table+" "+where, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]*string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := map[string]*string{}
-		for i, v := range vals {
-			if v == nil {
-				row[cols[i]] = nil
-				continue
-			}
-			if b, ok := v.([]byte); ok {
-				v = string(b)
-			}
-			text := fmt.Sprint(v)
-			row[cols[i]] = &text
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // assertNotStored fails t when any column of outbox_messages or jobs holds one of codes.
 func assertNotStored(t *testing.T, d *db.DB, codes ...string) {
 	t.Helper()
@@ -89,6 +39,7 @@ func assertNotStored(t *testing.T, d *db.DB, codes ...string) {
 }
 
 func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 
@@ -107,7 +58,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 
 	// The sandbox outbox still shows both codes, in the code and in the body.
 	var codes []string
-	for _, m := range append(sandboxMessages(t, s, "totp_activation_code", plainID), sandboxMessages(t, s, "step_up_email_code", p.userID)...) {
+	for _, m := range append(outboxOf(t, s, plainID, "totp_activation_code"), outboxOf(t, s, p.userID, "step_up_email_code")...) {
 		if m.Code == nil || len(*m.Code) != 6 || !strings.Contains(m.Body, *m.Code) {
 			t.Fatalf("sandbox message %+v: want its code, also in the body", m)
 		}
@@ -142,6 +93,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 var sixDigits = regexp.MustCompile(`[0-9]{6}`)
 
 func TestLiveStoresNoCodes(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	// The person is created through the sandbox of a test server on the same
 	// database and root secret; live has no sandbox.
@@ -172,7 +124,7 @@ func TestLiveStoresNoCodes(t *testing.T) {
 		}
 	}
 	if body := row["body"]; body == nil || sixDigits.MatchString(*body) || !strings.Contains(*body, "[code withheld]") {
-		t.Errorf("live stored body %q, want the code withheld", deref(body))
+		t.Errorf("live stored body %q, want the code withheld", str(body))
 	}
 	// The code reached the sender in-process, right after the commit.
 	if row["delivered_at"] == nil {
@@ -185,13 +137,11 @@ func TestLiveStoresNoCodes(t *testing.T) {
 	for _, job := range storedRows(t, d, "jobs", "") {
 		for _, v := range job {
 			if v != nil && strings.Contains(*v, id) {
-				t.Errorf("a job was queued for the live code message: %s", deref(job["kind"]))
+				t.Errorf("a job was queued for the live code message: %s", str(job["kind"]))
 			}
 		}
 	}
 }
-
-func deref[T any](s *T) string { return str(s) }
 
 // clientFrom returns an HTTP client whose connections leave from ip (any
 // 127.0.0.0/8 address is the loopback on Linux), so the server sees
@@ -218,6 +168,7 @@ func signInFrom(t *testing.T, c *http.Client, s *apitest.Server, body map[string
 }
 
 func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
+	t.Parallel()
 	// The old per-email bucket (STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL, no longer
 	// read) is set as tight as the new one, so this test fails where it applies.
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=3/1h", "STRONGROOM_RATE_LIMIT_SIGN_IN_EMAIL=3/1h",
@@ -277,6 +228,7 @@ func TestWrongPasswordsOfAStrangerDoNotLockThePersonOut(t *testing.T) {
 }
 
 func TestConcurrentWrongPasswordsStayWithinTheBudget(t *testing.T) {
+	t.Parallel()
 	const budget, tries = 3, 12
 	s := apitest.Start(t, fmt.Sprintf("STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=%d/1h", budget), "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
 	createOrg(t, s, "ada@acme.test")
@@ -319,6 +271,7 @@ func TestConcurrentWrongPasswordsStayWithinTheBudget(t *testing.T) {
 }
 
 func TestManyWrongPasswordsForAnEmailSlowItsSignInsButNeverRefuse(t *testing.T) {
+	t.Parallel()
 	const delay = 300 * time.Millisecond
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_WRONG_PASSWORD=100/1h", "STRONGROOM_SLOW_SIGN_IN_AFTER=2/1h",
 		"STRONGROOM_SLOW_SIGN_IN_DELAY="+delay.String(), "STRONGROOM_RATE_LIMIT_SIGN_IN=off")
@@ -353,6 +306,7 @@ func TestManyWrongPasswordsForAnEmailSlowItsSignInsButNeverRefuse(t *testing.T) 
 }
 
 func TestEvery401CarriesWWWAuthenticate(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_PARTNER_SECRET=partner-secret-for-tests")
 	org := createOrg(t, s, "ada@acme.test")
 	const plain, invalid = `Bearer realm="strongroom"`, `Bearer realm="strongroom", error="invalid_token"`

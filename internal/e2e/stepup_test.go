@@ -4,7 +4,6 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,72 +11,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
-
-// person is one staff member with a web session and an app session, as a
-// person at a desk with their phone.
-type person struct {
-	email, secret, userID string
-	web, app              string
-	appDevice             string
-	key                   ed25519.PrivateKey
-}
-
-// signInAgain opens new web and app sessions (after the old ones ended),
-// the app on the same device so its approval credential still applies.
-func (p *person) signInAgain(t *testing.T, s *apitest.Server) {
-	t.Helper()
-	p.web = signInFully(t, s, p.email, p.secret)
-	step1 := signIn(t, s, map[string]any{"email": p.email, "password": password, "platform": "ios", "device_id": p.appDevice})
-	p.app = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token
-	advance(t, s, 30*time.Second)
-}
-
-// newPerson creates an organization whose owner is signed in on the web and
-// in the app, with the app's approval credential registered.
-func newPerson(t *testing.T, s *apitest.Server, email string) *person {
-	t.Helper()
-	org := createOrg(t, s, email)
-	p := &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}
-	p.web = signInFully(t, s, email, p.secret)
-	step1 := signIn(t, s, map[string]any{"email": email, "password": password, "platform": "ios", "device_name": "iPhone"})
-	p.app, p.appDevice = *mfa(t, s, *step1.ChallengeToken, code(t, s, p.secret)).Token, step1.DeviceId.String()
-	advance(t, s, 30*time.Second)
-	pub, key := newAppKey()
-	p.key = key
-	registerAppKey(t, s, p.app, p.secret, pub)
-	return p
-}
-
-// newAppKey is an approving app's key pair: the public half as base64url.
-func newAppKey() (string, ed25519.PrivateKey) {
-	pub, key, _ := ed25519.GenerateKey(rand.Reader)
-	return base64.RawURLEncoding.EncodeToString(pub), key
-}
 
 // gated calls the gated operation (replacing the authenticator) with token.
 func gated(t *testing.T, s *apitest.Server, token string) *apitest.Response {
 	t.Helper()
 	return s.Post(t, "/api/v1/auth/totp/setup", token, nil)
-}
-
-func expectStepUp(t *testing.T, r *apitest.Response) api.StepUpChallenge {
-	t.Helper()
-	e := r.ExpectError(t, http.StatusForbidden, "step_up_required")
-	var env api.StepUpRequiredError
-	r.Decode(t, &env)
-	if e.Error.StepUp == nil || env.Error.StepUp == nil {
-		t.Fatal("no error.step_up")
-	}
-	return *env.Error.StepUp
-}
-
-// inbox is the first page of challenges waiting in the app of token.
-func inbox(t *testing.T, s *apitest.Server, token string) []api.Challenge {
-	t.Helper()
-	return ok[*api.ListChallengesResponse](t, 200)(s.Client(t, token).API().ListChallengesWithResponse(t.Context(), nil)).JSON200.Data
 }
 
 func (p *person) sign(t *testing.T, c api.Challenge) string {
@@ -87,15 +29,6 @@ func (p *person) sign(t *testing.T, c api.Challenge) string {
 		t.Fatal(err)
 	}
 	return base64.RawURLEncoding.EncodeToString(ed25519.Sign(p.key, payload))
-}
-
-func approve(t *testing.T, s *apitest.Server, p *person, c api.Challenge, matchCode string) *apitest.Response {
-	t.Helper()
-	body := map[string]any{"signature": p.sign(t, c)}
-	if matchCode != "" {
-		body["match_code"] = matchCode
-	}
-	return s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/approve", p.app, body)
 }
 
 // pollStepUp reads the step-up's status as the web session of token.
@@ -108,13 +41,8 @@ func pollStepUp(t *testing.T, s *apitest.Server, token, id string) api.StepUpSta
 	return *st
 }
 
-func wrongDigits(code string) string {
-	b := []byte(code)
-	b[0] = '0' + (b[0]-'0'+1)%10
-	return string(b)
-}
-
 func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 
@@ -146,7 +74,7 @@ func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
 	if c.Id == uuid.Nil || c.OriginRail != "web" || c.Binding != "none" || c.Kind != "step_up" || c.ApprovalId != nil || c.ActionSummary != nil {
 		t.Fatalf("challenge in the app inbox = %+v", c)
 	}
-	approve(t, s, p, c, wrongDigits(*up.MatchCode)).ExpectError(t, 422, "match_code_mismatch")
+	approve(t, s, p, c, otherDigits(*up.MatchCode)).ExpectError(t, 422, "match_code_mismatch")
 	approve(t, s, p, c, "").ExpectError(t, 400, "invalid_request")
 	var done api.Challenge
 	approve(t, s, p, c, *up.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
@@ -172,6 +100,7 @@ func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
 }
 
 func TestDeclinedStepUpCannotBeCompleted(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -195,6 +124,7 @@ func TestDeclinedStepUpCannotBeCompleted(t *testing.T) {
 }
 
 func TestStepUpChallengeExpiresAfterFiveMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -210,6 +140,7 @@ func TestStepUpChallengeExpiresAfterFiveMinutes(t *testing.T) {
 }
 
 func TestExitStepUpEndsTheWindow(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -227,6 +158,7 @@ func TestExitStepUpEndsTheWindow(t *testing.T) {
 }
 
 func TestAnotherSessionsSudoSessionIsNotFound(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -242,6 +174,7 @@ func TestAnotherSessionsSudoSessionIsNotFound(t *testing.T) {
 }
 
 func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -249,7 +182,7 @@ func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
 		return s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": method, "code": c})
 	}
 	good := code(t, s, p.secret)
-	complete("totp", wrongDigits(good)).ExpectError(t, 422, "invalid_code")
+	complete("totp", otherDigits(good)).ExpectError(t, 422, "invalid_code")
 	var st api.StepUpStatus
 	complete("totp", good).ExpectStatus(t, 200).Decode(t, &st)
 	if st.Status != "active" || !st.Active {
@@ -277,6 +210,7 @@ func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
 }
 
 func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -296,7 +230,7 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 		t.Fatalf("emailed codes = %+v", msgs.Data)
 	}
 	emailed := *msgs.Data[0].Code
-	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": wrongDigits(emailed)}).
+	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": otherDigits(emailed)}).
 		ExpectError(t, 422, "invalid_code")
 	var st api.StepUpStatus
 	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": emailed}).
@@ -309,12 +243,13 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 }
 
 func TestThreeWrongMatchCodesDecline(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
 	c := inbox(t, s, p.app)[0]
 	for range 3 {
-		approve(t, s, p, c, wrongDigits(*up.MatchCode)).ExpectError(t, 422, "match_code_mismatch")
+		approve(t, s, p, c, otherDigits(*up.MatchCode)).ExpectError(t, 422, "match_code_mismatch")
 	}
 	if st := pollStepUp(t, s, p.web, up.Id.String()); st.Status != "declined" {
 		t.Fatalf("after three wrong match codes: %+v", st)
@@ -323,6 +258,7 @@ func TestThreeWrongMatchCodesDecline(t *testing.T) {
 }
 
 func TestApprovalNeedsTheDevicesCredentialAndSignature(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -345,6 +281,7 @@ func TestApprovalNeedsTheDevicesCredentialAndSignature(t *testing.T) {
 }
 
 func TestChallengeFromTheAppNeedsNoMatchCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	expectStepUp(t, gated(t, s, p.app))
@@ -357,6 +294,7 @@ func TestChallengeFromTheAppNeedsNoMatchCode(t *testing.T) {
 }
 
 func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	var orgs api.Me
@@ -394,6 +332,7 @@ func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
 }
 
 func TestConcurrentAnswersSettleToOneOutcome(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
@@ -436,6 +375,7 @@ func TestConcurrentAnswersSettleToOneOutcome(t *testing.T) {
 }
 
 func TestStepUpOffersPasskeyOptionsWhenThePersonHasPasskeys(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
 	key := apitest.NewSoftPasskey()
@@ -448,6 +388,7 @@ func TestStepUpOffersPasskeyOptionsWhenThePersonHasPasskeys(t *testing.T) {
 }
 
 func TestStepUpMethodsFollowWhatThePersonHas(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	web := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)

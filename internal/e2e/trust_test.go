@@ -2,62 +2,25 @@ package e2e_test
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
 
-// registerAppKey registers pub as the approval credential of the app
-// session, as the app does: the first call asks for a step-up by code (never
-// the app), the person answers it with their authenticator, the app calls
-// again, and the registration spends the step-up, so later gated calls ask again.
-func registerAppKey(t *testing.T, s *apitest.Server, app, secret, pub string) {
-	t.Helper()
-	body := map[string]any{"public_key": pub, "label": "iPhone"}
-	up := expectStepUp(t, s.Post(t, "/api/v1/me/approval-credential", app, body))
-	if slices.Contains(up.Methods, "app") {
-		t.Fatalf("registering an approval credential offers methods %v; the app must not confirm its own key", up.Methods)
-	}
-	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
-	s.Post(t, "/api/v1/me/approval-credential", app, body).ExpectStatus(t, http.StatusCreated)
-	// The code's time step is spent.
-	advance(t, s, 30*time.Second)
-}
-
-func completeStepUp(t *testing.T, s *apitest.Server, token, sudoID, method, c string) *apitest.Response {
-	t.Helper()
-	return s.Post(t, "/api/v1/auth/step-up/complete", token, map[string]any{"sudo_session_id": sudoID, "method": method, "code": c})
-}
-
-// outboxOf is the first hundred messages of kind the sandbox outbox holds for the user.
-func outboxOf(t *testing.T, s *apitest.Server, userID, kind string) []api.OutboxMessage {
-	t.Helper()
-	return ok[*api.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
-		&api.SandboxListOutboxParams{Limit: ptr(100), Kind: ptr(api.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
-}
-
-// appSignIn signs the person in from an iOS app named deviceName.
-func appSignIn(t *testing.T, s *apitest.Server, email, secret, deviceName string) string {
-	t.Helper()
-	step1 := signIn(t, s, map[string]any{"email": email, "password": password, "platform": "ios", "device_name": deviceName})
-	token := *mfa(t, s, *step1.ChallengeToken, code(t, s, secret)).Token
-	advance(t, s, 30*time.Second)
-	return token
-}
-
 func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	secret, userID := *org.Owner.TotpSecret, org.Owner.UserId.String()
 	web := signInFully(t, s, "ada@acme.test", secret)
-	app := appSignIn(t, s, "ada@acme.test", secret, "Ada's iPhone")
+	app, _ := appSignIn(t, s, "ada@acme.test", secret, "device_name", "Ada's iPhone")
 	pub, _ := newAppKey()
 	body := map[string]any{"public_key": pub, "label": "iPhone"}
 
@@ -141,6 +104,7 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 }
 
 func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "10.00")
@@ -153,7 +117,7 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 			good = *outboxOf(t, s, p.userID, "step_up_email_code")[0].Code
 		}
 		for range n {
-			completeStepUp(t, s, p.web, up.Id.String(), method, wrongDigits(good)).ExpectError(t, 422, "invalid_code")
+			completeStepUp(t, s, p.web, up.Id.String(), method, otherDigits(good)).ExpectError(t, 422, "invalid_code")
 		}
 	}
 	// Four wrong codes, then the right one: the window opens, the count stays.
@@ -168,7 +132,7 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 		ExpectStatus(t, 200)
 	emailed := *outboxOf(t, s, p.userID, "step_up_email_code")[0].Code
 	for range 4 {
-		completeStepUp(t, s, p.app, second.Id.String(), "email", wrongDigits(emailed)).ExpectError(t, 422, "invalid_code")
+		completeStepUp(t, s, p.app, second.Id.String(), "email", otherDigits(emailed)).ExpectError(t, 422, "invalid_code")
 	}
 	// Two more on a third: ten in all.
 	third := expectStepUp(t, gated(t, s, p.web))
@@ -235,23 +199,8 @@ func lockAlerts(t *testing.T, s *apitest.Server, userID string) int {
 	return n
 }
 
-// newPayerWithoutApp is an owner with a funded balance and a supplier, signed
-// in on the web only: no approving app.
-func newPayerWithoutApp(t *testing.T, s *apitest.Server, email, deposit string) *payer {
-	t.Helper()
-	org := createOrg(t, s, email)
-	p := &payer{person: &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}, org: org.Organization.Id.String()}
-	p.web = signInFully(t, s, email, p.secret)
-	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": deposit}).ExpectStatus(t, 201)
-	var c api.PaymentContact
-	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
-		"name": "Müller Maschinenbau GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89 3704 0044 0532 0130 00", "swift_code": "COBADEFFXXX",
-	}).ExpectStatus(t, 201).Decode(t, &c)
-	p.contact = c.Id.String()
-	return p
-}
-
 func TestApproveWithoutAnApprovalCredentialMintsNoChallenge(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
@@ -260,7 +209,7 @@ func TestApproveWithoutAnApprovalCredentialMintsNoChallenge(t *testing.T) {
 		t.Fatalf("challenges = %+v, want none", c)
 	}
 	// An app session without a credential yet changes nothing.
-	p.app = appSignIn(t, s, p.email, p.secret, "iPhone")
+	p.app, _ = appSignIn(t, s, p.email, p.secret, "device_name", "iPhone")
 	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "approval_credential_required")
 	if c := inbox(t, s, p.app); len(c) != 0 {
 		t.Fatalf("challenges = %+v, want none", c)
@@ -276,6 +225,7 @@ func TestApproveWithoutAnApprovalCredentialMintsNoChallenge(t *testing.T) {
 }
 
 func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "100.00")
 	a, b := p.pay(t, s, "60.00"), p.pay(t, s, "50.00") // 61.00 and 51.00 with fees: not both
@@ -327,6 +277,7 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 }
 
 func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
+	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayerWithoutApp(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "100.00")
@@ -344,7 +295,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	s.Get(t, "/api/v1/devices", p.web).ExpectStatus(t, 200).Decode(t, &devices)
 	found := false
 	for _, d := range devices.Data {
-		found = found || d.Id == app.DeviceId && d.Platform == "ios" && deref(d.Name) == "Sandbox approving app"
+		found = found || d.Id == app.DeviceId && d.Platform == "ios" && str(d.Name) == "Sandbox approving app"
 	}
 	if !found {
 		t.Fatalf("devices = %+v, want the sandbox app's", devices.Data)
@@ -364,7 +315,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	path := "/api/v1/sandbox/challenges/" + cs[0].Id.String() + "/approve"
 	s.Post(t, path, p.web, map[string]any{"match_code": *up.MatchCode}).ExpectError(t, 404, "not_found")
 	s.Post(t, path, sbx, nil).ExpectError(t, 400, "invalid_request") // the match code is needed from the web
-	s.Post(t, path, sbx, map[string]any{"match_code": wrongDigits(*up.MatchCode)}).ExpectError(t, 422, "match_code_mismatch")
+	s.Post(t, path, sbx, map[string]any{"match_code": otherDigits(*up.MatchCode)}).ExpectError(t, 422, "match_code_mismatch")
 	s.Post(t, path, sbx, map[string]any{"match_code": "12"}).ExpectError(t, 400, "invalid_request")
 	var done api.Challenge
 	s.Post(t, path, sbx, map[string]any{"match_code": *up.MatchCode}).ExpectStatus(t, 200).Decode(t, &done)
@@ -434,6 +385,7 @@ func (p *payer) approveWithSandbox(t *testing.T, s *apitest.Server, approvalID s
 }
 
 func TestSandboxApprovingAppIsAbsentInLive(t *testing.T) {
+	t.Parallel()
 	live := apitest.Start(t, "STRONGROOM_ENV=live", "STRONGROOM_SANDBOX_TOKEN=", "STRONGROOM_CLOCK=system",
 		"STRONGROOM_PARTNER_SECRET=partner-secret-for-tests")
 	live.Post(t, "/api/v1/sandbox/users/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approving-app", sbx, nil).ExpectError(t, 404, "not_found")
@@ -445,6 +397,7 @@ func TestSandboxApprovingAppIsAbsentInLive(t *testing.T) {
 // phone's answer records nothing: the answer is forbidden, the challenge and
 // its step-up end declined, and the payment keeps waiting with its money.
 func TestAnApproverWhoLostTheRoleRecordsNothing(t *testing.T) {
+	t.Parallel()
 	dsn := apitest.NewDatabase(t)
 	s := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	p := newPayer(t, s, "ada@acme.test", "100.00")

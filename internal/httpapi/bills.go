@@ -58,24 +58,17 @@ func newBillRecord(b bill.Bill) billRecord {
 	return out
 }
 
-// renderBill writes b, noting its organization for the access log.
-func renderBill(w http.ResponseWriter, r *http.Request, status int, b bill.Bill, err error) error {
-	if err == nil {
-		setOrganization(r, b.OrganizationID.String())
-	}
-	return render(w, status, newBillRecord, b, err)
-}
+func (b billRecord) organization() uuid.UUID { return b.OrganizationID }
 
-func (s *server) createBill(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, func(ctx context.Context, org uuid.UUID, req bill.CreateRequest) (bill.Bill, error) {
-		return s.Bills.Create(ctx, actorOf(r), org, req)
-	}, newBillRecord)
-}
+// bills is the bill feature's resource: the bill in the path, answered as
+// its record.
+var bills = resource[bill.Bill, billRecord]{at: param{"bill_id", "Bill"}, record: newBillRecord, pages: "bills", key: bill.PageKey}
 
-// uploadBill takes the invoice as the multipart field "file" and streams it
-// to the file store: the body is never held whole in memory.
+// uploadBill is written out: it takes the invoice as the multipart field
+// "file" and streams it to the file store, never holding the body whole in
+// memory.
 func (s *server) uploadBill(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
+	org, err := organizationID.id(r)
 	if err != nil {
 		return err
 	}
@@ -105,14 +98,13 @@ func (s *server) uploadBill(w http.ResponseWriter, r *http.Request) error {
 		name = "invoice"
 	}
 	b, err := s.Bills.Upload(r.Context(), actorOf(r), org, name, part.Header.Get("Content-Type"), part)
-	return renderBill(w, r, http.StatusCreated, b, err)
+	return bills.answer(w, r, http.StatusCreated, b, err)
 }
 
-func (s *server) listBills(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
+// billFilter reads the list's filters: status, due dates and a search.
+var billFilter = &filter[bill.ListFilter]{read: readBillFilter, params: []string{"status", "due_date_from", "due_date_to", "search"}}
+
+func readBillFilter(r *http.Request) (bill.ListFilter, error) {
 	q := r.URL.Query()
 	var f bill.ListFilter
 	var problems apierr.Fields
@@ -131,42 +123,7 @@ func (s *server) listBills(w http.ResponseWriter, r *http.Request) error {
 		problems.Check(len([]rune(v)) <= 100, "search", "must be at most 100 characters.")
 		f.Search = &v
 	}
-	if err := problems.Err(); err != nil {
-		return err
-	}
-	pages := s.pages("bills")
-	req, err := pages.Parse(q, "status", "due_date_from", "due_date_to", "search")
-	if err != nil {
-		return err
-	}
-	bs, err := s.Bills.List(r.Context(), actorOf(r), org, f, req)
-	return renderPage(w, pages, req, bill.PageKey, newBillRecord, bs, err)
-}
-
-// billAction is the handler of an operation on the bill in the path
-// without a body.
-func billAction(op func(context.Context, actor.Actor, uuid.UUID) (bill.Bill, error)) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathID(r, "bill_id", "Bill")
-		if err != nil {
-			return err
-		}
-		b, err := op(r.Context(), actorOf(r), id)
-		return renderBill(w, r, http.StatusOK, b, err)
-	}
-}
-
-func (s *server) updateBill(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "bill_id", "Bill")
-	if err != nil {
-		return err
-	}
-	var req bill.PatchRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	b, err := s.Bills.Update(r.Context(), actorOf(r), id, req)
-	return renderBill(w, r, http.StatusOK, b, err)
+	return f, problems.Err()
 }
 
 // billEventRecord is the data of bill.event_appended: what happened to the

@@ -1,16 +1,13 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -68,67 +65,48 @@ func newCardRecord(c card.Card) cardRecord {
 	return out
 }
 
-// cards finds the card in the path and answers it, noting its
-// organization for the access log.
-var cards = object[card.Card, cardRecord]{name: "card_id", kind: "Card", org: func(c card.Card) uuid.UUID { return c.OrganizationID }, record: newCardRecord}
+func (c cardRecord) organization() uuid.UUID { return c.OrganizationID }
 
-// cardID reads the card in the path.
-func cardID(r *http.Request) (uuid.UUID, error) { return pathID(r, cards.name, cards.kind) }
+// The card feature's resources: what each operation's path names first,
+// and the record of its answer.
+var (
+	cards   = resource[card.Card, cardRecord]{at: cardID, record: newCardRecord, pages: "cards", key: card.PageKey}
+	wallets = resource[card.WalletProvision, walletProvisionRecord]{at: cardID, record: newWalletProvisionRecord}
+	cardID  = param{"card_id", "Card"}
+)
 
-func (s *server) listCards(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
+// cardFilter reads the list's filters: status, holder and frozen.
+var cardFilter = &filter[card.ListFilter]{read: readCardFilter, params: []string{"status", "user_id", "frozen"}}
+
+func readCardFilter(r *http.Request) (card.ListFilter, error) {
 	q := r.URL.Query()
 	var f card.ListFilter
 	if v := q.Get("status"); v != "" {
 		if !slices.Contains(card.Statuses, v) {
-			return apierr.InvalidField("status", "must be active, inactive, expired or revoked.")
+			return f, apierr.InvalidField("status", "must be active, inactive, expired or revoked.")
 		}
 		f.Status = &v
 	}
 	if v := q.Get("user_id"); v != "" {
 		id, err := uuid.Parse(v)
 		if err != nil {
-			return apierr.InvalidField("user_id", "must be a user id.")
+			return f, apierr.InvalidField("user_id", "must be a user id.")
 		}
 		f.UserID = &id
 	}
 	if v := q.Get("frozen"); v != "" {
 		if v != "true" && v != "false" {
-			return apierr.InvalidField("frozen", "must be true or false.")
+			return f, apierr.InvalidField("frozen", "must be true or false.")
 		}
 		frozen := v == "true"
 		f.Frozen = &frozen
 	}
-	pages := s.pages("cards")
-	req, err := pages.Parse(q, "status", "user_id", "frozen")
-	if err != nil {
-		return err
-	}
-	cs, err := s.Cards.List(r.Context(), actorOf(r), org, f, req)
-	return renderPage(w, pages, req, card.PageKey, newCardRecord, cs, err)
+	return f, nil
 }
 
-// cardHandler is the handler of an operation on the card in the path
-// that answers with the card.
-func cardHandler(op func(r *http.Request, id uuid.UUID) (card.Card, error)) handlerFunc {
-	return cards.handler(op)
-}
-
-// cardAction is cardHandler for a person's operation without a body.
-func cardAction(act func(context.Context, actor.Actor, uuid.UUID) (card.Card, error)) handlerFunc {
-	return cards.action(act)
-}
-
-// cardChange is cardHandler for a person's operation with a JSON body.
-func cardChange[Req any](change func(context.Context, actor.Actor, uuid.UUID, Req) (card.Card, error)) handlerFunc {
-	return changing(cards, change)
-}
-
+// setCardPIN is written out: it answers 204 without a body.
 func (s *server) setCardPIN(w http.ResponseWriter, r *http.Request) error {
-	id, err := cardID(r)
+	id, err := cardID.id(r)
 	if err != nil {
 		return err
 	}
@@ -170,80 +148,4 @@ func newWalletProvisionRecord(p card.WalletProvision) walletProvisionRecord {
 			Name: a.Name, Phone: a.Phone, PostalCode: a.PostalCode, State: a.State},
 		DisplayName: p.DisplayName, LastFour: p.LastFour, Network: p.Network, OpaquePaymentCard: p.OpaquePaymentCard,
 		TokenServiceProvider: p.TokenServiceProvider}
-}
-
-func (s *server) provisionWallet(w http.ResponseWriter, r *http.Request) error {
-	id, err := cardID(r)
-	if err != nil {
-		return err
-	}
-	// Every field is optional, so the body may be left out.
-	var req card.WalletRequest
-	if err := decodeOptional(r, &req); err != nil {
-		return err
-	}
-	p, err := s.Confirming.ProvisionWallet(r.Context(), actorOf(r), id, req)
-	return render(w, http.StatusOK, newWalletProvisionRecord, p, err)
-}
-
-// Sandbox: the issuing network's side.
-
-func (s *server) sandboxIssueCard(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, s.Cards.Issue, newCardRecord)
-}
-
-func (s *server) sandboxSetCardStatus(r *http.Request, id uuid.UUID) (card.Card, error) {
-	var req card.StatusRequest
-	if err := decode(r, &req); err != nil {
-		return card.Card{}, err
-	}
-	return s.Cards.SetStatus(r.Context(), id, req)
-}
-
-// shipmentRecord is what the sandbox answers when it ships a physical card:
-// the card and the activation code the card's letter would carry.
-type shipmentRecord struct {
-	Card           cardRecord `json:"card"`
-	ActivationCode string     `json:"activation_code"`
-}
-
-var shipments = object[card.Shipment, shipmentRecord]{name: "card_id", kind: "Card",
-	org: func(s card.Shipment) uuid.UUID { return s.Card.OrganizationID },
-	record: func(s card.Shipment) shipmentRecord {
-		return shipmentRecord{Card: newCardRecord(s.Card), ActivationCode: s.ActivationCode}
-	}}
-
-func (s *server) sandboxShipCard(r *http.Request, id uuid.UUID) (card.Shipment, error) {
-	if err := noBody(r); err != nil {
-		return card.Shipment{}, err
-	}
-	return s.Cards.Ship(r.Context(), id)
-}
-
-func (s *server) sandboxWalletProviderKey(w http.ResponseWriter, r *http.Request) error {
-	network := r.URL.Query().Get("network")
-	if !slices.Contains(card.Networks, network) {
-		return apierr.InvalidField("network", "must be visa or mastercard.")
-	}
-	k, err := s.SandboxIssuer.ProviderPrivateKey(r.Context(), network)
-	return render(w, http.StatusOK, func(k jose.JSONWebKey) jose.JSONWebKey { return k }, k, err)
-}
-
-type authorizationRecord struct {
-	Approved      bool               `json:"approved"`
-	DeclineReason *string            `json:"decline_reason"`
-	Transaction   *transactionRecord `json:"transaction"`
-}
-
-func newAuthorizationRecord(d card.Decision) authorizationRecord {
-	out := authorizationRecord{Approved: d.Approved, DeclineReason: d.DeclineReason}
-	if d.Transaction != nil {
-		t := newTransactionRecord(*d.Transaction)
-		out.Transaction = &t
-	}
-	return out
-}
-
-func (s *server) sandboxAuthorizeCard(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "card_id", "Card", http.StatusOK, s.CardSpend.Authorize, newAuthorizationRecord)
 }

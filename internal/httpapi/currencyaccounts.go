@@ -36,52 +36,24 @@ type currencyRequestRecord struct {
 
 func newCurrencyAccountRecord(e mca.Entry) currencyAccountRecord { return currencyAccountRecord(e) }
 
-// mapSlice applies f to every element of xs; nil stays nil (JSON null).
-func mapSlice[T, R any](xs []T, f func(T) R) []R {
-	if xs == nil {
-		return nil
-	}
-	out := make([]R, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
-}
-
-func (s *server) listCurrencyAccounts(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	entries, err := s.CurrencyAccounts.List(r.Context(), actorOf(r), org)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, list[currencyAccountRecord]{mapSlice(entries, newCurrencyAccountRecord)})
-}
-
-func (s *server) requestCurrencyAccounts(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	var req mca.RequestBody
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	res, err := s.CurrencyAccounts.Request(r.Context(), actorOf(r), org, req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, currencyRequestRecord{
-		Data:     mapSlice(res.Data, newCurrencyAccountRecord),
-		Outcomes: mapSlice(res.Outcomes, func(o mca.Outcome) currencyOutcomeRecord { return currencyOutcomeRecord(o) }),
-	})
-}
+// The currency accounts of the organization in the path, and what a
+// request for more did.
+var (
+	currencyAccounts = resource[[]mca.Entry, list[currencyAccountRecord]]{at: organizationID,
+		record: func(es []mca.Entry) list[currencyAccountRecord] {
+			return list[currencyAccountRecord]{mapSlice(es, newCurrencyAccountRecord)}
+		}}
+	currencyRequests = resource[mca.Result, currencyRequestRecord]{at: organizationID, record: func(res mca.Result) currencyRequestRecord {
+		return currencyRequestRecord{
+			Data:     mapSlice(res.Data, newCurrencyAccountRecord),
+			Outcomes: mapSlice(res.Outcomes, func(o mca.Outcome) currencyOutcomeRecord { return currencyOutcomeRecord(o) }),
+		}
+	}}
+)
 
 var errBadSignature = apierr.New(apierr.NotAuthenticated, "The webhook signature is missing or wrong.")
 
-// partnerWebhook takes the banking partner's notifications, authenticated by
+// partnerWebhook is written out: it takes the banking partner's notifications, authenticated by
 // an HMAC-SHA-256 signature of the exact body; a bad signature changes nothing.
 func (s *server) partnerWebhook(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(r)

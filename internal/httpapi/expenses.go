@@ -93,45 +93,23 @@ func newExpenseRecord(e expense.Expense) expenseRecord {
 	return out
 }
 
-// expenses finds the expense in the path and answers it, noting its
-// organization for the access log.
-var expenses = object[expense.Expense, expenseRecord]{name: "expense_id", kind: "Expense",
-	org: func(e expense.Expense) uuid.UUID { return e.OrganizationID }, record: newExpenseRecord}
+func (e expenseRecord) organization() uuid.UUID { return e.OrganizationID }
 
-func (s *server) createExpense(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	var req expense.Fields // every field is optional, so the body may be left out
-	if err == nil {
-		err = decodeOptional(r, &req)
-	}
-	if err != nil {
-		return err
-	}
-	e, err := s.Expenses.Create(r.Context(), actorOf(r), org, req)
-	return render(w, http.StatusCreated, newExpenseRecord, e, err)
-}
-
-func (s *server) listExpenses(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	f, err := expenseFilter(r)
-	if err != nil {
-		return err
-	}
-	pages := s.pages("expenses")
-	req, err := pages.Parse(r.URL.Query(), "status", "search", "creator_id", "transaction_date_from", "transaction_date_to")
-	if err != nil {
-		return err
-	}
-	es, err := s.Expenses.List(r.Context(), actorOf(r), org, f, req)
-	return renderPage(w, pages, req, expense.PageKey, newExpenseRecord, es, err)
-}
+// The expense feature's resource, the expense in the path answered as its
+// record, and the parts of an expense named after it.
+var (
+	expenses = resource[expense.Expense, expenseRecord]{at: param{"expense_id", "Expense"}, record: newExpenseRecord,
+		pages: "expenses", key: expense.PageKey}
+	bindingID = param{"binding_id", "Binding"}
+	receiptID = param{"receipt_id", "Receipt"}
+)
 
 // expenseFilter reads the list's filters: statuses (repeated),
 // search, creator and inclusive calendar dates.
-func expenseFilter(r *http.Request) (expense.ListFilter, error) {
+var expenseFilter = &filter[expense.ListFilter]{read: readExpenseFilter,
+	params: []string{"status", "search", "creator_id", "transaction_date_from", "transaction_date_to"}}
+
+func readExpenseFilter(r *http.Request) (expense.ListFilter, error) {
 	q := r.URL.Query()
 	var f expense.ListFilter
 	var errs apierr.Fields

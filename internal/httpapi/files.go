@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"io"
 	"mime"
 	"net/http"
@@ -22,6 +21,8 @@ type fileRecord struct {
 	Status         string    `json:"status"`
 	InsertedAt     time.Time `json:"inserted_at"`
 }
+
+func (f fileRecord) organization() uuid.UUID { return f.OrganizationID }
 
 func newFileRecord(f file.File) fileRecord {
 	return fileRecord{ID: f.ID, OrganizationID: f.OrganizationID, FileName: f.Name, MimeType: f.MimeType, Size: f.Size,
@@ -54,23 +55,16 @@ func newShownFileRecord(s file.Shown) shownFileRecord {
 	return out
 }
 
-func (s *server) createFile(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, func(ctx context.Context, org uuid.UUID, req file.CreateRequest) (file.Created, error) {
-		return s.Files.Create(ctx, actorOf(r), org, req)
-	}, newCreatedFileRecord)
-}
+// The file feature's resources: a new file of the organization in the
+// path, with its upload URL, and the file in the path, with its download URL.
+var (
+	newFiles = resource[file.Created, createdFileRecord]{at: organizationID, record: newCreatedFileRecord}
+	files    = resource[file.Shown, shownFileRecord]{at: fileID, record: newShownFileRecord}
+	fileID   = param{"file_id", "File"}
+)
 
-func (s *server) getFile(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "file_id", "File")
-	if err != nil {
-		return err
-	}
-	f, err := s.Files.Get(r.Context(), actorOf(r), id)
-	if err == nil {
-		setOrganization(r, f.File.OrganizationID.String())
-	}
-	return render(w, http.StatusOK, newShownFileRecord, f, err)
-}
+// The content of a file is written out: its signed URLs are the
+// permission (no bearer), and its bytes are streamed.
 
 // grant reads the signature of a signed file URL from the query.
 func grant(r *http.Request) file.Grant {
@@ -81,7 +75,7 @@ func grant(r *http.Request) file.Grant {
 // uploadFileContent receives a file's bytes at its signed upload URL: no
 // bearer, the URL is the permission.
 func (s *server) uploadFileContent(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "file_id", "File")
+	id, err := fileID.id(r)
 	if err != nil {
 		return err
 	}
@@ -90,15 +84,14 @@ func (s *server) uploadFileContent(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	setOrganization(r, f.OrganizationID.String())
 	l := s.Files.DownloadLink(f, s.Clock.Now())
-	return writeJSON(w, http.StatusOK, newShownFileRecord(file.Shown{File: f, Download: &l}))
+	return files.answer(w, r, http.StatusOK, file.Shown{File: f, Download: &l}, nil)
 }
 
 // downloadFileContent sends a file's bytes to the holder of its signed
 // download URL, as an attachment the browser will not render or sniff.
 func (s *server) downloadFileContent(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "file_id", "File")
+	id, err := fileID.id(r)
 	if err != nil {
 		return err
 	}
@@ -117,7 +110,7 @@ func (s *server) downloadFileContent(w http.ResponseWriter, r *http.Request) err
 // fileThumbnail sends the PNG thumbnail of an image file to the holder of
 // its signed URL.
 func (s *server) fileThumbnail(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "file_id", "File")
+	id, err := fileID.id(r)
 	if err != nil {
 		return err
 	}

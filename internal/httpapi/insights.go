@@ -6,6 +6,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/internal/insight"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -121,16 +123,16 @@ func insightQuery(r *http.Request) (insight.Query, error) {
 	return q, errs.Err()
 }
 
-func (s *server) insights(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	var res insight.Result
+// insights are the sums of the organization in the path.
+var insightSums = resource[insight.Result, insightsRecord]{at: organizationID, record: newInsightsRecord}
+
+// insights reads its query (insightQuery) and sums the organization's
+// transactions (insightSums.serve).
+func (s *server) insights(r *http.Request, org uuid.UUID) (insight.Result, error) {
 	q, err := insightQuery(r)
-	if err == nil {
-		svc := insight.Service{DB: s.DB}
-		res, err = svc.Get(r.Context(), actorOf(r), org, q)
+	if err != nil {
+		return insight.Result{}, err
 	}
-	return render(w, http.StatusOK, newInsightsRecord, res, err)
+	svc := insight.Service{DB: s.DB}
+	return svc.Get(r.Context(), actorOf(r), org, q)
 }

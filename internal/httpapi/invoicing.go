@@ -1,18 +1,15 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/money"
-	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
 type billingContactRecord struct {
@@ -145,83 +142,27 @@ func newAllocationRecord(a invoicing.Allocation) allocationRecord {
 		CryptoIncoming: newCryptoRefRecord(a.Deposit), Notes: a.Notes, UserID: a.UserID, ReversesAllocationID: a.Reverses, InsertedAt: a.CreatedAt}
 }
 
-// inOrganization is the handler of an operation on the object of the
-// organization in the path whose id is the path value name (kind names it
-// in not_found): op runs as the request's actor.
-func inOrganization[T, R any](name, kind string, op func(context.Context, actor.Actor, uuid.UUID, uuid.UUID) (T, error), record func(T) R) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		org, id, err := orgAndID(r, name, kind)
-		if err != nil {
-			return err
-		}
-		if r.Method == http.MethodPost || r.Method == http.MethodDelete {
-			if err := noBody(r); err != nil {
-				return err
-			}
-		}
-		v, err := op(r.Context(), actorOf(r), org, id)
-		return render(w, http.StatusOK, record, v, err)
-	}
-}
+// The invoicing feature's resources: what each operation's path names first,
+// and the record of its answer. Billing contacts, invoices and crypto
+// deposits are named under their organization.
+var (
+	billingContacts = resource[invoicing.Contact, billingContactRecord]{at: organizationID, record: newBillingContactRecord,
+		pages: "billing-contacts", key: invoicing.ContactPageKey}
+	invoices = resource[invoicing.Invoice, invoiceRecord]{at: organizationID, record: newInvoiceRecord,
+		pages: "invoices", key: invoicing.InvoicePageKey}
+	allocations = resource[invoicing.Allocation, allocationRecord]{at: organizationID, record: newAllocationRecord,
+		pages: "billing-allocations", key: invoicing.AllocationPageKey}
+	cryptoDeposits = resource[invoicing.CryptoIncoming, cryptoIncomingRecord]{at: organizationID, record: newCryptoIncomingRecord,
+		pages: "crypto-incoming", key: invoicing.DepositPageKey}
 
-// changeInOrganization is inOrganization for an operation with a JSON body.
-func changeInOrganization[Req, T, R any](name, kind string, status int, op func(context.Context, actor.Actor, uuid.UUID, uuid.UUID, Req) (T, error), record func(T) R) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		org, id, err := orgAndID(r, name, kind)
-		if err != nil {
-			return err
-		}
-		var req Req
-		if err := decode(r, &req); err != nil {
-			return err
-		}
-		v, err := op(r.Context(), actorOf(r), org, id, req)
-		return render(w, status, record, v, err)
-	}
-}
+	billingContactID = param{"billing_contact_id", "Billing contact"}
+	invoiceID        = param{"billing_invoice_id", "Invoice"}
+)
 
-// createInOrganization answers a person's create in the organization of the path (201).
-func createInOrganization[Req, T, R any](op func(context.Context, actor.Actor, uuid.UUID, Req) (T, error), record func(T) R) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		org, err := orgID(r)
-		if err != nil {
-			return err
-		}
-		var req Req
-		if err := decode(r, &req); err != nil {
-			return err
-		}
-		v, err := op(r.Context(), actorOf(r), org, req)
-		return render(w, http.StatusCreated, record, v, err)
-	}
-}
+// invoiceFilter reads the list's filters: states, contact and overdue.
+var invoiceFilter = &filter[invoicing.InvoiceFilter]{read: readInvoiceFilter, params: []string{"state", "billing_contact_id", "overdue"}}
 
-// listInOrganization answers a list of the organization in the path without filters.
-func listInOrganization[T, R any](s *server, list string, op func(context.Context, actor.Actor, uuid.UUID, page.Request) ([]T, error), key func(T) page.Key, record func(T) R) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		org, err := orgID(r)
-		if err != nil {
-			return err
-		}
-		pages := s.pages(list)
-		req, err := pages.Parse(r.URL.Query())
-		if err != nil {
-			return err
-		}
-		rows, err := op(r.Context(), actorOf(r), org, req)
-		return renderPage(w, pages, req, key, record, rows, err)
-	}
-}
-
-func invoiceMove(op func(context.Context, actor.Actor, uuid.UUID, uuid.UUID) (invoicing.Invoice, error)) handlerFunc {
-	return inOrganization("billing_invoice_id", "Invoice", op, newInvoiceRecord)
-}
-
-func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
+func readInvoiceFilter(r *http.Request) (invoicing.InvoiceFilter, error) {
 	q := r.URL.Query()
 	var f invoicing.InvoiceFilter
 	var problems apierr.Fields
@@ -239,43 +180,9 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) error {
 		overdue := v == "true"
 		f.Overdue = &overdue
 	}
-	if err := problems.Err(); err != nil {
-		return err
-	}
-	pages := s.pages("invoices")
-	req, err := pages.Parse(q, "state", "billing_contact_id", "overdue")
-	if err != nil {
-		return err
-	}
-	rows, err := s.Invoices.List(r.Context(), actorOf(r), org, f, req)
-	return renderPage(w, pages, req, invoicing.InvoicePageKey, newInvoiceRecord, rows, err)
+	return f, problems.Err()
 }
 
-// orgAndID reads the organization of the path and the id of its object in
-// path value name (kind names it in not_found).
-func orgAndID(r *http.Request, name, kind string) (uuid.UUID, uuid.UUID, error) {
-	org, err := orgID(r)
-	if err != nil {
-		return org, uuid.Nil, err
-	}
-	id, err := pathID(r, name, kind)
-	return org, id, err
-}
-
-func (s *server) listAllocations(w http.ResponseWriter, r *http.Request) error {
-	org, id, err := orgAndID(r, "billing_contact_id", "Billing contact")
-	if err != nil {
-		return err
-	}
-	pages := s.pages("billing-allocations")
-	req, err := pages.Parse(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	rows, err := s.Invoices.ListAllocations(r.Context(), actorOf(r), org, id, req)
-	return renderPage(w, pages, req, invoicing.AllocationPageKey, newAllocationRecord, rows, err)
-}
-
-func (s *server) sandboxCryptoDeposit(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, s.Invoices.Deposit, newCryptoIncomingRecord)
-}
+// allocationsOf reads the billing contact in the path whose allocations
+// are listed.
+var allocationsOf = &filter[uuid.UUID]{read: billingContactID.id}

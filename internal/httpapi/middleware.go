@@ -37,9 +37,6 @@ func infoOf(r *http.Request) *requestInfo {
 	return &requestInfo{}
 }
 
-// setOrganization records the organization a request acts on, for the access log.
-func setOrganization(r *http.Request, id string) { infoOf(r).orgID = id }
-
 var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // statusWriter remembers the status written, for the log and metrics.

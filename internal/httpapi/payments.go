@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/event"
@@ -17,78 +16,17 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
-// render writes v as its record with status, unless the operation that
-// produced v failed (err), which the caller's error mapping answers.
-func render[T, R any](w http.ResponseWriter, status int, record func(T) R, v T, err error) error {
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, status, record(v))
-}
-
-// acting answers a person's operation that takes a JSON body: the body is
-// decoded into a Req, op runs as the request's actor, and its result is
-// written as its record with status.
-func acting[Req, T, R any](w http.ResponseWriter, r *http.Request, status int, op func(context.Context, actor.Actor, Req) (T, error), record func(T) R) error {
-	return decoding(w, r, status, func(ctx context.Context, req Req) (T, error) { return op(ctx, actorOf(r), req) }, record)
-}
-
-// decoding is acting for an operation that needs no actor (sign-in).
-func decoding[Req, T, R any](w http.ResponseWriter, r *http.Request, status int, op func(context.Context, Req) (T, error), record func(T) R) error {
-	var req Req
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	v, err := op(r.Context(), req)
-	return render(w, status, record, v, err)
-}
-
-// onPath answers an operation with a JSON body on the object whose id is
-// the path value name (kind names it in not_found).
-func onPath[Req, T, R any](w http.ResponseWriter, r *http.Request, name, kind string, status int, op func(context.Context, uuid.UUID, Req) (T, error), record func(T) R) error {
-	id, err := pathID(r, name, kind)
-	if err != nil {
-		return err
-	}
-	if name == "organization_id" {
-		setOrganization(r, id.String())
-	}
-	var req Req
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	v, err := op(r.Context(), id, req)
-	return render(w, status, record, v, err)
-}
-
-// listing answers a person's list without filters: the page request is read
-// from the query, list runs as the actor, and the rows are written as records.
-func listing[T, R any](w http.ResponseWriter, r *http.Request, pages *page.Signer, list func(context.Context, actor.Actor, page.Request) ([]T, error), key func(T) page.Key, record func(T) R) error {
-	req, err := pages.Parse(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	rows, err := list(r.Context(), actorOf(r), req)
-	return renderPage(w, pages, req, key, record, rows, err)
-}
-
-// renderPage writes a page of rows, fetched for req, as records, unless
-// fetching them failed (err).
-func renderPage[T, R any](w http.ResponseWriter, pages *page.Signer, req page.Request, key func(T) page.Key, record func(T) R, rows []T, err error) error {
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, mapPage(page.Build(pages, req, rows, key), record))
-}
-
-func (s *server) paymentsConfig(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	cfg, err := s.Payments.GetConfig(r.Context(), actorOf(r), org)
-	return render(w, http.StatusOK, newConfigRecord, cfg, err)
-}
+// The payment feature's resources: what each operation's path names first,
+// and the record of its answer.
+var (
+	paymentConfig = resource[payment.Config, configRecord]{at: organizationID, record: newConfigRecord}
+	contacts      = resource[payment.Contact, contactRecord]{at: param{"payment_contact_id", "Payment contact"}, record: newContactRecord,
+		pages: "payment-contacts", key: payment.ContactPageKey}
+	quotes    = resource[payment.Quote, quoteRecord]{record: newQuoteRecord}
+	payments  = resource[payment.Record, paymentRecord]{at: param{"payment_id", "Payment"}, record: newPaymentRecord}
+	batches   = resource[payment.Batch, batchRecord]{at: param{"batch_id", "Payment batch"}, record: newBatchRecord}
+	approvals = resource[payment.Approval, approvalRecord]{at: param{"approval_id", "Approval"}, record: newApprovalRecord}
+)
 
 type payoutReasonRecord struct {
 	Code  string `json:"code"`
@@ -131,41 +69,11 @@ type contactRecord struct {
 	InsertedAt    time.Time `json:"inserted_at"`
 }
 
+func (c contactRecord) organization() uuid.UUID { return c.OrganizationID }
+
 func newContactRecord(c payment.Contact) contactRecord {
 	return contactRecord{ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Currency: c.Currency, Rail: c.Rail, BankDetails: c.Bank,
 		CryptoAddress: c.CryptoAddress, Network: c.Network, CreatedByID: c.CreatedByID, InsertedAt: c.InsertedAt}
-}
-
-func (s *server) createContact(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, func(ctx context.Context, org uuid.UUID, req payment.ContactRequest) (payment.Contact, error) {
-		return s.Payments.CreateContact(ctx, actorOf(r), org, req)
-	}, newContactRecord)
-}
-
-func (s *server) listContacts(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	pages := s.pages("payment-contacts")
-	req, err := pages.Parse(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	cs, err := s.Payments.ListContacts(r.Context(), actorOf(r), org, req)
-	return renderPage(w, pages, req, payment.ContactPageKey, newContactRecord, cs, err)
-}
-
-func (s *server) getContact(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "payment_contact_id", "Payment contact")
-	if err != nil {
-		return err
-	}
-	c, err := s.Payments.GetContact(r.Context(), actorOf(r), id)
-	if err == nil {
-		setOrganization(r, c.OrganizationID.String())
-	}
-	return render(w, http.StatusOK, newContactRecord, c, err)
 }
 
 type quoteRecord struct {
@@ -178,17 +86,15 @@ type quoteRecord struct {
 	Rate        string       `json:"rate"`
 }
 
-func (s *server) preflight(w http.ResponseWriter, r *http.Request) error {
-	var req payment.PreflightRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	setOrganization(r, req.OrganizationID)
-	q, err := s.Payments.Preflight(r.Context(), actorOf(r), req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusCreated, quoteRecord{ID: q.ID, ExpiresAt: q.ExpiresAt, Rail: q.Rail, Source: q.Source, Destination: q.Destination, Fee: q.Fee, Rate: q.Rate})
+func newQuoteRecord(q payment.Quote) quoteRecord {
+	return quoteRecord{ID: q.ID, ExpiresAt: q.ExpiresAt, Rail: q.Rail, Source: q.Source, Destination: q.Destination, Fee: q.Fee, Rate: q.Rate}
+}
+
+// preflight quotes a payment, noting the organization the body names for
+// the access log.
+func (s *server) preflight(ctx context.Context, a actor.Actor, req payment.PreflightRequest) (payment.Quote, error) {
+	noteOrganization(ctx, req.OrganizationID)
+	return s.Payments.Preflight(ctx, a, req)
 }
 
 // idempotencyKey reads the optional Idempotency-Key header.
@@ -224,7 +130,7 @@ func (s *server) executePayment(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A replay is rendered from the payment as first created, so its status
 	// and body are the original's.
-	return render(w, http.StatusCreated, newPaymentRecord, out.Payment, err)
+	return payments.answer(w, r, http.StatusCreated, out.Payment, err)
 }
 
 // domainEventRecord names the event that recorded a change.
@@ -265,6 +171,8 @@ type paymentRecord struct {
 	UpdatedAt            time.Time         `json:"updated_at"`
 }
 
+func (p paymentRecord) organization() uuid.UUID { return p.OrganizationID }
+
 func newPaymentRecord(p payment.Record) paymentRecord {
 	return paymentRecord{ID: p.ID, OrganizationID: p.OrganizationID, Rail: p.Rail, Status: p.Status, Tag: p.Tag, QuoteID: p.QuoteID, BillID: p.BillID,
 		PaymentContactID: p.PaymentContactID, PaymentBatchID: p.PaymentBatchID, ApprovalRequestID: p.ApprovalRequestID,
@@ -272,30 +180,6 @@ func newPaymentRecord(p payment.Record) paymentRecord {
 		DomainEvent: newDomainEventRecord(p.DomainEvent), RailState: p.RailState, PayoutReason: p.PayoutReason,
 		StatementDescription: p.StatementDescription, InternalNotes: p.InternalNotes, CreatedByID: p.CreatedByID,
 		InsertedAt: p.InsertedAt, UpdatedAt: p.UpdatedAt}
-}
-
-func (s *server) getPayment(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "payment_id", "Payment")
-	if err != nil {
-		return err
-	}
-	p, err := s.Payments.GetPayment(r.Context(), actorOf(r), id)
-	if err == nil {
-		setOrganization(r, p.OrganizationID.String())
-	}
-	return render(w, http.StatusOK, newPaymentRecord, p, err)
-}
-
-func (s *server) cancelPayment(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "payment_id", "Payment")
-	if err != nil {
-		return err
-	}
-	if err := noBody(r); err != nil {
-		return err
-	}
-	p, err := s.Payments.Cancel(r.Context(), actorOf(r), id)
-	return render(w, http.StatusOK, newPaymentRecord, p, err)
 }
 
 type approvalRecord struct {
@@ -310,6 +194,8 @@ type approvalRecord struct {
 	InsertedAt     time.Time  `json:"inserted_at"`
 }
 
+func (x approvalRecord) organization() uuid.UUID { return x.OrganizationID }
+
 func newApprovalRecord(x payment.Approval) approvalRecord {
 	return approvalRecord{ID: x.ID, OrganizationID: x.OrganizationID, Status: x.Status, Kind: x.Kind, TargetID: x.TargetID,
 		RequestedByID: x.RequestedByID, DecidedByID: x.DecidedByID, DecidedAt: x.DecidedAt, InsertedAt: x.InsertedAt}
@@ -321,8 +207,9 @@ type approvalsPage struct {
 	PendingCount int `json:"pending_count"`
 }
 
+// listApprovals is written out: its page carries how many are pending.
 func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
+	org, err := organizationID.id(r)
 	if err != nil {
 		return err
 	}
@@ -343,48 +230,11 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, approvalsPage{Page: mapPage(page.Build(pages, req, xs, payment.ApprovalPageKey), newApprovalRecord), PendingCount: pending})
 }
 
-func (s *server) approveApproval(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "approval_id", "Approval")
-	if err != nil {
-		return err
-	}
-	if err := noBody(r); err != nil {
-		return err
-	}
-	x, err := s.Payments.Approve(r.Context(), actorOf(r), id)
-	return render(w, http.StatusOK, newApprovalRecord, x, err)
-}
-
-func (s *server) rejectApproval(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "approval_id", "Approval")
-	if err != nil {
-		return err
-	}
-	var req payment.RejectRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	x, err := s.Payments.Reject(r.Context(), actorOf(r), id, req)
-	return render(w, http.StatusOK, newApprovalRecord, x, err)
-}
-
-func (s *server) createBatch(w http.ResponseWriter, r *http.Request) error {
-	var req payment.BatchRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	setOrganization(r, req.OrganizationID)
-	b, err := s.Payments.CreateBatch(r.Context(), actorOf(r), req)
-	return render(w, http.StatusCreated, newBatchRecord, b, err)
-}
-
-func (s *server) getBatch(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "batch_id", "Payment batch")
-	if err != nil {
-		return err
-	}
-	b, err := s.Payments.GetBatch(r.Context(), actorOf(r), id)
-	return render(w, http.StatusOK, newBatchRecord, b, err)
+// createBatch creates a batch of payments, noting the organization the
+// body names for the access log.
+func (s *server) createBatch(ctx context.Context, a actor.Actor, req payment.BatchRequest) (payment.Batch, error) {
+	noteOrganization(ctx, req.OrganizationID)
+	return s.Payments.CreateBatch(ctx, a, req)
 }
 
 type batchRecord struct {
@@ -397,6 +247,8 @@ type batchRecord struct {
 	InsertedAt        time.Time       `json:"inserted_at"`
 }
 
+func (b batchRecord) organization() uuid.UUID { return b.OrganizationID }
+
 func newBatchRecord(b payment.Batch) batchRecord {
 	out := batchRecord{ID: b.ID, OrganizationID: b.OrganizationID, Status: b.Status, ApprovalRequestID: b.ApprovalRequestID,
 		CreatedByID: b.CreatedByID, Payments: make([]paymentRecord, len(b.Payments)), InsertedAt: b.InsertedAt}
@@ -404,140 +256,4 @@ func newBatchRecord(b payment.Batch) batchRecord {
 		out.Payments[i] = newPaymentRecord(p)
 	}
 	return out
-}
-
-type effectRecord struct {
-	Direction string `json:"direction"`
-	Total     string `json:"total"`
-	Currency  string `json:"currency"`
-}
-
-type transactionRecord struct {
-	ID             uuid.UUID     `json:"id"`
-	OrganizationID uuid.UUID     `json:"organization_id"`
-	Type           string        `json:"type"`
-	RecordedAt     time.Time     `json:"recorded_at"`
-	Effect         *effectRecord `json:"effect"`
-	Description    string        `json:"description"`
-	PaymentID      *uuid.UUID    `json:"payment_id"`
-}
-
-func newTransactionRecord(t ledger.Transaction) transactionRecord {
-	return transactionRecord{ID: t.ID, OrganizationID: t.OrganizationID, Type: t.Type, RecordedAt: t.RecordedAt, Description: t.Description, PaymentID: t.PaymentID,
-		Effect: &effectRecord{Direction: t.Direction, Total: money.Amount{Minor: t.Amount, Currency: t.Currency}.String(), Currency: t.Currency}}
-}
-
-// feedFilter reads the feed's query filters: inclusive UTC calendar dates and types.
-func feedFilter(r *http.Request) (ledger.FeedFilter, error) {
-	q := r.URL.Query()
-	var f ledger.FeedFilter
-	var errs apierr.Fields
-	for name, target := range map[string]**time.Time{"date_start": &f.From, "date_end": &f.To} {
-		v := q.Get(name)
-		if v == "" {
-			continue
-		}
-		d, err := time.Parse(time.DateOnly, v)
-		if err != nil {
-			errs.Add(name, "must be a calendar date YYYY-MM-DD.")
-			continue
-		}
-		if name == "date_end" {
-			d = d.AddDate(0, 0, 1) // inclusive: up to the start of the next day
-		}
-		*target = &d
-	}
-	for _, t := range q["type"] {
-		if !slices.Contains(ledger.TransactionTypes, t) {
-			errs.Add("type", "must be one of deposit, fiat_outgoing, crypto_outgoing, crypto_incoming, card_transaction, internal_transfer, fee, reversal.")
-			break
-		}
-		f.Types = append(f.Types, t)
-	}
-	if f.From != nil && f.To != nil && !f.From.Before(*f.To) {
-		errs.Add("date_end", "must not be before date_start.")
-	}
-	return f, errs.Err()
-}
-
-func (s *server) listTransactions(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	filter, err := feedFilter(r)
-	if err != nil {
-		return err
-	}
-	pages := s.pages("transactions")
-	req, err := pages.Parse(r.URL.Query(), "date_start", "date_end", "type")
-	if err != nil {
-		return err
-	}
-	ts, err := s.Ledger.Feed(r.Context(), actorOf(r), org, filter, req)
-	return renderPage(w, pages, req, ledger.FeedPageKey, newTransactionRecord, ts, err)
-}
-
-func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "transaction_id", "Transaction")
-	if err != nil {
-		return err
-	}
-	t, err := s.Ledger.FeedItem(r.Context(), actorOf(r), org, id)
-	return render(w, http.StatusOK, newTransactionRecord, t, err)
-}
-
-type balanceRecord struct {
-	Currency  string `json:"currency"`
-	Available string `json:"available"`
-	Pending   string `json:"pending"`
-}
-
-func (s *server) balances(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
-	if err != nil {
-		return err
-	}
-	bs, err := s.Ledger.OrganizationBalances(r.Context(), actorOf(r), org)
-	if err != nil {
-		return err
-	}
-	out := make([]balanceRecord, len(bs))
-	for i, b := range bs {
-		out[i] = balanceRecord{Currency: b.Currency, Available: money.Amount{Minor: b.Available, Currency: b.Currency}.String(),
-			Pending: money.Amount{Minor: b.Pending, Currency: b.Currency}.String()}
-	}
-	return writeJSON(w, http.StatusOK, list[balanceRecord]{out})
-}
-
-func (s *server) sandboxDeposit(w http.ResponseWriter, r *http.Request) error {
-	return onPath(w, r, "organization_id", "Organization", http.StatusCreated, s.Sandbox.Deposit, newTransactionRecord)
-}
-
-type settleRequest struct {
-	Outcome string `json:"outcome"`
-}
-
-func (s settleRequest) Validate() error {
-	if s.Outcome != payment.Completed && s.Outcome != payment.Failed {
-		return apierr.InvalidField("outcome", "must be completed or failed.")
-	}
-	return nil
-}
-
-func (s *server) sandboxSettle(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "payment_id", "Payment")
-	if err != nil {
-		return err
-	}
-	var req settleRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	p, err := s.Payments.Settle(r.Context(), id, req.Outcome)
-	return render(w, http.StatusOK, newPaymentRecord, p, err)
 }

@@ -93,7 +93,7 @@ type realtimeSink interface {
 // naming the last message it received (Last-Event-ID, or ?after=) first
 // gets what it missed from the last 24 hours.
 func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
-	org, err := orgID(r)
+	org, err := organizationID.id(r)
 	if err != nil {
 		return err
 	}

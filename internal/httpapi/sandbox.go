@@ -1,53 +1,66 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
-	"crypto/subtle"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/mca"
+	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
+	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/sandbox"
+	"github.com/strongroom/strongroom/internal/stepup"
 )
 
-// authenticateSandbox admits the sandbox token. Anything else gets the same
-// 404 as a server without the sandbox, so the helpers' existence is not revealed.
-func (s *server) authenticateSandbox(r *http.Request) error {
-	token, ok := bearer(r)
-	if !ok || s.SandboxToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.SandboxToken)) != 1 {
-		return apierr.New(apierr.NotFound, "There is nothing at this path.")
-	}
-	return nil
-}
-
-func bearer(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
-	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
-		return "", false
-	}
-	t := strings.TrimSpace(h[7:])
-	return t, t != ""
-}
-
-// pathID parses a UUID path parameter; a malformed one is simply not found.
-func pathID(r *http.Request, name, kind string) (uuid.UUID, error) {
-	id, err := uuid.Parse(r.PathValue(name))
-	if err != nil {
-		return uuid.Nil, apierr.NotFoundf(kind)
-	}
-	return id, nil
-}
+// The sandbox's helpers (test only): they stand in for the world outside
+// the service (the banking partner, the card network, the approving app,
+// the identity-verification provider, the clock) and set up what a test
+// needs. They act as no person, so their service methods take no actor
+// (noActor, noActorBody, noActorSend). Their resources, besides the
+// features' own (cards, payments, transactions, challenges, identity checks):
+var (
+	sandboxOrganizations = resource[sandbox.CreatedOrganization, sandboxOrganizationRecord]{record: newSandboxOrganizationRecord}
+	sandboxUsers         = resource[sandbox.CreatedUser, sandboxUserRecord]{at: organizationID, record: newSandboxUserRecord}
+	sandboxStatuses      = resource[organization.Organization, sandboxStatusRecord]{at: organizationID,
+		record: func(o organization.Organization) sandboxStatusRecord {
+			return sandboxStatusRecord{ID: o.ID, Status: o.Status}
+		}}
+	sandboxEntities = resource[organization.Organization, sandboxEntityRecord]{at: organizationID,
+		record: func(o organization.Organization) sandboxEntityRecord {
+			return sandboxEntityRecord{ID: o.ID, EntityStatus: o.EntityStatus}
+		}}
+	sandboxClock = resource[time.Time, map[string]time.Time]{record: func(now time.Time) map[string]time.Time {
+		return map[string]time.Time{"now": now}
+	}}
+	outboxMessages = resource[outbox.Message, outboxMessage]{record: func(m outbox.Message) outboxMessage { return outboxMessage(m) },
+		pages: "sandbox-outbox", key: outbox.PageKey}
+	partnerSettings = resource[mca.SandboxSettings, partnerSettingsRecord]{
+		record: func(p mca.SandboxSettings) partnerSettingsRecord { return partnerSettingsRecord(p) }}
+	shipments = resource[card.Shipment, shipmentRecord]{at: cardID, record: func(s card.Shipment) shipmentRecord {
+		return shipmentRecord{Card: newCardRecord(s.Card), ActivationCode: s.ActivationCode}
+	}}
+	authorizations = resource[card.Decision, authorizationRecord]{at: cardID, record: newAuthorizationRecord}
+	providerKeys   = resource[jose.JSONWebKey, jose.JSONWebKey]{record: func(k jose.JSONWebKey) jose.JSONWebKey { return k }}
+	sandboxApps    = resource[stepup.SandboxApp, sandboxAppRecord]{at: userID,
+		record: func(a stepup.SandboxApp) sandboxAppRecord { return sandboxAppRecord(a) }}
+)
 
 // sandboxUserRecord is a user the sandbox made; totp_secret is null
 // without an authenticator.
@@ -86,69 +99,15 @@ type partnerSettingsRecord struct {
 	EligibilityError  bool     `json:"eligibility_error"`
 }
 
-func (s *server) sandboxCreateOrganization(w http.ResponseWriter, r *http.Request) error {
-	var req sandbox.NewOrganization
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	out, err := s.Sandbox.CreateOrganization(r.Context(), req)
-	if err != nil {
-		return err
-	}
-	setOrganization(r, out.Organization.ID.String())
-	return writeJSON(w, http.StatusCreated, sandboxOrganizationRecord{
-		Organization: sandboxOrganizationRef(out.Organization),
-		Owner:        newSandboxUserRecord(out.Owner),
-	})
+func newSandboxOrganizationRecord(o sandbox.CreatedOrganization) sandboxOrganizationRecord {
+	return sandboxOrganizationRecord{Organization: sandboxOrganizationRef(o.Organization), Owner: newSandboxUserRecord(o.Owner)}
 }
 
-func (s *server) sandboxAddUser(w http.ResponseWriter, r *http.Request) error {
-	return onOrganization(w, r, s.Sandbox.AddUser, http.StatusCreated, newSandboxUserRecord)
-}
+func (o sandboxOrganizationRecord) organization() uuid.UUID { return o.Organization.ID }
 
-func (s *server) sandboxSetStatus(w http.ResponseWriter, r *http.Request) error {
-	return onOrganization(w, r, s.Sandbox.SetStatus, http.StatusOK, func(o organization.Organization) sandboxStatusRecord {
-		return sandboxStatusRecord{ID: o.ID, Status: o.Status}
-	})
-}
-
-func (s *server) sandboxSetEntity(w http.ResponseWriter, r *http.Request) error {
-	return onOrganization(w, r, s.Sandbox.SetEntity, http.StatusOK, func(o organization.Organization) sandboxEntityRecord {
-		return sandboxEntityRecord{ID: o.ID, EntityStatus: o.EntityStatus}
-	})
-}
-
-// onOrganization runs a sandbox helper acting on the organization of the
-// path: it decodes the body, calls the helper and writes what it returns as
-// record renders it, with status.
-func onOrganization[Body, Out, Record any](w http.ResponseWriter, r *http.Request, helper func(context.Context, uuid.UUID, Body) (Out, error),
-	status int, record func(Out) Record) error {
-	orgID, err := pathID(r, "organization_id", "Organization")
-	if err != nil {
-		return err
-	}
-	setOrganization(r, orgID.String())
-	var req Body
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	out, err := helper(r.Context(), orgID, req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, status, record(out))
-}
-
-func (s *server) sandboxAdvanceClock(w http.ResponseWriter, r *http.Request) error {
-	var req sandbox.ClockAdvance
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	now, err := s.Sandbox.AdvanceClock(req)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, map[string]time.Time{"now": now})
+// sandboxAdvanceClock moves the sandbox's clock.
+func (s *server) sandboxAdvanceClock(_ context.Context, req sandbox.ClockAdvance) (time.Time, error) {
+	return s.Sandbox.AdvanceClock(req)
 }
 
 type outboxMessage struct {
@@ -162,33 +121,28 @@ type outboxMessage struct {
 	InsertedAt time.Time   `json:"inserted_at"`
 }
 
-func (s *server) sandboxOutbox(w http.ResponseWriter, r *http.Request) error {
+// outboxFilter reads the outbox's filters: the user and the kind of message.
+var outboxFilter = &filter[outbox.Filter]{read: readOutboxFilter, params: []string{"user_id", "kind"}}
+
+func readOutboxFilter(r *http.Request) (outbox.Filter, error) {
 	q := r.URL.Query()
 	var f apierr.Fields
-	var filter outbox.Filter
+	var of outbox.Filter
 	if v := q.Get("user_id"); v != "" {
 		id, err := uuid.Parse(v)
 		f.Check(err == nil, "user_id", "must be a UUID.")
-		filter.UserID = &id
+		of.UserID = &id
 	}
 	if v := q.Get("kind"); v != "" {
-		filter.Kind = outbox.Kind(v)
-		f.Check(slices.Contains(outbox.Kinds, filter.Kind), "kind", "must be one of totp_activation_code, new_device, step_up_email_code, security_alert, notification.")
+		of.Kind = outbox.Kind(v)
+		f.Check(slices.Contains(outbox.Kinds, of.Kind), "kind", "must be one of totp_activation_code, new_device, step_up_email_code, security_alert, notification.")
 	}
-	if err := f.Err(); err != nil {
-		return err
-	}
-	pages := s.pages("sandbox-outbox")
-	req, err := pages.Parse(q, "user_id", "kind")
-	if err != nil {
-		return err
-	}
-	msgs, err := s.Sandbox.Outbox(r.Context(), filter, req)
-	if err != nil {
-		return err
-	}
-	p := page.Build(pages, req, msgs, outbox.PageKey)
-	return writeJSON(w, http.StatusOK, mapPage(p, func(m outbox.Message) outboxMessage { return outboxMessage(m) }))
+	return of, f.Err()
+}
+
+// sandboxOutbox lists the messages sent, filtered.
+func (s *server) sandboxOutbox(ctx context.Context, _ actor.Actor, _ uuid.UUID, f outbox.Filter, req page.Request) ([]outbox.Message, error) {
+	return s.Sandbox.Outbox(ctx, f, req)
 }
 
 type partnerSettingsRequest struct {
@@ -205,12 +159,9 @@ func (p partnerSettingsRequest) Validate() error {
 	return f.Err()
 }
 
-func (s *server) sandboxPartner(w http.ResponseWriter, r *http.Request) error {
-	var req partnerSettingsRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, partnerSettingsRecord(s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError)))
+// sandboxPartner sets how the sandbox banking partner answers.
+func (s *server) sandboxPartner(_ context.Context, req partnerSettingsRequest) (mca.SandboxSettings, error) {
+	return s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError), nil
 }
 
 // sandboxPartnerWebhook sends a webhook as the partner would: signed, and
@@ -229,4 +180,229 @@ func (s *server) sandboxPartnerWebhook(w http.ResponseWriter, r *http.Request) e
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+type settleRequest struct {
+	Outcome string `json:"outcome"`
+}
+
+func (s settleRequest) Validate() error {
+	if s.Outcome != payment.Completed && s.Outcome != payment.Failed {
+		return apierr.InvalidField("outcome", "must be completed or failed.")
+	}
+	return nil
+}
+
+// sandboxSettle settles a payment on its rail as completed or failed.
+func (s *server) sandboxSettle(ctx context.Context, id uuid.UUID, req settleRequest) (payment.Record, error) {
+	return s.Payments.Settle(ctx, id, req.Outcome)
+}
+
+// The card network's side.
+
+// shipmentRecord is what the sandbox answers when it ships a physical card:
+// the card and the activation code the card's letter would carry.
+type shipmentRecord struct {
+	Card           cardRecord `json:"card"`
+	ActivationCode string     `json:"activation_code"`
+}
+
+// sandboxWalletProviderKey reads the network from the query and answers
+// its wallet provider's private key (providerKeys.serve).
+func (s *server) sandboxWalletProviderKey(r *http.Request, _ uuid.UUID) (jose.JSONWebKey, error) {
+	network := r.URL.Query().Get("network")
+	if !slices.Contains(card.Networks, network) {
+		return jose.JSONWebKey{}, apierr.InvalidField("network", "must be visa or mastercard.")
+	}
+	return s.SandboxIssuer.ProviderPrivateKey(r.Context(), network)
+}
+
+type authorizationRecord struct {
+	Approved      bool               `json:"approved"`
+	DeclineReason *string            `json:"decline_reason"`
+	Transaction   *transactionRecord `json:"transaction"`
+}
+
+func newAuthorizationRecord(d card.Decision) authorizationRecord {
+	out := authorizationRecord{Approved: d.Approved, DeclineReason: d.DeclineReason}
+	if d.Transaction != nil {
+		t := newTransactionRecord(*d.Transaction)
+		out.Transaction = &t
+	}
+	return out
+}
+
+// The approving app's side.
+
+type sandboxAppRecord struct {
+	DeviceID     uuid.UUID `json:"device_id"`
+	CredentialID uuid.UUID `json:"credential_id"`
+}
+
+// sandboxApprovingApp registers a sandbox approving app for the user in
+// the path and answers 201 (sandboxApps.serve); it takes no body.
+func (s *server) sandboxApprovingApp(r *http.Request, userID uuid.UUID) (stepup.SandboxApp, error) {
+	if err := noBody(r); err != nil {
+		return stepup.SandboxApp{}, err
+	}
+	return s.StepUp.RegisterSandboxApp(r.Context(), userID)
+}
+
+// The sandbox's identity-check page (test only): the web SDK link of the
+// sandbox provider, where a person's check is approved or rejected. The
+// token in the link is the permission; it is never logged (the access log
+// names the route, not the URL) and the page sends no referrer.
+
+// kycPageStyle is the page's only style; the Content-Security-Policy
+// admits exactly it, by hash.
+const kycPageStyle = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}` +
+	`dl{display:grid;grid-template-columns:max-content auto;gap:.25rem 1rem}dt{font-weight:600}` +
+	`form{display:inline-block;margin-right:.5rem}button{font-size:1rem;padding:.5rem 1rem}`
+
+var kycPagePolicy = "default-src 'none'; style-src 'sha256-" + styleHash(kycPageStyle) +
+	"'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+func styleHash(css string) string {
+	sum := sha256.Sum256([]byte(css))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+var kycPage = template.Must(template.New("kyc").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Sandbox identity check</title>
+<style>{{.Style}}</style>
+</head>
+<body>
+<h1>Sandbox identity check</h1>
+{{if .Refusal}}<p role="alert">{{.Refusal}}</p>{{else}}
+<p>This page stands in for an identity-verification provider in the sandbox. Choose the outcome of the check.</p>
+<dl>
+<dt>User</dt><dd>{{.UserID}}</dd>
+{{if .OrganizationID}}<dt>Organization</dt><dd>{{.OrganizationID}}</dd>{{end}}
+<dt>Status</dt><dd id="status">{{.Status}}</dd>
+<dt>Link valid until</dt><dd>{{.ExpiresAt}}</dd>
+</dl>
+{{if .Decided}}<p role="status">The check is now {{.Status}}.</p>{{end}}
+{{if .Spent}}<p>This link has decided the check and cannot decide again. Ask for a new link to check again.</p>{{else}}
+<form method="post" action="{{.Action}}">
+<input type="hidden" name="token" value="{{.Token}}">
+<input type="hidden" name="status" value="approved">
+<button type="submit">Approve</button>
+</form>
+<form method="post" action="{{.Action}}">
+<input type="hidden" name="token" value="{{.Token}}">
+<input type="hidden" name="status" value="rejected">
+<button type="submit">Reject</button>
+</form>
+{{end}}
+{{end}}
+</body>
+</html>
+`))
+
+type kycPageData struct {
+	Style          template.CSS
+	Refusal        string
+	Action         string
+	Token          string
+	UserID         string
+	OrganizationID string
+	Status         string
+	ExpiresAt      string
+	Decided        bool
+	// Spent: the link has decided; it offers no more decisions.
+	Spent bool
+}
+
+const kycRefused = "This identity-check link is not valid or has expired. Ask for a new one."
+
+// kycSpent refuses a second decision by one link; the first stands.
+const kycSpent = "This identity-check link has already decided the check, which stays as it was decided. Ask for a new link to check again."
+
+// writeKYCPage renders the page with its security headers. The page is
+// rendered before anything is written, so a failure is a clean 500 rather
+// than a status with half a page.
+func writeKYCPage(w http.ResponseWriter, status int, d kycPageData) error {
+	d.Style, d.Action = template.CSS(kycPageStyle), onboarding.SandboxPagePath
+	var page bytes.Buffer
+	if err := kycPage.Execute(&page, d); err != nil {
+		return fmt.Errorf("render the identity-check page: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", kycPagePolicy)
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	_, _ = w.Write(page.Bytes()) // a client gone mid-answer has nothing to be told
+	return nil
+}
+
+// kycPageFor verifies token and fills the page's data for it; ok is false
+// when the page has been answered with a refusal.
+func (s *server) kycPageFor(w http.ResponseWriter, r *http.Request, token string) (kycPageData, onboarding.VerifiedToken, bool, error) {
+	if token == "" {
+		return kycPageData{}, onboarding.VerifiedToken{}, false, writeKYCPage(w, http.StatusBadRequest, kycPageData{Refusal: kycRefused})
+	}
+	v, err := s.SandboxKYC.Verify(token, s.Clock.Now())
+	if err != nil {
+		return kycPageData{}, v, false, writeKYCPage(w, http.StatusForbidden, kycPageData{Refusal: kycRefused})
+	}
+	d := kycPageData{Token: token, UserID: v.UserID.String(), ExpiresAt: v.ExpiresAt.Format(time.RFC3339)}
+	if v.OrganizationID != nil {
+		d.OrganizationID = v.OrganizationID.String()
+	}
+	return d, v, true, nil
+}
+
+func (s *server) sandboxKYCPage(w http.ResponseWriter, r *http.Request) error {
+	d, v, ok, err := s.kycPageFor(w, r, r.URL.Query().Get("token"))
+	if !ok || err != nil {
+		return err
+	}
+	c, err := onboarding.CheckOf(r.Context(), s.DB.Reader(), v.UserID)
+	if err != nil {
+		return err
+	}
+	d.Status = c.Status
+	if d.Spent, err = onboarding.LinkDecided(r.Context(), s.DB.Reader(), v.ID); err != nil {
+		return err
+	}
+	return writeKYCPage(w, http.StatusOK, d)
+}
+
+// maxKYCForm bounds the page's form body: a token and a status.
+const maxKYCForm = 16 << 10
+
+func (s *server) sandboxKYCDecide(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxKYCForm)
+	if err := r.ParseForm(); err != nil {
+		return writeKYCPage(w, http.StatusBadRequest, kycPageData{Refusal: "The form could not be read."})
+	}
+	d, v, ok, err := s.kycPageFor(w, r, r.PostForm.Get("token"))
+	if !ok || err != nil {
+		return err
+	}
+	status := r.PostForm.Get("status")
+	if !slices.Contains(onboarding.Decisions, status) {
+		return writeKYCPage(w, http.StatusBadRequest, kycPageData{Refusal: "Choose approve or reject."})
+	}
+	c, err := s.Onboarding.DecideByLink(r.Context(), v, onboarding.Decision{Status: status})
+	if apierr.Is(err, apierr.NotFound) {
+		return writeKYCPage(w, http.StatusForbidden, kycPageData{Refusal: kycRefused})
+	}
+	if onboarding.IsLinkSpent(err) {
+		return writeKYCPage(w, http.StatusConflict, kycPageData{Refusal: kycSpent})
+	}
+	if err != nil {
+		return err
+	}
+	d.Status, d.Decided, d.Spent = c.Status, true, true
+	return writeKYCPage(w, http.StatusOK, d)
 }

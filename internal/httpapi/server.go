@@ -48,53 +48,15 @@ type Limits struct {
 	SignIn ratelimit.Rule
 }
 
-// Deps is everything the handlers need.
+// Deps is everything the handlers need, by tier: the platform, the core
+// every feature stands on, the features, the flows that span them, and the
+// sandbox (test only).
 type Deps struct {
+	// The platform.
 	Logger *slog.Logger
 	DB     *db.DB
 	Clock  clock.Clock
 	Keys   *keyring.Keyring
-	// Identity signs people in and resolves session tokens.
-	Identity *identity.Service
-	// APIKeys manages and authenticates API keys.
-	APIKeys *apikey.Service
-	// CurrencyAccounts runs multi-currency receiving accounts.
-	CurrencyAccounts *mca.Service
-	// Partner is the sandbox banking partner the sandbox helpers control (test only).
-	Partner *mca.SandboxPartner
-	// PartnerSecret is the HMAC key partner webhooks are signed with.
-	PartnerSecret []byte
-	// Ledger reads balances and the transactions feed.
-	Ledger *ledger.Service
-	// Payments moves money out after a person approves.
-	Payments *payment.Service
-	// Approving answers challenges from the approving app.
-	Approving *approving.Service
-	// Cards runs cards.
-	Cards *card.Service
-	// CardSpend decides the authorizations the card network asks for,
-	// filing a held card's purchases as expenses.
-	CardSpend *cardspend.Service
-	// Confirming runs the card and API key operations a step-up confirms.
-	Confirming *confirming.Service
-	// Files keeps uploaded files.
-	Files *file.Service
-	// Bills turns supplier invoices into bills.
-	Bills *bill.Service
-	// Invoices runs billing invoices, their contacts, crypto deposits and allocations.
-	Invoices *invoicing.Service
-	// Onboarding runs questionnaire options, the subscription
-	// acknowledgement and identity checks.
-	Onboarding *onboarding.Service
-	// SandboxKYC is the sandbox identity-verification provider, whose page
-	// decides checks; nil in live: the page then does not exist.
-	SandboxKYC *onboarding.SandboxProvider
-	// Expenses runs expenses, their bindings and receipts.
-	Expenses *expense.Service
-	// Binding binds transactions to expenses.
-	Binding *binding.Service
-	// StepUp gates sensitive operations on a person being present.
-	StepUp *stepup.Service
 	// Limiter keeps the address and sign-in limits, shared by every
 	// instance on the database so that N instances grant the budget of one.
 	Limiter ratelimit.Limiter
@@ -107,18 +69,67 @@ type Deps struct {
 	// OpenAPI returns the OpenAPI document as JSON, served at
 	// /api/v1/openapi.json (api.JSON: converted on first use).
 	OpenAPI func() ([]byte, error)
-	// Sandbox is nil in live: its routes then do not exist.
-	Sandbox *sandbox.Service
-	// SandboxIssuer is the sandbox card network, whose token service keys
-	// the sandbox hands out (test only).
-	SandboxIssuer *card.SandboxIssuer
-	// SandboxToken is the bearer the sandbox helpers accept.
-	SandboxToken string
 	// Realtime follows the domain events for the organizations' realtime channels.
 	Realtime *event.Tail
 	// RealtimePing is how often an idle realtime connection gets a
 	// keep-alive and its access is checked again (default 25 s).
 	RealtimePing time.Duration
+
+	// The core.
+	// Identity signs people in and resolves session tokens.
+	Identity *identity.Service
+	// Ledger reads balances and the transactions feed.
+	Ledger *ledger.Service
+	// Files keeps uploaded files.
+	Files *file.Service
+
+	// The features.
+	// APIKeys manages and authenticates API keys.
+	APIKeys *apikey.Service
+	// CurrencyAccounts runs multi-currency receiving accounts.
+	CurrencyAccounts *mca.Service
+	// PartnerSecret is the HMAC key partner webhooks are signed with.
+	PartnerSecret []byte
+	// Payments moves money out after a person approves.
+	Payments *payment.Service
+	// Cards runs cards.
+	Cards *card.Service
+	// Bills turns supplier invoices into bills.
+	Bills *bill.Service
+	// Invoices runs billing invoices, their contacts, crypto deposits and allocations.
+	Invoices *invoicing.Service
+	// Onboarding runs questionnaire options, the subscription
+	// acknowledgement and identity checks.
+	Onboarding *onboarding.Service
+	// Expenses runs expenses, their bindings and receipts.
+	Expenses *expense.Service
+	// StepUp gates sensitive operations on a person being present.
+	StepUp *stepup.Service
+
+	// The flows.
+	// Approving answers challenges from the approving app.
+	Approving *approving.Service
+	// Binding binds transactions to expenses.
+	Binding *binding.Service
+	// CardSpend decides the authorizations the card network asks for,
+	// filing a held card's purchases as expenses.
+	CardSpend *cardspend.Service
+	// Confirming runs the card and API key operations a step-up confirms.
+	Confirming *confirming.Service
+
+	// The sandbox (test only): nil in live, where its routes and pages do
+	// not exist.
+	Sandbox *sandbox.Service
+	// SandboxToken is the bearer the sandbox helpers accept.
+	SandboxToken string
+	// Partner is the sandbox banking partner the sandbox helpers control.
+	Partner *mca.SandboxPartner
+	// SandboxIssuer is the sandbox card network, whose token service keys
+	// the sandbox hands out.
+	SandboxIssuer *card.SandboxIssuer
+	// SandboxKYC is the sandbox identity-verification provider, whose page
+	// decides checks.
+	SandboxKYC *onboarding.SandboxProvider
 }
 
 type server struct {

@@ -1,14 +1,29 @@
 package httpapi
 
 import (
-	"net/http"
+	"context"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/stepup"
+)
+
+// The step-up feature's resources: what each operation's path names first,
+// and the record of its answer.
+var (
+	stepUps = resource[stepup.Status, stepUpStatusRecord]{at: param{"sudo_session_id", "Step-up"},
+		record: func(v stepup.Status) stepUpStatusRecord { return stepUpStatusRecord(v) }}
+	fallbacks       = resource[stepup.Fallback, fallbackRecord]{record: func(v stepup.Fallback) fallbackRecord { return fallbackRecord(v) }}
+	sudoSessionEnds = resource[stepup.ExpiredSudoSession, expiredSudoSessionRecord]{
+		record: func(v stepup.ExpiredSudoSession) expiredSudoSessionRecord { return expiredSudoSessionRecord(v) }}
+	approvalCredentials = resource[stepup.Credential, approvalCredentialRecord]{
+		record: func(v stepup.Credential) approvalCredentialRecord { return approvalCredentialRecord(v) }}
+	challenges = resource[stepup.Challenge, challengeRecord]{at: param{"challenge_id", "Challenge"}, record: newChallengeRecord,
+		pages: "challenges", key: stepup.ChallengePageKey}
 )
 
 // stepUpStatusRecord is a step-up as GET /api/v1/auth/step-up/{id} answers it.
@@ -76,31 +91,6 @@ type challengeRecord struct {
 
 func newChallengeRecord(c stepup.Challenge) challengeRecord { return challengeRecord(c) }
 
-type sandboxAppRecord struct {
-	DeviceID     uuid.UUID `json:"device_id"`
-	CredentialID uuid.UUID `json:"credential_id"`
-}
-
-func (s *server) stepUpStatus(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "sudo_session_id", "Step-up")
-	if err != nil {
-		return err
-	}
-	st, err := s.StepUp.GetStatus(r.Context(), actorOf(r), id)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, stepUpStatusRecord(st))
-}
-
-func (s *server) completeStepUp(w http.ResponseWriter, r *http.Request) error {
-	return acting(w, r, http.StatusOK, s.StepUp.Complete, func(v stepup.Status) stepUpStatusRecord { return stepUpStatusRecord(v) })
-}
-
-func (s *server) stepUpFallback(w http.ResponseWriter, r *http.Request) error {
-	return acting(w, r, http.StatusOK, s.StepUp.RequestFallback, func(v stepup.Fallback) fallbackRecord { return fallbackRecord(v) })
-}
-
 type exitRequest struct {
 	ID string `json:"id"`
 }
@@ -112,80 +102,7 @@ func (e exitRequest) Validate() error {
 	return nil
 }
 
-func (s *server) exitStepUp(w http.ResponseWriter, r *http.Request) error {
-	var req exitRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	out, err := s.StepUp.Exit(r.Context(), actorOf(r), uuid.MustParse(req.ID))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, expiredSudoSessionRecord(out))
-}
-
-func (s *server) registerApprovalCredential(w http.ResponseWriter, r *http.Request) error {
-	return acting(w, r, http.StatusCreated, s.StepUp.RegisterCredential, func(v stepup.Credential) approvalCredentialRecord { return approvalCredentialRecord(v) })
-}
-
-func (s *server) challenges(w http.ResponseWriter, r *http.Request) error {
-	return listing(w, r, s.pages("challenges"), s.StepUp.Inbox, stepup.ChallengePageKey, newChallengeRecord)
-}
-
-// answerChallenge runs answer on the challenge in the path and writes the
-// challenge it leaves.
-func answerChallenge(w http.ResponseWriter, r *http.Request, answer func(id uuid.UUID) (stepup.Challenge, error)) error {
-	id, err := pathID(r, "challenge_id", "Challenge")
-	if err != nil {
-		return err
-	}
-	c, err := answer(id)
-	return render(w, http.StatusOK, newChallengeRecord, c, err)
-}
-
-func (s *server) approveChallenge(w http.ResponseWriter, r *http.Request) error {
-	return answerChallenge(w, r, func(id uuid.UUID) (stepup.Challenge, error) {
-		var req stepup.ApproveRequest
-		if err := decode(r, &req); err != nil {
-			return stepup.Challenge{}, err
-		}
-		return s.Approving.Approve(r.Context(), actorOf(r), id, req)
-	})
-}
-
-func (s *server) declineChallenge(w http.ResponseWriter, r *http.Request) error {
-	return answerChallenge(w, r, func(id uuid.UUID) (stepup.Challenge, error) {
-		if err := noBody(r); err != nil {
-			return stepup.Challenge{}, err
-		}
-		return s.StepUp.Decline(r.Context(), actorOf(r), id)
-	})
-}
-
-func (s *server) sandboxApprovingApp(w http.ResponseWriter, r *http.Request) error {
-	userID, err := pathID(r, "user_id", "User")
-	if err != nil {
-		return err
-	}
-	if err := noBody(r); err != nil {
-		return err
-	}
-	out, err := s.StepUp.RegisterSandboxApp(r.Context(), userID)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusCreated, sandboxAppRecord(out))
-}
-
-// sandboxApproveChallenge answers a challenge as the person's sandbox
-// approving app; the body ({match_code}) may be left out when the challenge
-// needs no match code.
-func (s *server) sandboxApproveChallenge(w http.ResponseWriter, r *http.Request) error {
-	return answerChallenge(w, r, func(id uuid.UUID) (stepup.Challenge, error) {
-		var req stepup.SandboxApproveRequest
-		if err := decodeOptional(r, &req); err != nil {
-			return stepup.Challenge{}, err
-		}
-		return s.Approving.SandboxApprove(r.Context(), id, req)
-	})
+// exitStepUp ends the sudo session the body names.
+func (s *server) exitStepUp(ctx context.Context, a actor.Actor, req exitRequest) (stepup.ExpiredSudoSession, error) {
+	return s.StepUp.Exit(ctx, a, uuid.MustParse(req.ID))
 }

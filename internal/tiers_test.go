@@ -79,6 +79,7 @@ var tiers = map[string]tier{
 	"internal/cli":                   transport,
 	"internal/app":                   transport,
 	"client":                         transport,
+	"client/api":                     transport,
 	"cmd/strongroom":                 transport,
 	"internal/apitest":               testing_,
 	"internal/fixture":               testing_,

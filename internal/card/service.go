@@ -72,7 +72,7 @@ func (v viewer) manager() bool { return v.role.AtLeast(organization.Admin) }
 // access applies the policy to a's use of card c: not_found unless a is a
 // member of its organization and, as a member, holds it; then the
 // organization's status for an operation that writes.
-func access(ctx context.Context, q db.Querier, a actor.Actor, c stored, write bool) (viewer, error) {
+func access(ctx context.Context, q db.Reader, a actor.Actor, c stored, write bool) (viewer, error) {
 	role, holder, err := organization.Own(ctx, q, a, c.OrganizationID, c.UserID, organization.Need{Write: write}, errNotFound)
 	return viewer{role: role, holder: holder}, err
 }
@@ -85,7 +85,7 @@ func (c stored) view(v viewer) Card {
 }
 
 // withHolders fills the cardholders' profiles of cs.
-func withHolders(ctx context.Context, q db.Querier, cs []Card) ([]Card, error) {
+func withHolders(ctx context.Context, q db.Reader, cs []Card) ([]Card, error) {
 	var ids []uuid.UUID
 	for _, c := range cs {
 		if c.UserID != nil {
@@ -110,7 +110,7 @@ func withHolders(ctx context.Context, q db.Querier, cs []Card) ([]Card, error) {
 	return cs, nil
 }
 
-func withHolder(ctx context.Context, q db.Querier, c Card) (Card, error) {
+func withHolder(ctx context.Context, q db.Reader, c Card) (Card, error) {
 	cs, err := withHolders(ctx, q, []Card{c})
 	if err != nil {
 		return Card{}, err

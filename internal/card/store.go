@@ -64,7 +64,7 @@ func scanCard(row db.Scanner) (stored, error) {
 // dialect's row-lock clause or empty. A locked read takes the lock first and
 // reads after, so on PostgreSQL the spending is read once the lock is held,
 // not from the snapshot of a statement that waited for it.
-func loadCard(ctx context.Context, q db.Querier, now time.Time, id uuid.UUID, lock string) (stored, error) {
+func loadCard(ctx context.Context, q db.Reader, now time.Time, id uuid.UUID, lock string) (stored, error) {
 	if lock != "" {
 		var locked uuid.UUID
 		err := q.QueryRowContext(ctx, `SELECT id FROM cards WHERE id = $1`+lock, id).Scan(&locked)
@@ -96,7 +96,7 @@ type ListFilter struct {
 	Frozen *bool
 }
 
-func listCards(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID, f ListFilter, req page.Request) ([]stored, error) {
+func listCards(ctx context.Context, q db.Reader, now time.Time, orgID uuid.UUID, f ListFilter, req page.Request) ([]stored, error) {
 	return db.QueryAll(ctx, q, scanCard, `SELECT `+cardColumns+cardFrom+`
 		WHERE c.organization_id = $2
 		  AND (c.status = $3 OR $3 IS NULL)

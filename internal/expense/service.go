@@ -50,7 +50,7 @@ func (v viewer) manager() bool { return v.role.AtLeast(organization.Admin) }
 // access applies the policy to a's use of expense e: not_found unless a is
 // a member of its organization and, as a member, created it; then the
 // organization's status for an operation that writes.
-func access(ctx context.Context, q db.Querier, a actor.Actor, e Expense, write bool) (viewer, error) {
+func access(ctx context.Context, q db.Reader, a actor.Actor, e Expense, write bool) (viewer, error) {
 	role, creator, err := organization.Own(ctx, q, a, e.OrganizationID, &e.CreatedBy.ID, organization.Need{Write: write}, errNotFound)
 	return viewer{role: role, creator: creator}, err
 }
@@ -58,7 +58,7 @@ func access(ctx context.Context, q db.Querier, a actor.Actor, e Expense, write b
 // complete fills what the expenses' rows do not hold: the creators'
 // names, the bindings with their feed rows, the receipts with paths signed
 // from now, and the totals.
-func (s *Service) complete(ctx context.Context, q db.Querier, now time.Time, es []Expense) ([]Expense, error) {
+func (s *Service) complete(ctx context.Context, q db.Reader, now time.Time, es []Expense) ([]Expense, error) {
 	ids := make([]uuid.UUID, len(es))
 	var people []uuid.UUID
 	for i, e := range es {
@@ -119,7 +119,7 @@ func (s *Service) complete(ctx context.Context, q db.Querier, now time.Time, es 
 }
 
 // receipts reads the receipts of es (whose ids are ids) with their files.
-func (s *Service) receipts(ctx context.Context, q db.Querier, now time.Time, es []Expense, ids []uuid.UUID) (map[uuid.UUID][]Receipt, error) {
+func (s *Service) receipts(ctx context.Context, q db.Reader, now time.Time, es []Expense, ids []uuid.UUID) (map[uuid.UUID][]Receipt, error) {
 	out := map[uuid.UUID][]Receipt{}
 	rows, err := receiptsOf(ctx, q, ids)
 	if err != nil || len(rows) == 0 {
@@ -162,7 +162,7 @@ func (s *Service) receipt(r receipt, f file.File, now time.Time) Receipt {
 	return out
 }
 
-func (s *Service) completeOne(ctx context.Context, q db.Querier, now time.Time, e Expense) (Expense, error) {
+func (s *Service) completeOne(ctx context.Context, q db.Reader, now time.Time, e Expense) (Expense, error) {
 	es, err := s.complete(ctx, q, now, []Expense{e})
 	if err != nil {
 		return Expense{}, err
@@ -466,7 +466,7 @@ func (s *Service) RemoveReceipt(ctx context.Context, a actor.Actor, id, receiptI
 // negative), a payment by its id or its feed row's, counting the amount
 // sent. Anything else, another organization's included, is not found;
 // internal transfers do not exist yet, so none is ever found.
-func target(ctx context.Context, q db.Querier, orgID uuid.UUID, kind string, id uuid.UUID) (Binding, error) {
+func target(ctx context.Context, q db.Reader, orgID uuid.UUID, kind string, id uuid.UUID) (Binding, error) {
 	notFound := apierr.Newf(apierr.NotFound, "The organization has no %s transaction with this id.", kind)
 	switch kind {
 	case CardTransaction:

@@ -52,12 +52,12 @@ func nullSize(n int64) *int64 {
 	return &n
 }
 
-func loadFile(ctx context.Context, q db.Querier, id uuid.UUID) (File, error) {
+func loadFile(ctx context.Context, q db.Reader, id uuid.UUID) (File, error) {
 	return scanFile(q.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = $1`, id))
 }
 
 // loadFiles reads the files of orgID among ids.
-func loadFiles(ctx context.Context, q db.Querier, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]File, error) {
+func loadFiles(ctx context.Context, q db.Reader, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]File, error) {
 	out := make(map[uuid.UUID]File, len(ids))
 	if len(ids) == 0 {
 		return out, nil

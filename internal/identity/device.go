@@ -31,7 +31,7 @@ func createDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.
 }
 
 // findDevice returns userID's device id, or ok=false when it is not theirs.
-func findDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device, bool, error) {
+func findDevice(ctx context.Context, q db.Reader, userID, id uuid.UUID) (Device, bool, error) {
 	var d Device
 	err := q.QueryRowContext(ctx, `SELECT id, user_id, name, platform, inserted_at, last_seen_at FROM devices WHERE id = $1 AND user_id = $2`, id, userID).
 		Scan(&d.ID, &d.UserID, &d.Name, &d.Platform, &d.InsertedAt, &d.LastSeenAt)

@@ -13,7 +13,7 @@ import (
 )
 
 // GetDevice returns userID's device id; not_found when it is not theirs.
-func GetDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device, error) {
+func GetDevice(ctx context.Context, q db.Reader, userID, id uuid.UUID) (Device, error) {
 	d, ok, err := findDevice(ctx, q, userID, id)
 	if err == nil && !ok {
 		err = apierr.NotFoundf("Device")

@@ -115,12 +115,12 @@ func scanUser(row interface{ Scan(...any) error }) (User, error) {
 }
 
 // GetUser returns the user with id, or not_found.
-func GetUser(ctx context.Context, q db.Querier, id uuid.UUID) (User, error) {
+func GetUser(ctx context.Context, q db.Reader, id uuid.UUID) (User, error) {
 	return scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 }
 
 // GetUsers returns the users with ids, by id; unknown ids are left out.
-func GetUsers(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID]User, error) {
+func GetUsers(ctx context.Context, q db.Reader, ids []uuid.UUID) (map[uuid.UUID]User, error) {
 	if len(ids) == 0 {
 		return map[uuid.UUID]User{}, nil
 	}
@@ -137,6 +137,6 @@ func GetUsers(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID
 }
 
 // FindUserByEmail returns the user with email in any letter case, or not_found.
-func FindUserByEmail(ctx context.Context, q db.Querier, email string) (User, error) {
+func FindUserByEmail(ctx context.Context, q db.Reader, email string) (User, error) {
 	return scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_normalized = $1`, NormalizeEmail(email)))
 }

@@ -508,7 +508,7 @@ func InvoicePageKey(inv Invoice) page.Key { return page.Key{Sort: inv.IssueDate,
 
 // finish computes what an invoice shows when read at now: is_overdue and
 // the people it names.
-func (s *Service) finish(ctx context.Context, q db.Querier, now time.Time, inv Invoice) (Invoice, error) {
+func (s *Service) finish(ctx context.Context, q db.Reader, now time.Time, inv Invoice) (Invoice, error) {
 	inv.IsOverdue = Overdue(inv.State, inv.DueDate, now)
 	var ids []uuid.UUID
 	for _, id := range []*uuid.UUID{inv.CreatedByID, inv.ApprovalRequesterID} {

@@ -87,7 +87,7 @@ func scanPayment(row db.Scanner) (stored, error) {
 	return p, err
 }
 
-func loadPayment(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (stored, error) {
+func loadPayment(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (stored, error) {
 	return scanPayment(q.QueryRowContext(ctx, `SELECT `+paymentColumns+` FROM payments WHERE id = $1`+lock, id))
 }
 

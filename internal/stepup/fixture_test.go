@@ -46,7 +46,7 @@ func eachEnv(t *testing.T, test func(t *testing.T, e *env)) {
 			clk := clock.NewManual(start)
 			d := dbtest.Open(t, engine.DSN(t), db.WithClock(clk))
 			keys := fixture.Keys(t)
-			ids := &identity.Service{DB: d, Clock: clk, Keys: keys, Outbox: &outbox.Outbox{DB: d, Clock: clk, Keys: keys}}
+			ids := &identity.Service{DB: d, Clock: clk, Keys: keys, Outbox: &outbox.Outbox{DB: d, Keys: keys}}
 			test(t, &env{d: d, clk: clk, keys: keys, ids: ids, svc: &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}})
 		})
 	}

@@ -292,7 +292,7 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context, s *subscriber) (int, err
 
 // deliver reads one batch after the stored position through q, hands it to
 // the subscriber and stores the new position with save.
-func (d *Dispatcher) deliver(ctx context.Context, s *subscriber, q db.Querier, save func(from, to Position) error) (int, error) {
+func (d *Dispatcher) deliver(ctx context.Context, s *subscriber, q db.Reader, save func(from, to Position) error) (int, error) {
 	var pos Position
 	var tx int64
 	if err := q.QueryRowContext(ctx,

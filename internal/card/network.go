@@ -129,7 +129,7 @@ func (s *Service) issuerView(ctx context.Context, tx *db.Tx, id uuid.UUID) (Card
 // access applies.
 func (s *Service) issuerChange(ctx context.Context, id uuid.UUID, fn func(tx *db.Tx, c stored) error) (Card, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
-		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
 			return Card{}, err
 		}
@@ -276,7 +276,7 @@ func (s *Service) Authorize(ctx context.Context, id uuid.UUID, r AuthorizationRe
 		return Decision{}, apierr.InvalidField("amount", "is too small or too large to convert to US dollars.")
 	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Decision, error) {
-		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
 			return Decision{}, err
 		}

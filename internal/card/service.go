@@ -133,7 +133,7 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, f Li
 		}
 		f.UserID = &a.UserID
 	}
-	rows, err := listCards(ctx, q, s.DB.Now(), orgID, f, req)
+	rows, err := listCards(ctx, q, orgID, f, req)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func PageKey(c Card) page.Key { return page.Key{ID: c.ID.String()} }
 // Get returns card id as a sees it.
 func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, error) {
 	q := s.DB.Reader()
-	c, err := loadCard(ctx, q, s.DB.Now(), id, "")
+	c, err := loadCard(ctx, q, id, "")
 	if err != nil {
 		return Card{}, err
 	}
@@ -171,7 +171,7 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, e
 func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write bool, fn func(tx *db.Tx, c stored, v viewer) error) (Card, error) {
 	var refused kept
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
-		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
 			return Card{}, err
 		}
@@ -207,7 +207,7 @@ const Updated = "card.updated"
 
 // updated reads card id again after a change and appends card.updated.
 func (s *Service) updated(ctx context.Context, tx *db.Tx, id uuid.UUID) (stored, error) {
-	c, err := loadCard(ctx, tx, tx.Now(), id, "")
+	c, err := loadCard(ctx, tx, id, "")
 	if err != nil {
 		return stored{}, err
 	}
@@ -453,7 +453,7 @@ func (s *Service) SetPIN(ctx context.Context, a actor.Actor, id uuid.UUID, r PIN
 		return nil
 	}
 	// Checked before the step-up, so nobody confirms an action that cannot happen.
-	c, err := loadCard(ctx, s.DB.Reader(), s.DB.Now(), id, "")
+	c, err := loadCard(ctx, s.DB.Reader(), id, "")
 	if err != nil {
 		return err
 	}

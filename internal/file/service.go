@@ -92,7 +92,7 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, re
 		if err := insertFile(ctx, tx, f); err != nil {
 			return Created{}, err
 		}
-		return Created{File: f, Upload: s.link(Upload, id, tx.Now())}, nil
+		return Created{File: f, Upload: s.link(Upload, id, f.InsertedAt)}, nil
 	})
 }
 
@@ -188,7 +188,7 @@ func (s *Service) Receive(ctx context.Context, id uuid.UUID, g Grant, length int
 		return File{}, err
 	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (File, error) {
-		ok, err := markStored(ctx, tx, id, w, tx.Now().UTC())
+		ok, err := markStored(ctx, tx, id, w)
 		if err == nil && !ok {
 			err = errAlreadyStored
 		}

@@ -23,7 +23,8 @@ type Device struct {
 	LastSeenAt time.Time
 }
 
-func createDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.UUID, name *string, p actor.Platform) (Device, error) {
+func createDevice(ctx context.Context, q db.Querier, userID uuid.UUID, name *string, p actor.Platform) (Device, error) {
+	now := q.Now()
 	d := Device{ID: uuid.Must(uuid.NewV7()), UserID: userID, Name: name, Platform: p, InsertedAt: now, LastSeenAt: now}
 	_, err := q.ExecContext(ctx, `INSERT INTO devices (id, user_id, name, platform, inserted_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)`,
 		d.ID, userID, name, p, now)

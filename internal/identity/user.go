@@ -73,7 +73,8 @@ func NewAuthenticator(email string) (Authenticator, error) {
 // CreateUser stores a user with an argon2id password hash; with WithTOTP it also
 // generates an enabled authenticator and returns its seed (sealed in storage).
 // An email in use, in any letter case, is a conflict.
-func CreateUser(ctx context.Context, q db.Querier, keys *keyring.Keyring, now time.Time, n NewUser) (User, *Authenticator, error) {
+func CreateUser(ctx context.Context, q db.Querier, keys *keyring.Keyring, n NewUser) (User, *Authenticator, error) {
+	now := q.Now()
 	u := User{ID: uuid.Must(uuid.NewV7()), Email: strings.TrimSpace(n.Email), FirstName: n.FirstName, LastName: n.LastName,
 		TOTPEnabled: n.WithTOTP, InsertedAt: now}
 	var auth *Authenticator

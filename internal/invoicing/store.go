@@ -250,7 +250,7 @@ type InvoiceFilter struct {
 
 var errBadCursor = apierr.New(apierr.InvalidCursor, "The cursor is not valid for this list; start again from the first page.")
 
-func listInvoices(ctx context.Context, q db.Reader, now time.Time, orgID uuid.UUID, f InvoiceFilter, req page.Request) ([]Invoice, error) {
+func listInvoices(ctx context.Context, q db.Reader, orgID uuid.UUID, f InvoiceFilter, req page.Request) ([]Invoice, error) {
 	var afterDate *string
 	var afterID *uuid.UUID
 	if req.After != nil {
@@ -271,7 +271,7 @@ func listInvoices(ctx context.Context, q db.Reader, now time.Time, orgID uuid.UU
 		  AND ($4 = (i.state = 'sent' AND i.due_date < $5) OR $4 IS NULL)
 		  AND (i.issue_date < $6 OR (i.issue_date = $6 AND i.id < $7) OR $6 IS NULL)
 		ORDER BY i.issue_date DESC, i.id DESC LIMIT $8`,
-		orgID, states, f.ContactID, f.Overdue, now.UTC().Format(time.DateOnly), afterDate, afterID, req.Limit+1)
+		orgID, states, f.ContactID, f.Overdue, q.Now().UTC().Format(time.DateOnly), afterDate, afterID, req.Limit+1)
 }
 
 // Crypto deposits.

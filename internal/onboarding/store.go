@@ -44,7 +44,8 @@ func loadAcknowledgement(ctx context.Context, q db.Reader, orgID uuid.UUID) (Ack
 // acknowledge records userID's acknowledgement of orgID's plan at now
 // unless one is recorded already: one statement, so of two at once (on any
 // instance) exactly one sets the time and the other keeps it.
-func acknowledge(ctx context.Context, tx *db.Tx, orgID, userID uuid.UUID, now time.Time) error {
+func acknowledge(ctx context.Context, tx *db.Tx, orgID, userID uuid.UUID) error {
+	now := tx.Now()
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO subscription_acknowledgements (organization_id, required, acknowledged_at, acknowledged_by)
 		VALUES ($1, FALSE, $2, $3)

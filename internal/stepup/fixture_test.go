@@ -10,15 +10,15 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/fixture"
+	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/identity"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
@@ -77,7 +77,7 @@ func (e *env) person(t *testing.T, email string, tr traits) *person {
 	ctx := context.Background()
 	var secret string
 	if err := e.d.Tx(ctx, func(tx *db.Tx) error {
-		_, auth, err := identity.CreateUser(ctx, tx, e.keys, tx.Now(), identity.NewUser{Email: email, Password: password, WithTOTP: tr.totp})
+		_, auth, err := identity.CreateUser(ctx, tx, e.keys, identity.NewUser{Email: email, Password: password, WithTOTP: tr.totp})
 		if auth != nil {
 			secret = auth.Secret
 		}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/pressly/goose/v3"
@@ -41,9 +42,16 @@ const (
 // outside a transaction as well as its caller's transaction. It has no
 // ExecContext: a write outside a transaction (on SQLite, through a read
 // connection beside the single writer) does not compile.
+//
+// Now is the time rules applied to what is read see: a transaction's begin
+// time (Tx.Now), or the database's clock when the read handle was handed out
+// (DB.Reader), so one operation's reads all see one instant. A read that
+// applies a time rule (an invoice overdue, this month's card spending)
+// reads it here rather than taking a now parameter.
 type Reader interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	Now() time.Time
 }
 
 // Querier runs SQL, writes included: an open transaction (*Tx), or the
@@ -273,7 +281,33 @@ func (d *DB) Ready(ctx context.Context) error {
 // statements are prepared once and reused: parsing SQL is a large share of
 // a short read on SQLite. On SQLite its connections are also opened
 // query-only, so not even a query can change the database through them.
-func (d *DB) Reader() Reader { return d.reader }
+// Its Now is the database's clock read now: an operation takes one handle
+// and every rule it applies sees that instant, as in a transaction.
+func (d *DB) Reader() Reader { return readHandle{d.reader, d.clock.Now()} }
+
+// readHandle is DB.Reader: the read statements and the time it was handed
+// out, and no way to write, not even by a type assertion.
+type readHandle struct {
+	stmts *stmtCache
+	now   time.Time
+}
+
+func (r readHandle) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return r.stmts.QueryContext(ctx, query, args...)
+}
+
+func (r readHandle) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return r.stmts.QueryRowContext(ctx, query, args...)
+}
+
+func (r readHandle) Now() time.Time { return r.now }
+
+// autocommitHandle is DB.Autocommit: the read handle that may also write.
+type autocommitHandle struct{ readHandle }
+
+func (a autocommitHandle) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return a.stmts.ExecContext(ctx, query, args...)
+}
 
 // Autocommit returns, on PostgreSQL, a Querier on the write pool whose every
 // statement is a transaction of its own, for a hot write that is one atomic
@@ -285,7 +319,7 @@ func (d *DB) Autocommit() (q Querier, ok bool) {
 		return nil, false
 	}
 	// On PostgreSQL the read statements' pool is the write pool.
-	return d.reader, true
+	return autocommitHandle{readHandle{d.reader, d.clock.Now()}}, true
 }
 
 // Pools returns the connection pools by name, for pool gauges.

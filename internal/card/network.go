@@ -196,9 +196,9 @@ func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
 		}
 		if code == "" {
 			code = identity.RandomDigits(ActivationCodeDigits)
-			return update(ctx, tx, id, `shipped_at = $2, activation_code_hash = $3`, tx.Now(), s.activationHash(id, code))
+			return update(ctx, tx, id, `activation_code_hash = $2, shipped_at = $3`, s.activationHash(id, code))
 		}
-		return update(ctx, tx, id, `shipped_at = $2`, tx.Now())
+		return update(ctx, tx, id, `shipped_at = $2`)
 	})
 	if err != nil {
 		return Shipment{}, err

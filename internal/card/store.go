@@ -107,7 +107,8 @@ func listCards(ctx context.Context, q db.Reader, orgID uuid.UUID, f ListFilter, 
 }
 
 // update applies set, an SQL SET list whose parameters start at $2, to
-// card id, stamping updated_at.
+// card id, stamping updated_at with tx.Now(), the parameter after args
+// (which set may name too, as $2 when there are no args).
 func update(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...any) error {
 	_, err := tx.ExecContext(ctx, `UPDATE cards SET `+set+`, updated_at = $`+strconv.Itoa(len(args)+2)+` WHERE id = $1`,
 		append(append([]any{id}, args...), tx.Now())...)
@@ -153,9 +154,10 @@ func insertAuthorization(ctx context.Context, tx *db.Tx, a authorization) error 
 }
 
 // activationFailures lists when userID entered a wrong activation code
-// since since, oldest first. It first takes userID's guard row, so one
-// person's guesses, on any card, are counted one after another.
-func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID, since time.Time) ([]time.Time, error) {
+// within ActivationWindow before tx.Now(), oldest first. It first takes
+// userID's guard row, so one person's guesses, on any card, are counted one
+// after another.
+func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID) ([]time.Time, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO card_activation_guards (user_id) VALUES ($1)
 		ON CONFLICT (user_id) DO UPDATE SET user_id = excluded.user_id`, userID); err != nil {
 		return nil, err
@@ -164,7 +166,7 @@ func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID, since 
 		var t time.Time
 		err := row.Scan(&t)
 		return t, err
-	}, `SELECT failed_at FROM card_activation_failures WHERE user_id = $1 AND failed_at > $2 ORDER BY failed_at`, userID, since)
+	}, `SELECT failed_at FROM card_activation_failures WHERE user_id = $1 AND failed_at > $2 ORDER BY failed_at`, userID, tx.Now().Add(-ActivationWindow))
 }
 
 func recordActivationFailure(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {

@@ -802,7 +802,8 @@ func (s *Service) Allocate(ctx context.Context, a actor.Actor, orgID, id uuid.UU
 		}
 		allocated := inv.Allocated + credit.Minor
 		if allocated == inv.DueAmount {
-			return setInvoice(ctx, tx, id, `allocated = $2, state = $3, accepted_amount = $2, completed_at = $4`, allocated, Paid, tx.Now())
+			// $4 is the transaction's time setInvoice stamps updated_at with.
+			return setInvoice(ctx, tx, id, `allocated = $2, state = $3, accepted_amount = $2, completed_at = $4`, allocated, Paid)
 		}
 		return setInvoice(ctx, tx, id, `allocated = $2`, allocated)
 	})

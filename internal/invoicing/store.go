@@ -232,7 +232,8 @@ func updateInvoice(ctx context.Context, tx *db.Tx, inv Invoice) error {
 }
 
 // setInvoice applies set, an SQL SET list whose parameters start at $2, to
-// invoice id, stamping updated_at.
+// invoice id, stamping updated_at with tx.Now(), the parameter after args
+// (which set may name too, for another time the change stamps).
 func setInvoice(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...any) error {
 	_, err := tx.ExecContext(ctx, `UPDATE billing_invoices SET `+set+`, updated_at = $`+strconv.Itoa(len(args)+2)+` WHERE id = $1`,
 		append(append([]any{id}, args...), tx.Now())...)

@@ -76,7 +76,7 @@ const panPurpose = "card-pan"
 // sealed form only to be encrypted again into the payload.
 func (s *Service) ProvisionWallet(ctx context.Context, a actor.Actor, id uuid.UUID, r WalletRequest) (WalletProvision, error) {
 	q := s.DB.Reader()
-	c, err := loadCard(ctx, q, s.DB.Now(), id, "")
+	c, err := loadCard(ctx, q, id, "")
 	if err != nil {
 		return WalletProvision{}, err
 	}

@@ -22,7 +22,7 @@ type Outgoing struct {
 
 // GetOutgoing returns payment id of orgID; another organization's payment
 // is not found.
-func GetOutgoing(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Outgoing, error) {
+func GetOutgoing(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (Outgoing, error) {
 	p, err := loadPayment(ctx, q, id, "")
 	if err != nil {
 		return Outgoing{}, err
@@ -35,7 +35,7 @@ func GetOutgoing(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Outgoi
 
 // TransactionIDs returns the feed rows of the payments ids that have one,
 // by payment.
-func TransactionIDs(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
+func TransactionIDs(ctx context.Context, q db.Reader, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
 	out := map[uuid.UUID]uuid.UUID{}
 	if len(ids) == 0 {
 		return out, nil

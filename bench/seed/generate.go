@@ -90,7 +90,7 @@ func (g *generator) run(ctx context.Context, d *db.DB) (Heavy, error) {
 		if err := onboarding.Register(ctx, tx, o.ID, false); err != nil {
 			return err
 		}
-		u, auth, err := identity.CreateUser(ctx, tx, g.keys, begin, identity.NewUser{Email: heavy.OwnerEmail, Password: cfg.Password,
+		u, auth, err := identity.CreateUser(ctx, tx, g.keys, identity.NewUser{Email: heavy.OwnerEmail, Password: cfg.Password,
 			FirstName: ptr("Hedda"), LastName: ptr("Heavy"), WithTOTP: true})
 		if err != nil {
 			return err

@@ -219,13 +219,13 @@ func normalizeScopes(scopes []string) []string {
 // manager checks the actor manages keys of orgID: owners and admins only
 // (forbidden to members, not_found to outsiders, organization_unavailable
 // when the organization's status refuses a read, or a write when write).
-func (s *Service) manager(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
+func (s *Service) manager(ctx context.Context, q db.Reader, a actor.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
 	return organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Admin, Write: write})
 }
 
 // keyManager is manager for operations on one key: to anyone but owners and
 // admins the key id is simply not found.
-func (s *Service) keyManager(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
+func (s *Service) keyManager(ctx context.Context, q db.Reader, a actor.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
 	role, err := s.manager(ctx, q, a, orgID, write)
 	if apierr.Is(err, apierr.Forbidden) {
 		return role, errNotFound

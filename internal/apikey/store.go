@@ -50,7 +50,7 @@ func scanKey(row interface{ Scan(...any) error }) (Key, error) {
 }
 
 // countActive counts orgID's keys that are not revoked.
-func countActive(ctx context.Context, q db.Querier, orgID uuid.UUID) (int, error) {
+func countActive(ctx context.Context, q db.Reader, orgID uuid.UUID) (int, error) {
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL`, orgID).Scan(&n)
 	return n, err
@@ -65,13 +65,13 @@ func insertKey(ctx context.Context, tx *db.Tx, k Key, secretHash string) error {
 }
 
 // listKeys reads a page of orgID's keys, newest first.
-func listKeys(ctx context.Context, q db.Querier, orgID uuid.UUID, req page.Request) ([]Key, error) {
+func listKeys(ctx context.Context, q db.Reader, orgID uuid.UUID, req page.Request) ([]Key, error) {
 	return db.QueryAll(ctx, q, scanKey, `SELECT `+keyColumns+` FROM api_keys
 		WHERE organization_id = $1 AND (id < $2 OR $2 IS NULL) ORDER BY id DESC LIMIT $3`, orgID, req.AfterUUID(), req.Limit+1)
 }
 
 // loadKey reads one of orgID's keys, or not_found.
-func loadKey(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Key, error) {
+func loadKey(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (Key, error) {
 	return scanKey(q.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1 AND organization_id = $2`, id, orgID))
 }
 
@@ -120,7 +120,7 @@ type credentials struct {
 // readCredentials reads the key with lookup in env and its organization's
 // status: one indexed read, the hot path of every request made with a key;
 // sql.ErrNoRows when there is none.
-func readCredentials(ctx context.Context, q db.Querier, env, lookup string) (credentials, error) {
+func readCredentials(ctx context.Context, q db.Reader, env, lookup string) (credentials, error) {
 	var c credentials
 	err := q.QueryRowContext(ctx, `
 		SELECT id, organization_id, role, scopes, secret_hash, previous_secret_hash, previous_secret_expires_at, revoked_at, last_used_at,

@@ -136,7 +136,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	// Messages reach people through the outbox; codes are sealed at rest in
 	// test and never stored in live (handed to the sender after the commit).
-	messages := &outbox.Outbox{DB: d, Clock: clk, Keys: keys, Live: cfg.Env == "live", Sender: outbox.LogSender{Logger: logger}, Logger: logger}
+	messages := &outbox.Outbox{DB: d, Keys: keys, Live: cfg.Env == "live", Sender: outbox.LogSender{Logger: logger}, Logger: logger}
 	ids := &identity.Service{DB: d, Clock: clk, Keys: keys, WebAuthn: passkeys, Outbox: messages,
 		Guard: identity.PasswordGuard{PerAddress: cfg.WrongPasswords, PerEmail: cfg.SlowSignInAfter, Delay: cfg.SlowSignInDelay}}
 	stepUp := &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}

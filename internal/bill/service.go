@@ -136,7 +136,7 @@ func open(ctx context.Context, tx *db.Tx, a actor.Actor, f file.File) (Bill, err
 
 // access checks that a may see (or, write, change) bill b: not_found
 // unless a is a member of its organization.
-func access(ctx context.Context, q db.Querier, a actor.Actor, b Bill, write bool) error {
+func access(ctx context.Context, q db.Reader, a actor.Actor, b Bill, write bool) error {
 	_, err := organization.Check(ctx, q, a, b.OrganizationID, organization.Need{Write: write})
 	return organization.Hide(err, errNotFound)
 }

@@ -96,7 +96,7 @@ func saveFields(ctx context.Context, q db.Querier, b Bill) error {
 	return err
 }
 
-func loadBill(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Bill, error) {
+func loadBill(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (Bill, error) {
 	return scanBill(q.QueryRowContext(ctx, `SELECT `+billColumns+` FROM bills WHERE id = $1`+lock, id))
 }
 
@@ -109,7 +109,7 @@ func setPayment(ctx context.Context, q db.Querier, b Bill) error {
 }
 
 // listBills reads a page of orgID's bills matching f, newest first.
-func listBills(ctx context.Context, q db.Querier, orgID uuid.UUID, f ListFilter, req page.Request) ([]Bill, error) {
+func listBills(ctx context.Context, q db.Reader, orgID uuid.UUID, f ListFilter, req page.Request) ([]Bill, error) {
 	var status, search, folded *string
 	if f.Status != nil {
 		s := string(*f.Status)

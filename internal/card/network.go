@@ -129,7 +129,7 @@ func (s *Service) issuerView(ctx context.Context, tx *db.Tx, id uuid.UUID) (Card
 // access applies.
 func (s *Service) issuerChange(ctx context.Context, id uuid.UUID, fn func(tx *db.Tx, c stored) error) (Card, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
-		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
 			return Card{}, err
 		}
@@ -196,9 +196,9 @@ func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
 		}
 		if code == "" {
 			code = identity.RandomDigits(ActivationCodeDigits)
-			return update(ctx, tx, id, `shipped_at = $2, activation_code_hash = $3`, tx.Now(), s.activationHash(id, code))
+			return update(ctx, tx, id, `activation_code_hash = $2, shipped_at = $3`, s.activationHash(id, code))
 		}
-		return update(ctx, tx, id, `shipped_at = $2`, tx.Now())
+		return update(ctx, tx, id, `shipped_at = $2`)
 	})
 	if err != nil {
 		return Shipment{}, err
@@ -314,7 +314,7 @@ func (s *Service) Price(ctx context.Context, id uuid.UUID, r AuthorizationReques
 // limit; the ledger refuses a balance below zero across cards.
 func (s *Service) Decide(ctx context.Context, tx *db.Tx, p Priced) (Decision, error) {
 	id, r, usd := p.cardID, p.r, p.usd
-	c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
+	c, err := loadCard(ctx, tx, id, tx.ForUpdate())
 	if err != nil {
 		return Decision{}, err
 	}

@@ -54,7 +54,7 @@ func (v viewer) manager() bool { return v.role.AtLeast(organization.Admin) }
 // access applies the policy to a's use of card c: not_found unless a is a
 // member of its organization and, as a member, holds it; then the
 // organization's status for an operation that writes.
-func access(ctx context.Context, q db.Querier, a actor.Actor, c stored, write bool) (viewer, error) {
+func access(ctx context.Context, q db.Reader, a actor.Actor, c stored, write bool) (viewer, error) {
 	role, holder, err := organization.Own(ctx, q, a, c.OrganizationID, c.UserID, organization.Need{Write: write}, errNotFound)
 	return viewer{role: role, holder: holder}, err
 }
@@ -67,7 +67,7 @@ func (c stored) view(v viewer) Card {
 }
 
 // withHolders fills the cardholders' profiles of cs.
-func withHolders(ctx context.Context, q db.Querier, cs []Card) ([]Card, error) {
+func withHolders(ctx context.Context, q db.Reader, cs []Card) ([]Card, error) {
 	var ids []uuid.UUID
 	for _, c := range cs {
 		if c.UserID != nil {
@@ -92,7 +92,7 @@ func withHolders(ctx context.Context, q db.Querier, cs []Card) ([]Card, error) {
 	return cs, nil
 }
 
-func withHolder(ctx context.Context, q db.Querier, c Card) (Card, error) {
+func withHolder(ctx context.Context, q db.Reader, c Card) (Card, error) {
 	cs, err := withHolders(ctx, q, []Card{c})
 	if err != nil {
 		return Card{}, err
@@ -115,7 +115,7 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, f Li
 		}
 		f.UserID = &a.UserID
 	}
-	rows, err := listCards(ctx, q, s.DB.Now(), orgID, f, req)
+	rows, err := listCards(ctx, q, orgID, f, req)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func PageKey(c Card) page.Key { return page.Key{ID: c.ID.String()} }
 // Get returns card id as a sees it.
 func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, error) {
 	q := s.DB.Reader()
-	c, err := loadCard(ctx, q, s.DB.Now(), id, "")
+	c, err := loadCard(ctx, q, id, "")
 	if err != nil {
 		return Card{}, err
 	}
@@ -153,7 +153,7 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, e
 func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write bool, fn func(tx *db.Tx, c stored, v viewer) error) (Card, error) {
 	var refused kept
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
-		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
 			return Card{}, err
 		}
@@ -189,7 +189,7 @@ const Updated = "card.updated"
 
 // updated reads card id again after a change and appends card.updated.
 func (s *Service) updated(ctx context.Context, tx *db.Tx, id uuid.UUID) (stored, error) {
-	c, err := loadCard(ctx, tx, tx.Now(), id, "")
+	c, err := loadCard(ctx, tx, id, "")
 	if err != nil {
 		return stored{}, err
 	}
@@ -384,7 +384,7 @@ func (s *Service) Activate(ctx context.Context, a actor.Actor, id uuid.UUID, r A
 			return apierr.New(apierr.Conflict, "There is no physical card waiting for activation.")
 		}
 		// One person's guesses are counted one at a time, whatever the card.
-		failures, err := activationFailures(ctx, tx, a.UserID, tx.Now().Add(-ActivationWindow))
+		failures, err := activationFailures(ctx, tx, a.UserID)
 		if err != nil {
 			return err
 		}
@@ -446,7 +446,7 @@ func setPINCheck(c stored, v viewer) error {
 // internal/flow/confirming asks for after this check and before SetPIN, so
 // nobody confirms an action that cannot happen.
 func (s *Service) CheckSetPIN(ctx context.Context, a actor.Actor, id uuid.UUID, r PINRequest) (PINSetting, error) {
-	c, err := loadCard(ctx, s.DB.Reader(), s.DB.Now(), id, "")
+	c, err := loadCard(ctx, s.DB.Reader(), id, "")
 	if err != nil {
 		return PINSetting{}, err
 	}

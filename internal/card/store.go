@@ -60,11 +60,11 @@ func scanCard(row db.Scanner) (stored, error) {
 	return c, nil
 }
 
-// loadCard reads card id with its spending in now's month; lock is the
+// loadCard reads card id with its spending in the month of q.Now(); lock is the
 // dialect's row-lock clause or empty. A locked read takes the lock first and
 // reads after, so on PostgreSQL the spending is read once the lock is held,
 // not from the snapshot of a statement that waited for it.
-func loadCard(ctx context.Context, q db.Querier, now time.Time, id uuid.UUID, lock string) (stored, error) {
+func loadCard(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (stored, error) {
 	if lock != "" {
 		var locked uuid.UUID
 		err := q.QueryRowContext(ctx, `SELECT id FROM cards WHERE id = $1`+lock, id).Scan(&locked)
@@ -75,7 +75,7 @@ func loadCard(ctx context.Context, q db.Querier, now time.Time, id uuid.UUID, lo
 			return stored{}, err
 		}
 	}
-	return scanCard(q.QueryRowContext(ctx, `SELECT `+cardColumns+cardFrom+` WHERE c.id = $2`, month(now), id))
+	return scanCard(q.QueryRowContext(ctx, `SELECT `+cardColumns+cardFrom+` WHERE c.id = $2`, month(q.Now()), id))
 }
 
 func insertCard(ctx context.Context, tx *db.Tx, c stored) error {
@@ -96,18 +96,19 @@ type ListFilter struct {
 	Frozen *bool
 }
 
-func listCards(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID, f ListFilter, req page.Request) ([]stored, error) {
+func listCards(ctx context.Context, q db.Reader, orgID uuid.UUID, f ListFilter, req page.Request) ([]stored, error) {
 	return db.QueryAll(ctx, q, scanCard, `SELECT `+cardColumns+cardFrom+`
 		WHERE c.organization_id = $2
 		  AND (c.status = $3 OR $3 IS NULL)
 		  AND (c.user_id = $4 OR $4 IS NULL)
 		  AND (c.frozen = $5 OR $5 IS NULL)
 		  AND (c.id < $6 OR $6 IS NULL)
-		ORDER BY c.id DESC LIMIT $7`, month(now), orgID, f.Status, f.UserID, f.Frozen, req.AfterUUID(), req.Limit+1)
+		ORDER BY c.id DESC LIMIT $7`, month(q.Now()), orgID, f.Status, f.UserID, f.Frozen, req.AfterUUID(), req.Limit+1)
 }
 
 // update applies set, an SQL SET list whose parameters start at $2, to
-// card id, stamping updated_at.
+// card id, stamping updated_at with tx.Now(), the parameter after args
+// (which set may name too, as $2 when there are no args).
 func update(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...any) error {
 	_, err := tx.ExecContext(ctx, `UPDATE cards SET `+set+`, updated_at = $`+strconv.Itoa(len(args)+2)+` WHERE id = $1`,
 		append(append([]any{id}, args...), tx.Now())...)
@@ -153,9 +154,10 @@ func insertAuthorization(ctx context.Context, tx *db.Tx, a authorization) error 
 }
 
 // activationFailures lists when userID entered a wrong activation code
-// since since, oldest first. It first takes userID's guard row, so one
-// person's guesses, on any card, are counted one after another.
-func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID, since time.Time) ([]time.Time, error) {
+// within ActivationWindow before tx.Now(), oldest first. It first takes
+// userID's guard row, so one person's guesses, on any card, are counted one
+// after another.
+func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID) ([]time.Time, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO card_activation_guards (user_id) VALUES ($1)
 		ON CONFLICT (user_id) DO UPDATE SET user_id = excluded.user_id`, userID); err != nil {
 		return nil, err
@@ -164,7 +166,7 @@ func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID, since 
 		var t time.Time
 		err := row.Scan(&t)
 		return t, err
-	}, `SELECT failed_at FROM card_activation_failures WHERE user_id = $1 AND failed_at > $2 ORDER BY failed_at`, userID, since)
+	}, `SELECT failed_at FROM card_activation_failures WHERE user_id = $1 AND failed_at > $2 ORDER BY failed_at`, userID, tx.Now().Add(-ActivationWindow))
 }
 
 func recordActivationFailure(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {

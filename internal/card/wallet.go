@@ -83,7 +83,7 @@ type WalletProvisioning struct {
 // check and before ProvisionWallet.
 func (s *Service) CheckProvisionWallet(ctx context.Context, a actor.Actor, id uuid.UUID, r WalletRequest) (WalletProvisioning, error) {
 	q := s.DB.Reader()
-	c, err := loadCard(ctx, q, s.DB.Now(), id, "")
+	c, err := loadCard(ctx, q, id, "")
 	if err != nil {
 		return WalletProvisioning{}, err
 	}

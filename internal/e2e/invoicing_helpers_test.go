@@ -8,7 +8,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Billing invoices (CONTRACT §8b): helpers shared by the invoicing tests.
+// Billing invoices (docs/api.md, Invoicing): helpers shared by the invoicing tests.
 
 func createBillingContact(t *testing.T, s *apitest.Server, token, org, name string) api.BillingContact {
 	t.Helper()

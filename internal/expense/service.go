@@ -49,15 +49,15 @@ func (v viewer) manager() bool { return v.role.AtLeast(organization.Admin) }
 // access applies the policy to a's use of expense e: not_found unless a is
 // a member of its organization and, as a member, created it; then the
 // organization's status for an operation that writes.
-func access(ctx context.Context, q db.Querier, a actor.Actor, e Expense, write bool) (viewer, error) {
+func access(ctx context.Context, q db.Reader, a actor.Actor, e Expense, write bool) (viewer, error) {
 	role, creator, err := organization.Own(ctx, q, a, e.OrganizationID, &e.CreatedBy.ID, organization.Need{Write: write}, errNotFound)
 	return viewer{role: role, creator: creator}, err
 }
 
 // complete fills what the expenses' rows do not hold: the creators'
 // names, the bindings with their feed rows, the receipts with paths signed
-// from now, and the totals.
-func (s *Service) complete(ctx context.Context, q db.Querier, now time.Time, es []Expense) ([]Expense, error) {
+// from q.Now(), and the totals.
+func (s *Service) complete(ctx context.Context, q db.Reader, es []Expense) ([]Expense, error) {
 	ids := make([]uuid.UUID, len(es))
 	var people []uuid.UUID
 	for i, e := range es {
@@ -85,7 +85,7 @@ func (s *Service) complete(ctx context.Context, q db.Querier, now time.Time, es 
 	if err != nil {
 		return nil, err
 	}
-	receipts, err := s.receipts(ctx, q, now, es, ids)
+	receipts, err := s.receipts(ctx, q, es, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -117,8 +117,9 @@ func (s *Service) complete(ctx context.Context, q db.Querier, now time.Time, es 
 	return es, nil
 }
 
-// receipts reads the receipts of es (whose ids are ids) with their files.
-func (s *Service) receipts(ctx context.Context, q db.Querier, now time.Time, es []Expense, ids []uuid.UUID) (map[uuid.UUID][]Receipt, error) {
+// receipts reads the receipts of es (whose ids are ids) with their files,
+// with paths signed from q.Now().
+func (s *Service) receipts(ctx context.Context, q db.Reader, es []Expense, ids []uuid.UUID) (map[uuid.UUID][]Receipt, error) {
 	out := map[uuid.UUID][]Receipt{}
 	rows, err := receiptsOf(ctx, q, ids)
 	if err != nil || len(rows) == 0 {
@@ -145,7 +146,7 @@ func (s *Service) receipts(ctx context.Context, q db.Querier, now time.Time, es 
 			if !ok {
 				return nil, errors.New("expense: a receipt's file is missing")
 			}
-			out[id] = append(out[id], s.receipt(r, f, now))
+			out[id] = append(out[id], s.receipt(r, f, q.Now()))
 		}
 	}
 	return out, nil
@@ -161,8 +162,8 @@ func (s *Service) receipt(r receipt, f file.File, now time.Time) Receipt {
 	return out
 }
 
-func (s *Service) completeOne(ctx context.Context, q db.Querier, now time.Time, e Expense) (Expense, error) {
-	es, err := s.complete(ctx, q, now, []Expense{e})
+func (s *Service) completeOne(ctx context.Context, q db.Reader, e Expense) (Expense, error) {
+	es, err := s.complete(ctx, q, []Expense{e})
 	if err != nil {
 		return Expense{}, err
 	}
@@ -189,7 +190,7 @@ func (s *Service) reread(ctx context.Context, tx *db.Tx, id uuid.UUID) (Expense,
 	if err != nil {
 		return Expense{}, err
 	}
-	return s.completeOne(ctx, tx, tx.Now(), e)
+	return s.completeOne(ctx, tx, e)
 }
 
 // Get returns expense id as a sees it.
@@ -202,7 +203,7 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Expense
 	if _, err := access(ctx, q, a, e, false); err != nil {
 		return Expense{}, err
 	}
-	return s.completeOne(ctx, q, s.DB.Now(), e)
+	return s.completeOne(ctx, q, e)
 }
 
 // List returns a page of orgID's expenses, newest first; a member sees
@@ -223,7 +224,7 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, f Li
 	if err != nil {
 		return nil, err
 	}
-	return s.complete(ctx, q, s.DB.Now(), es)
+	return s.complete(ctx, q, es)
 }
 
 // PageKey positions a page after e.
@@ -325,7 +326,7 @@ func (s *Service) Delete(ctx context.Context, a actor.Actor, id uuid.UUID) (Expe
 		if e.Status != Draft {
 			return Expense{}, apierr.Newf(apierr.Conflict, "Only a draft expense can be deleted; this one is %s.", e.Status)
 		}
-		if e, err = s.completeOne(ctx, tx, tx.Now(), e); err != nil {
+		if e, err = s.completeOne(ctx, tx, e); err != nil {
 			return Expense{}, err
 		}
 		return e, deleteExpense(ctx, tx, id)

@@ -42,7 +42,7 @@ func scanExpense(row db.Scanner) (Expense, error) {
 }
 
 // loadExpense reads expense id; lock is the dialect's row-lock clause or empty.
-func loadExpense(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Expense, error) {
+func loadExpense(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (Expense, error) {
 	return scanExpense(q.QueryRowContext(ctx, `SELECT `+expenseColumns+` FROM expenses WHERE id = $1`+lock, id))
 }
 
@@ -112,7 +112,7 @@ type ListFilter struct {
 // listExpenses reads a page of orgID's expenses, newest first. The status
 // filter always binds seven values (the statuses asked for, repeated; all
 // of them when none is), so the statement text is one and prepared once.
-func listExpenses(ctx context.Context, q db.Querier, orgID uuid.UUID, f ListFilter, req page.Request) ([]Expense, error) {
+func listExpenses(ctx context.Context, q db.Reader, orgID uuid.UUID, f ListFilter, req page.Request) ([]Expense, error) {
 	statuses := f.Statuses
 	if len(statuses) == 0 {
 		statuses = Statuses
@@ -144,14 +144,14 @@ func scanBinding(row db.Scanner) (Binding, error) {
 }
 
 // bindingsOf reads the bindings of expenses ids, oldest first, by expense.
-func bindingsOf(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID][]Binding, error) {
+func bindingsOf(ctx context.Context, q db.Reader, ids []uuid.UUID) (map[uuid.UUID][]Binding, error) {
 	return byExpense(ctx, q, scanBinding, func(b Binding) uuid.UUID { return b.ExpenseID },
 		`SELECT `+bindingColumns+` FROM expense_bindings WHERE expense_id IN (%s) ORDER BY expense_id, id`, ids)
 }
 
 // byExpense runs query, whose %s is the list of ids, and groups its rows by
 // the expense key names.
-func byExpense[T any](ctx context.Context, q db.Querier, scan func(db.Scanner) (T, error), key func(T) uuid.UUID, query string, ids []uuid.UUID) (map[uuid.UUID][]T, error) {
+func byExpense[T any](ctx context.Context, q db.Reader, scan func(db.Scanner) (T, error), key func(T) uuid.UUID, query string, ids []uuid.UUID) (map[uuid.UUID][]T, error) {
 	out := map[uuid.UUID][]T{}
 	if len(ids) == 0 {
 		return out, nil
@@ -211,7 +211,7 @@ type receipt struct {
 }
 
 // receiptsOf reads the receipts of expenses ids, oldest first, by expense.
-func receiptsOf(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID][]receipt, error) {
+func receiptsOf(ctx context.Context, q db.Reader, ids []uuid.UUID) (map[uuid.UUID][]receipt, error) {
 	return byExpense(ctx, q, func(row db.Scanner) (receipt, error) {
 		var r receipt
 		err := row.Scan(&r.ID, &r.ExpenseID, &r.FileID)

@@ -92,7 +92,7 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, re
 		if err := insertFile(ctx, tx, f); err != nil {
 			return Created{}, err
 		}
-		return Created{File: f, Upload: s.link(Upload, id, tx.Now())}, nil
+		return Created{File: f, Upload: s.link(Upload, id, f.InsertedAt)}, nil
 	})
 }
 
@@ -131,7 +131,7 @@ func (s *Service) ThumbnailLink(f File, now time.Time) *Link {
 // Stored returns file id of orgID once its bytes are stored, for the
 // features that refer to files (bills, receipts): not_found when it does
 // not exist or is another organization's, file_not_stored while pending.
-func (s *Service) Stored(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (File, error) {
+func (s *Service) Stored(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (File, error) {
 	f, err := loadFile(ctx, q, id)
 	if err != nil || f.OrganizationID != orgID {
 		return File{}, errNotFound
@@ -143,7 +143,7 @@ func (s *Service) Stored(ctx context.Context, q db.Querier, orgID, id uuid.UUID)
 }
 
 // Load returns the files of orgID among ids, by id.
-func (s *Service) Load(ctx context.Context, q db.Querier, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]File, error) {
+func (s *Service) Load(ctx context.Context, q db.Reader, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]File, error) {
 	return loadFiles(ctx, q, orgID, ids)
 }
 
@@ -188,7 +188,7 @@ func (s *Service) Receive(ctx context.Context, id uuid.UUID, g Grant, length int
 		return File{}, err
 	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (File, error) {
-		ok, err := markStored(ctx, tx, id, w, tx.Now().UTC())
+		ok, err := markStored(ctx, tx, id, w)
 		if err == nil && !ok {
 			err = errAlreadyStored
 		}
@@ -205,7 +205,7 @@ func wrongSize(size int64) error {
 }
 
 // admits checks that f's organization allows reading (or writing) its files.
-func (s *Service) admits(ctx context.Context, q db.Querier, f File, write bool) error {
+func (s *Service) admits(ctx context.Context, q db.Reader, f File, write bool) error {
 	st, err := organization.StatusOf(ctx, q, f.OrganizationID, "")
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -52,12 +51,12 @@ func nullSize(n int64) *int64 {
 	return &n
 }
 
-func loadFile(ctx context.Context, q db.Querier, id uuid.UUID) (File, error) {
+func loadFile(ctx context.Context, q db.Reader, id uuid.UUID) (File, error) {
 	return scanFile(q.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = $1`, id))
 }
 
 // loadFiles reads the files of orgID among ids.
-func loadFiles(ctx context.Context, q db.Querier, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]File, error) {
+func loadFiles(ctx context.Context, q db.Reader, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]File, error) {
 	out := make(map[uuid.UUID]File, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -75,7 +74,8 @@ func loadFiles(ctx context.Context, q db.Querier, orgID uuid.UUID, ids []uuid.UU
 
 // markStored makes pending file id stored with the bytes written; false
 // when it was no longer pending (another upload won).
-func markStored(ctx context.Context, q db.Querier, id uuid.UUID, w written, now time.Time) (bool, error) {
+func markStored(ctx context.Context, q db.Querier, id uuid.UUID, w written) (bool, error) {
+	now := q.Now()
 	res, err := q.ExecContext(ctx, `UPDATE files SET status = 'stored', blob_key = $2, sha256 = $3, stored_at = $4, decoded_size = $5
 		WHERE id = $1 AND status = 'pending'`, id, w.key, w.sum, now, nullSize(w.decodedSize))
 	if err != nil {

@@ -23,7 +23,8 @@ type Device struct {
 	LastSeenAt time.Time
 }
 
-func createDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.UUID, name *string, p actor.Platform) (Device, error) {
+func createDevice(ctx context.Context, q db.Querier, userID uuid.UUID, name *string, p actor.Platform) (Device, error) {
+	now := q.Now()
 	d := Device{ID: uuid.Must(uuid.NewV7()), UserID: userID, Name: name, Platform: p, InsertedAt: now, LastSeenAt: now}
 	_, err := q.ExecContext(ctx, `INSERT INTO devices (id, user_id, name, platform, inserted_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)`,
 		d.ID, userID, name, p, now)
@@ -31,7 +32,7 @@ func createDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.
 }
 
 // findDevice returns userID's device id, or ok=false when it is not theirs.
-func findDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device, bool, error) {
+func findDevice(ctx context.Context, q db.Reader, userID, id uuid.UUID) (Device, bool, error) {
 	var d Device
 	err := q.QueryRowContext(ctx, `SELECT id, user_id, name, platform, inserted_at, last_seen_at FROM devices WHERE id = $1 AND user_id = $2`, id, userID).
 		Scan(&d.ID, &d.UserID, &d.Name, &d.Platform, &d.InsertedAt, &d.LastSeenAt)

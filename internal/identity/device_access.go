@@ -3,7 +3,6 @@ package identity
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -13,7 +12,7 @@ import (
 )
 
 // GetDevice returns userID's device id; not_found when it is not theirs.
-func GetDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device, error) {
+func GetDevice(ctx context.Context, q db.Reader, userID, id uuid.UUID) (Device, error) {
 	d, ok, err := findDevice(ctx, q, userID, id)
 	if err == nil && !ok {
 		err = apierr.NotFoundf("Device")
@@ -23,8 +22,8 @@ func GetDevice(ctx context.Context, q db.Querier, userID, id uuid.UUID) (Device,
 
 // CreateDevice records a device for userID that no sign-in made: the
 // sandbox's software approving app. No new-device notice is sent.
-func CreateDevice(ctx context.Context, q db.Querier, now time.Time, userID uuid.UUID, name string, p actor.Platform) (Device, error) {
-	return createDevice(ctx, q, now, userID, &name, p)
+func CreateDevice(ctx context.Context, q db.Querier, userID uuid.UUID, name string, p actor.Platform) (Device, error) {
+	return createDevice(ctx, q, userID, &name, p)
 }
 
 // Describe names the device for messages to its person: "iPhone (ios)", or

@@ -12,10 +12,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 )
 
 // EnrollmentLifetime bounds how long a new authenticator seed waits for activation.
@@ -67,7 +67,7 @@ func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest
 		if err != nil {
 			return err
 		}
-		if c.blocked(found, now) != "" {
+		if c.blocked(found, tx) != "" {
 			return errSetupChallenge
 		}
 		auth, sealed, err := s.newSealedAuthenticator(ctx, tx, c.userID)
@@ -90,20 +90,21 @@ func (s *Service) SignInTOTPActivate(ctx context.Context, req MFARequest) (SignI
 		if c.pendingSecret == nil {
 			return apierr.InvalidField("challenge_token", "call authenticator setup with this challenge token first.")
 		}
-		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, *c.pendingSecret, req.Code, tx.Now())
+		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, *c.pendingSecret, req.Code)
 		if err != nil {
 			return err
 		}
 		if ok {
-			if err := enableTOTP(ctx, tx, tx.Now(), c.userID, *c.pendingSecret); err != nil {
+			if err := enableTOTP(ctx, tx, c.userID, *c.pendingSecret); err != nil {
 				return err
 			}
 		}
-		return s.settle(ctx, tx, c, tx.Now(), ok, out)
+		return s.settle(ctx, tx, c, ok, out)
 	})
 }
 
-func enableTOTP(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID, sealed string) error {
+func enableTOTP(ctx context.Context, tx *db.Tx, userID uuid.UUID, sealed string) error {
+	now := tx.Now()
 	_, err := tx.ExecContext(ctx, `UPDATE users SET totp_secret = $2, totp_enabled = TRUE, updated_at = $3 WHERE id = $1`, userID, sealed, now)
 	return err
 }
@@ -186,7 +187,7 @@ func (s *Service) ActivateTOTP(ctx context.Context, a actor.Actor, req ActivateR
 		}
 		ok := keyring.Equal(codeHash, s.Keys.Hash(enrollmentPurpose, req.MessagingCode))
 		if ok {
-			if ok, err = checkTOTP(ctx, tx, s.Keys, a.UserID, sealed, req.Code, now); err != nil {
+			if ok, err = checkTOTP(ctx, tx, s.Keys, a.UserID, sealed, req.Code); err != nil {
 				return err
 			}
 		}
@@ -198,7 +199,7 @@ func (s *Service) ActivateTOTP(ctx context.Context, a actor.Actor, req ActivateR
 		if _, err := tx.ExecContext(ctx, `UPDATE totp_enrollments SET consumed_at = $2 WHERE id = $1`, id, now); err != nil {
 			return err
 		}
-		if err := enableTOTP(ctx, tx, now, a.UserID, sealed); err != nil {
+		if err := enableTOTP(ctx, tx, a.UserID, sealed); err != nil {
 			return err
 		}
 		secret, err := s.Keys.Open(totpPurpose, sealed)

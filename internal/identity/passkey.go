@@ -57,7 +57,7 @@ func (u webauthnUser) WebAuthnName() string                       { return u.use
 func (u webauthnUser) WebAuthnDisplayName() string                { return u.user.Email }
 func (u webauthnUser) WebAuthnCredentials() []webauthn.Credential { return u.credentials }
 
-func (s *Service) webauthnUser(ctx context.Context, q db.Querier, userID uuid.UUID) (webauthnUser, error) {
+func (s *Service) webauthnUser(ctx context.Context, q db.Reader, userID uuid.UUID) (webauthnUser, error) {
 	u, err := GetUser(ctx, q, userID)
 	if err != nil {
 		return webauthnUser{}, err

@@ -43,7 +43,8 @@ var errNotAuthenticated = apierr.New(apierr.NotAuthenticated, "You are not signe
 func ErrNotAuthenticated() error { return errNotAuthenticated }
 
 // startSession creates a session for userID on deviceID and returns its token.
-func startSession(ctx context.Context, q db.Querier, keys *keyring.Keyring, now time.Time, userID, deviceID uuid.UUID) (string, error) {
+func startSession(ctx context.Context, q db.Querier, keys *keyring.Keyring, userID, deviceID uuid.UUID) (string, error) {
+	now := q.Now()
 	token := sessionPrefix + keyring.RandomToken(32)
 	_, err := q.ExecContext(ctx, `
 		INSERT INTO sessions (id, token_hash, user_id, device_id, inserted_at, expires_at, idle_expires_at)

@@ -15,11 +15,11 @@ import (
 
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 )
 
 // Sign-in limits (docs/api.md, Authentication).
@@ -167,21 +167,20 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 
 	var out SignInResult
 	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now()
 		if err := clearFailures(ctx, tx, at.keys); err != nil {
 			return err
 		}
-		device, err := s.signInDevice(ctx, tx, now, cred.id, req)
+		device, err := s.signInDevice(ctx, tx, cred.id, req)
 		if err != nil {
 			return err
 		}
 		out.DeviceID = device.ID
 		remember := req.RememberMe != nil && *req.RememberMe
 		if cred.totpEnabled {
-			if s.trusted(ctx, tx, now, cred.id, device.ID, req.TrustTokens) {
-				return s.authenticate(ctx, tx, now, cred.id, device.ID, false, &out)
+			if s.trusted(ctx, tx, cred.id, device.ID, req.TrustTokens) {
+				return s.authenticate(ctx, tx, cred.id, device.ID, false, &out)
 			}
-			return s.challenge(ctx, tx, now, cred.id, device.ID, "mfa", remember, StatusMFARequired, &out)
+			return s.challenge(ctx, tx, cred.id, device.ID, "mfa", remember, StatusMFARequired, &out)
 		}
 		requiresTOTP, err := organization.RequiresTOTPFor(ctx, tx, cred.id)
 		if err != nil {
@@ -189,13 +188,13 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 		}
 		switch {
 		case requiresTOTP:
-			return s.challenge(ctx, tx, now, cred.id, device.ID, "totp_setup", remember, StatusTOTPSetupRequired, &out)
+			return s.challenge(ctx, tx, cred.id, device.ID, "totp_setup", remember, StatusTOTPSetupRequired, &out)
 		case cred.passkeys > 0:
 			// A passkey is bound to the service's own web address and cannot complete sign-in
 			// through the API: an authenticator app must be added.
-			return s.challenge(ctx, tx, now, cred.id, device.ID, "totp_setup", remember, StatusWebAuthnRequired, &out)
+			return s.challenge(ctx, tx, cred.id, device.ID, "totp_setup", remember, StatusWebAuthnRequired, &out)
 		default:
-			return s.authenticate(ctx, tx, now, cred.id, device.ID, false, &out)
+			return s.authenticate(ctx, tx, cred.id, device.ID, false, &out)
 		}
 	})
 	if err != nil {
@@ -206,7 +205,8 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 
 // signInDevice reuses the person's device named by device_id, or records a
 // new one and tells the person about a sign-in from it.
-func (s *Service) signInDevice(ctx context.Context, tx *db.Tx, now time.Time, userID uuid.UUID, req SignInRequest) (Device, error) {
+func (s *Service) signInDevice(ctx context.Context, tx *db.Tx, userID uuid.UUID, req SignInRequest) (Device, error) {
+	now := tx.Now()
 	if req.DeviceID != nil {
 		d, ok, err := findDevice(ctx, tx, userID, uuid.MustParse(*req.DeviceID))
 		if err != nil || ok {
@@ -214,7 +214,7 @@ func (s *Service) signInDevice(ctx context.Context, tx *db.Tx, now time.Time, us
 		}
 		// Another person's or an unknown device id: a new device, as without one.
 	}
-	d, err := createDevice(ctx, tx, now, userID, req.DeviceName, req.platform())
+	d, err := createDevice(ctx, tx, userID, req.DeviceName, req.platform())
 	if err != nil {
 		return d, err
 	}
@@ -234,7 +234,8 @@ func (s *Service) signInDevice(ctx context.Context, tx *db.Tx, now time.Time, us
 }
 
 // challenge issues a challenge token for the second call.
-func (s *Service) challenge(ctx context.Context, tx *db.Tx, now time.Time, userID, deviceID uuid.UUID, purpose string, trust bool, status string, out *SignInResult) error {
+func (s *Service) challenge(ctx context.Context, tx *db.Tx, userID, deviceID uuid.UUID, purpose string, trust bool, status string, out *SignInResult) error {
+	now := tx.Now()
 	token := challengePrefix + keyring.RandomToken(32)
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO sign_in_challenges (id, token_hash, user_id, device_id, purpose, trust_device, expires_at, inserted_at)
@@ -245,8 +246,9 @@ func (s *Service) challenge(ctx context.Context, tx *db.Tx, now time.Time, userI
 }
 
 // authenticate starts the session (and, for apps that asked, device trust).
-func (s *Service) authenticate(ctx context.Context, tx *db.Tx, now time.Time, userID, deviceID uuid.UUID, trust bool, out *SignInResult) error {
-	token, err := startSession(ctx, tx, s.Keys, now, userID, deviceID)
+func (s *Service) authenticate(ctx context.Context, tx *db.Tx, userID, deviceID uuid.UUID, trust bool, out *SignInResult) error {
+	now := tx.Now()
+	token, err := startSession(ctx, tx, s.Keys, userID, deviceID)
 	if err != nil {
 		return err
 	}
@@ -268,7 +270,8 @@ func (s *Service) authenticate(ctx context.Context, tx *db.Tx, now time.Time, us
 }
 
 // trusted reports whether one of tokens is a live trust token of this person on this device.
-func (s *Service) trusted(ctx context.Context, tx *db.Tx, now time.Time, userID, deviceID uuid.UUID, tokens []string) bool {
+func (s *Service) trusted(ctx context.Context, tx *db.Tx, userID, deviceID uuid.UUID, tokens []string) bool {
+	now := tx.Now()
 	for _, t := range tokens {
 		if !strings.HasPrefix(t, trustPrefix) {
 			continue
@@ -324,7 +327,8 @@ func (s *Service) loadChallenge(ctx context.Context, tx *db.Tx, token string, pu
 }
 
 // settle records a wrong code (failed) or spends the challenge (success).
-func (s *Service) settle(ctx context.Context, tx *db.Tx, c signInChallenge, now time.Time, ok bool, out *SignInResult) error {
+func (s *Service) settle(ctx context.Context, tx *db.Tx, c signInChallenge, ok bool, out *SignInResult) error {
+	now := tx.Now()
 	out.DeviceID = c.deviceID
 	if !ok {
 		out.Status = StatusMFAFailed
@@ -339,13 +343,14 @@ func (s *Service) settle(ctx context.Context, tx *db.Tx, c signInChallenge, now 
 		out.Status = StatusChallengeExpired
 		return nil
 	}
-	return s.authenticate(ctx, tx, now, c.userID, c.deviceID, c.trust, out)
+	return s.authenticate(ctx, tx, c.userID, c.deviceID, c.trust, out)
 }
 
-// live tells the outcome for a challenge that cannot take a code now, if any.
-func (c signInChallenge) blocked(found bool, now time.Time) string {
+// blocked tells the outcome for a challenge that cannot take a code in tx
+// (expired by tx.Now(), spent, locked), if any.
+func (c signInChallenge) blocked(found bool, tx *db.Tx) string {
 	switch {
-	case !found || c.consumed || !now.Before(c.expiresAt):
+	case !found || c.consumed || !tx.Now().Before(c.expiresAt):
 		return StatusChallengeExpired
 	case c.failures >= MaxCodeFailures:
 		return StatusMFAFailed
@@ -360,11 +365,11 @@ func (s *Service) MFA(ctx context.Context, req MFARequest) (SignInResult, error)
 		if err := tx.QueryRowContext(ctx, `SELECT totp_secret FROM users WHERE id = $1 AND totp_enabled`, c.userID).Scan(&sealed); err != nil {
 			return err
 		}
-		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, sealed, req.Code, tx.Now())
+		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, sealed, req.Code)
 		if err != nil {
 			return err
 		}
-		return s.settle(ctx, tx, c, tx.Now(), ok, out)
+		return s.settle(ctx, tx, c, ok, out)
 	})
 }
 
@@ -378,7 +383,7 @@ func (s *Service) answerChallenge(ctx context.Context, token, purpose string, an
 		if err != nil {
 			return err
 		}
-		if status := c.blocked(found, tx.Now()); status != "" {
+		if status := c.blocked(found, tx); status != "" {
 			out.Status, out.DeviceID = status, c.deviceID
 			return nil
 		}

@@ -46,7 +46,8 @@ func MatchTOTP(secret, code string, now time.Time) (step int64, ok bool) {
 
 // useTOTPStep records that userID used step; false when it was used before,
 // so a code seen once (over a shoulder, in a log) cannot sign in again.
-func useTOTPStep(ctx context.Context, q db.Querier, userID uuid.UUID, step int64, now time.Time) (bool, error) {
+func useTOTPStep(ctx context.Context, q db.Querier, userID uuid.UUID, step int64) (bool, error) {
+	now := q.Now()
 	// ON CONFLICT rather than catching the violation: on PostgreSQL a failed
 	// statement would abort the caller's transaction.
 	res, err := q.ExecContext(ctx, `INSERT INTO totp_used_steps (user_id, step, used_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
@@ -59,7 +60,8 @@ func useTOTPStep(ctx context.Context, q db.Querier, userID uuid.UUID, step int64
 }
 
 // checkTOTP verifies code against the sealed seed and spends its step.
-func checkTOTP(ctx context.Context, q db.Querier, keys *keyring.Keyring, userID uuid.UUID, sealedSecret, code string, now time.Time) (bool, error) {
+func checkTOTP(ctx context.Context, q db.Querier, keys *keyring.Keyring, userID uuid.UUID, sealedSecret, code string) (bool, error) {
+	now := q.Now()
 	secret, err := keys.Open(totpPurpose, sealedSecret)
 	if err != nil {
 		return false, err
@@ -68,7 +70,7 @@ func checkTOTP(ctx context.Context, q db.Querier, keys *keyring.Keyring, userID 
 	if !ok {
 		return false, nil
 	}
-	return useTOTPStep(ctx, q, userID, step, now)
+	return useTOTPStep(ctx, q, userID, step)
 }
 
 // VerifyTOTP checks code against userID's enabled authenticator and spends
@@ -81,5 +83,5 @@ func (s *Service) VerifyTOTP(ctx context.Context, q db.Querier, userID uuid.UUID
 		}
 		return false, err
 	}
-	return checkTOTP(ctx, q, s.Keys, userID, *sealed, code, s.Clock.Now())
+	return checkTOTP(ctx, q, s.Keys, userID, *sealed, code)
 }

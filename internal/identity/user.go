@@ -73,7 +73,8 @@ func NewAuthenticator(email string) (Authenticator, error) {
 // CreateUser stores a user with an argon2id password hash; with WithTOTP it also
 // generates an enabled authenticator and returns its seed (sealed in storage).
 // An email in use, in any letter case, is a conflict.
-func CreateUser(ctx context.Context, q db.Querier, keys *keyring.Keyring, now time.Time, n NewUser) (User, *Authenticator, error) {
+func CreateUser(ctx context.Context, q db.Querier, keys *keyring.Keyring, n NewUser) (User, *Authenticator, error) {
+	now := q.Now()
 	u := User{ID: uuid.Must(uuid.NewV7()), Email: strings.TrimSpace(n.Email), FirstName: n.FirstName, LastName: n.LastName,
 		TOTPEnabled: n.WithTOTP, InsertedAt: now}
 	var auth *Authenticator
@@ -115,12 +116,12 @@ func scanUser(row interface{ Scan(...any) error }) (User, error) {
 }
 
 // GetUser returns the user with id, or not_found.
-func GetUser(ctx context.Context, q db.Querier, id uuid.UUID) (User, error) {
+func GetUser(ctx context.Context, q db.Reader, id uuid.UUID) (User, error) {
 	return scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 }
 
 // GetUsers returns the users with ids, by id; unknown ids are left out.
-func GetUsers(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID]User, error) {
+func GetUsers(ctx context.Context, q db.Reader, ids []uuid.UUID) (map[uuid.UUID]User, error) {
 	if len(ids) == 0 {
 		return map[uuid.UUID]User{}, nil
 	}
@@ -137,6 +138,6 @@ func GetUsers(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID
 }
 
 // FindUserByEmail returns the user with email in any letter case, or not_found.
-func FindUserByEmail(ctx context.Context, q db.Querier, email string) (User, error) {
+func FindUserByEmail(ctx context.Context, q db.Reader, email string) (User, error) {
 	return scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_normalized = $1`, NormalizeEmail(email)))
 }

@@ -8,7 +8,6 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -470,7 +469,7 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (
 	if err != nil {
 		return Invoice{}, err
 	}
-	return s.finish(ctx, q, s.DB.Now(), inv)
+	return s.finish(ctx, q, inv)
 }
 
 // GetByID returns invoice id, whatever its organization, if a may see it:
@@ -490,13 +489,12 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, f In
 	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{}); err != nil {
 		return nil, err
 	}
-	now := s.DB.Now()
-	rows, err := listInvoices(ctx, q, now, orgID, f, req)
+	rows, err := listInvoices(ctx, q, orgID, f, req)
 	if err != nil {
 		return nil, err
 	}
 	for i := range rows {
-		if rows[i], err = s.finish(ctx, q, now, rows[i]); err != nil {
+		if rows[i], err = s.finish(ctx, q, rows[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -506,10 +504,10 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID, f In
 // InvoicePageKey positions a page after inv.
 func InvoicePageKey(inv Invoice) page.Key { return page.Key{Sort: inv.IssueDate, ID: inv.ID.String()} }
 
-// finish computes what an invoice shows when read at now: is_overdue and
-// the people it names.
-func (s *Service) finish(ctx context.Context, q db.Querier, now time.Time, inv Invoice) (Invoice, error) {
-	inv.IsOverdue = Overdue(inv.State, inv.DueDate, now)
+// finish computes what an invoice shows when read at q.Now(): is_overdue
+// and the people it names.
+func (s *Service) finish(ctx context.Context, q db.Reader, inv Invoice) (Invoice, error) {
+	inv.IsOverdue = Overdue(inv.State, inv.DueDate, q.Now())
 	var ids []uuid.UUID
 	for _, id := range []*uuid.UUID{inv.CreatedByID, inv.ApprovalRequesterID} {
 		if id != nil {
@@ -568,7 +566,7 @@ func (s *Service) updated(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) (
 		map[string]string{"invoice_id": id.String()}); err != nil {
 		return Invoice{}, err
 	}
-	return s.finish(ctx, tx, tx.Now(), inv)
+	return s.finish(ctx, tx, inv)
 }
 
 // move makes the named move of invoice id (see Moves); then does the
@@ -804,7 +802,8 @@ func (s *Service) Allocate(ctx context.Context, a actor.Actor, orgID, id uuid.UU
 		}
 		allocated := inv.Allocated + credit.Minor
 		if allocated == inv.DueAmount {
-			return setInvoice(ctx, tx, id, `allocated = $2, state = $3, accepted_amount = $2, completed_at = $4`, allocated, Paid, tx.Now())
+			// $4 is the transaction's time setInvoice stamps updated_at with.
+			return setInvoice(ctx, tx, id, `allocated = $2, state = $3, accepted_amount = $2, completed_at = $4`, allocated, Paid)
 		}
 		return setInvoice(ctx, tx, id, `allocated = $2`, allocated)
 	})

@@ -72,7 +72,7 @@ func emailsValue(emails []string) (*string, error) {
 	return &s, err
 }
 
-func loadContact(ctx context.Context, q db.Querier, orgID, id uuid.UUID, lock string) (Contact, error) {
+func loadContact(ctx context.Context, q db.Reader, orgID, id uuid.UUID, lock string) (Contact, error) {
 	return scanContact(q.QueryRowContext(ctx, `SELECT `+contactColumns+` FROM billing_contacts c
 		WHERE c.id = $1 AND c.organization_id = $2`+lock, id, orgID))
 }
@@ -99,7 +99,7 @@ func updateContact(ctx context.Context, tx *db.Tx, c Contact) error {
 	return err
 }
 
-func listContacts(ctx context.Context, q db.Querier, orgID uuid.UUID, req page.Request) ([]Contact, error) {
+func listContacts(ctx context.Context, q db.Reader, orgID uuid.UUID, req page.Request) ([]Contact, error) {
 	return db.QueryAll(ctx, q, scanContact, `SELECT `+contactColumns+` FROM billing_contacts c
 		WHERE c.organization_id = $1 AND c.deleted_at IS NULL AND (c.id < $2 OR $2 IS NULL)
 		ORDER BY c.id DESC LIMIT $3`, orgID, req.AfterUUID(), req.Limit+1)
@@ -173,7 +173,7 @@ func scanInvoice(row db.Scanner) (Invoice, error) {
 // loadInvoice reads invoice id of orgID. With lock (the dialect's row-lock
 // clause) the row is locked first and read after, so on PostgreSQL what is
 // read is what the lock protects.
-func loadInvoice(ctx context.Context, q db.Querier, orgID, id uuid.UUID, lock string) (Invoice, error) {
+func loadInvoice(ctx context.Context, q db.Reader, orgID, id uuid.UUID, lock string) (Invoice, error) {
 	if lock != "" {
 		var locked uuid.UUID
 		err := q.QueryRowContext(ctx, `SELECT id FROM billing_invoices WHERE id = $1 AND organization_id = $2`+lock, id, orgID).Scan(&locked)
@@ -188,7 +188,7 @@ func loadInvoice(ctx context.Context, q db.Querier, orgID, id uuid.UUID, lock st
 }
 
 // invoiceOrganization is the organization of invoice id, for reads by id alone.
-func invoiceOrganization(ctx context.Context, q db.Querier, id uuid.UUID) (uuid.UUID, error) {
+func invoiceOrganization(ctx context.Context, q db.Reader, id uuid.UUID) (uuid.UUID, error) {
 	var org uuid.UUID
 	err := q.QueryRowContext(ctx, `SELECT organization_id FROM billing_invoices WHERE id = $1`, id).Scan(&org)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -232,7 +232,8 @@ func updateInvoice(ctx context.Context, tx *db.Tx, inv Invoice) error {
 }
 
 // setInvoice applies set, an SQL SET list whose parameters start at $2, to
-// invoice id, stamping updated_at.
+// invoice id, stamping updated_at with tx.Now(), the parameter after args
+// (which set may name too, for another time the change stamps).
 func setInvoice(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...any) error {
 	_, err := tx.ExecContext(ctx, `UPDATE billing_invoices SET `+set+`, updated_at = $`+strconv.Itoa(len(args)+2)+` WHERE id = $1`,
 		append(append([]any{id}, args...), tx.Now())...)
@@ -250,7 +251,7 @@ type InvoiceFilter struct {
 
 var errBadCursor = apierr.New(apierr.InvalidCursor, "The cursor is not valid for this list; start again from the first page.")
 
-func listInvoices(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID, f InvoiceFilter, req page.Request) ([]Invoice, error) {
+func listInvoices(ctx context.Context, q db.Reader, orgID uuid.UUID, f InvoiceFilter, req page.Request) ([]Invoice, error) {
 	var afterDate *string
 	var afterID *uuid.UUID
 	if req.After != nil {
@@ -271,7 +272,7 @@ func listInvoices(ctx context.Context, q db.Querier, now time.Time, orgID uuid.U
 		  AND ($4 = (i.state = 'sent' AND i.due_date < $5) OR $4 IS NULL)
 		  AND (i.issue_date < $6 OR (i.issue_date = $6 AND i.id < $7) OR $6 IS NULL)
 		ORDER BY i.issue_date DESC, i.id DESC LIMIT $8`,
-		orgID, states, f.ContactID, f.Overdue, now.UTC().Format(time.DateOnly), afterDate, afterID, req.Limit+1)
+		orgID, states, f.ContactID, f.Overdue, q.Now().UTC().Format(time.DateOnly), afterDate, afterID, req.Limit+1)
 }
 
 // Crypto deposits.
@@ -292,7 +293,7 @@ func scanDeposit(row db.Scanner) (CryptoIncoming, error) {
 	return d, err
 }
 
-func loadDeposit(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (CryptoIncoming, error) {
+func loadDeposit(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (CryptoIncoming, error) {
 	return scanDeposit(q.QueryRowContext(ctx, `SELECT `+depositColumns+` FROM crypto_incoming d WHERE d.id = $1 AND d.organization_id = $2`, id, orgID))
 }
 
@@ -302,7 +303,7 @@ func insertDeposit(ctx context.Context, tx *db.Tx, d CryptoIncoming) error {
 	return err
 }
 
-func listDeposits(ctx context.Context, q db.Querier, orgID uuid.UUID, req page.Request) ([]CryptoIncoming, error) {
+func listDeposits(ctx context.Context, q db.Reader, orgID uuid.UUID, req page.Request) ([]CryptoIncoming, error) {
 	return db.QueryAll(ctx, q, scanDeposit, `SELECT `+depositColumns+` FROM crypto_incoming d
 		WHERE d.organization_id = $1 AND (d.id < $2 OR $2 IS NULL) ORDER BY d.id DESC LIMIT $3`, orgID, req.AfterUUID(), req.Limit+1)
 }
@@ -351,7 +352,7 @@ func insertAllocation(ctx context.Context, tx *db.Tx, a Allocation) error {
 	return err
 }
 
-func loadAllocation(ctx context.Context, q db.Querier, id uuid.UUID) (Allocation, error) {
+func loadAllocation(ctx context.Context, q db.Reader, id uuid.UUID) (Allocation, error) {
 	return scanAllocation(q.QueryRowContext(ctx, `SELECT `+allocationColumns+allocationFrom+` WHERE a.id = $1`, id))
 }
 
@@ -364,7 +365,7 @@ func standingAllocations(ctx context.Context, tx *db.Tx, id uuid.UUID) ([]Alloca
 		ORDER BY a.id`, id)
 }
 
-func listAllocations(ctx context.Context, q db.Querier, contactID uuid.UUID, req page.Request) ([]Allocation, error) {
+func listAllocations(ctx context.Context, q db.Reader, contactID uuid.UUID, req page.Request) ([]Allocation, error) {
 	return db.QueryAll(ctx, q, scanAllocation, `SELECT `+allocationColumns+allocationFrom+`
 		WHERE a.billing_contact_id = $1 AND (a.id < $2 OR $2 IS NULL) ORDER BY a.id DESC LIMIT $3`, contactID, req.AfterUUID(), req.Limit+1)
 }

@@ -63,7 +63,7 @@ type FeedFilter struct {
 }
 
 // List returns a page of the feed, newest first (by time recorded, then id).
-func List(ctx context.Context, q db.Querier, orgID uuid.UUID, f FeedFilter, req page.Request) ([]Transaction, error) {
+func List(ctx context.Context, q db.Reader, orgID uuid.UUID, f FeedFilter, req page.Request) ([]Transaction, error) {
 	var afterTime *time.Time
 	var afterID *uuid.UUID
 	if req.After != nil {
@@ -95,14 +95,14 @@ func FeedPageKey(t Transaction) page.Key {
 }
 
 // Get returns one feed row of orgID; another organization's is not found.
-func Get(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Transaction, error) {
+func Get(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (Transaction, error) {
 	return scanTransaction(q.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM transactions WHERE id = $1 AND organization_id = $2`, id, orgID))
 }
 
 // PaymentRows returns the feed row of each of the payments ids that has
 // one (a fiat_outgoing or crypto_outgoing row, recorded when the payment
 // is approved), by payment.
-func PaymentRows(ctx context.Context, q db.Querier, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
+func PaymentRows(ctx context.Context, q db.Reader, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
 	out := map[uuid.UUID]uuid.UUID{}
 	if len(ids) == 0 {
 		return out, nil

@@ -213,7 +213,7 @@ type Balance struct {
 }
 
 // Balances lists the organization's balances by currency.
-func Balances(ctx context.Context, q db.Querier, orgID uuid.UUID) ([]Balance, error) {
+func Balances(ctx context.Context, q db.Reader, orgID uuid.UUID) ([]Balance, error) {
 	rows, err := q.QueryContext(ctx, `SELECT currency, kind, balance FROM ledger_accounts
 		WHERE organization_id = $1 AND kind IN ('available', 'pending') ORDER BY currency`, orgID)
 	if err != nil {
@@ -240,7 +240,7 @@ func Balances(ctx context.Context, q db.Querier, orgID uuid.UUID) ([]Balance, er
 }
 
 // AvailableBalance returns the organization's free balance in currency.
-func AvailableBalance(ctx context.Context, q db.Querier, orgID uuid.UUID, currency string) (int64, error) {
+func AvailableBalance(ctx context.Context, q db.Reader, orgID uuid.UUID, currency string) (int64, error) {
 	var bal int64
 	err := q.QueryRowContext(ctx, `SELECT balance FROM ledger_accounts WHERE organization_id = $1 AND currency = $2 AND kind = 'available'`,
 		orgID, currency).Scan(&bal)
@@ -254,7 +254,7 @@ func AvailableBalance(ctx context.Context, q db.Querier, orgID uuid.UUID, curren
 // currency, every balance equals the sum of its postings, no customer
 // balance is negative, and the kept day sums of the feed (DaySums) add up
 // to the feed's rows per organization and currency. Tests run it after every test that moves money.
-func CheckInvariants(ctx context.Context, q db.Querier) error {
+func CheckInvariants(ctx context.Context, q db.Reader) error {
 	var problems []error
 	rows, err := q.QueryContext(ctx, `SELECT entry_id, currency, SUM(amount) FROM postings GROUP BY entry_id, currency HAVING SUM(amount) <> 0`)
 	if err != nil {

@@ -102,7 +102,7 @@ const daySumsSQL = `SELECT day, currency, incoming, outgoing, payments, row_coun
 // DailySums returns the sums of orgID's feed rows recorded on the UTC days
 // from (inclusive) to to (exclusive), by day and then currency, both
 // ascending; a day and currency without rows is absent.
-func DailySums(ctx context.Context, q db.Querier, orgID uuid.UUID, from, to time.Time) ([]DaySums, error) {
+func DailySums(ctx context.Context, q db.Reader, orgID uuid.UUID, from, to time.Time) ([]DaySums, error) {
 	return db.QueryAll(ctx, q, scanDaySums, daySumsSQL, orgID, from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly))
 }
 
@@ -122,7 +122,7 @@ func scanDaySums(row db.Scanner) (DaySums, error) {
 
 // checkDaySums adds a problem for each organization and currency whose kept
 // day sums differ from the sums of its feed rows, recomputed here.
-func checkDaySums(ctx context.Context, q db.Querier, problems *[]error) error {
+func checkDaySums(ctx context.Context, q db.Reader, problems *[]error) error {
 	type key struct{ org, currency string }
 	read := func(query string) (map[key][4]int64, error) {
 		rows, err := q.QueryContext(ctx, query)

@@ -105,7 +105,10 @@ func TestDailySums(t *testing.T) {
 		}
 
 		// Migration 00017 computes the same sums from the rows before it.
-		if _, err := d.Reader().ExecContext(ctx, "DELETE FROM transaction_day_sums"); err != nil {
+		if err := d.Tx(ctx, func(tx *db.Tx) error {
+			_, err := tx.ExecContext(ctx, "DELETE FROM transaction_day_sums")
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 		fixture.BackfillDaySums(t, d)

@@ -94,7 +94,7 @@ type row struct {
 }
 
 // rows reads the organization's currency rows by currency.
-func rows(ctx context.Context, q db.Querier, orgID uuid.UUID) (map[string]row, error) {
+func rows(ctx context.Context, q db.Reader, orgID uuid.UUID) (map[string]row, error) {
 	rs, err := q.QueryContext(ctx, `SELECT currency, state, awaiting_submission, failure_note, first_requested_at
 		FROM currency_accounts WHERE organization_id = $1`, orgID)
 	if err != nil {
@@ -127,7 +127,7 @@ func lockedRows(ctx context.Context, tx *db.Tx, orgID uuid.UUID) (map[string]row
 }
 
 // entries lists every currency of an organization in status.
-func (s *Service) entries(ctx context.Context, q db.Querier, orgID uuid.UUID, status organization.Status) ([]Entry, error) {
+func (s *Service) entries(ctx context.Context, q db.Reader, orgID uuid.UUID, status organization.Status) ([]Entry, error) {
 	rs, err := rows(ctx, q, orgID)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func (s *Service) Acknowledge(ctx context.Context, a actor.Actor, orgID uuid.UUI
 		if _, err := organization.Check(ctx, tx, a, orgID, need); err != nil {
 			return Acknowledgement{}, err
 		}
-		if err := acknowledge(ctx, tx, orgID, a.UserID, tx.Now()); err != nil {
+		if err := acknowledge(ctx, tx, orgID, a.UserID); err != nil {
 			return Acknowledgement{}, err
 		}
 		return loadAcknowledgement(ctx, tx, orgID)

@@ -23,7 +23,7 @@ func Register(ctx context.Context, tx *db.Tx, orgID uuid.UUID, required bool) er
 // loadAcknowledgement reads orgID's acknowledgement. An organization
 // without a row (created before acknowledgements existed) requires none and
 // has not acknowledged.
-func loadAcknowledgement(ctx context.Context, q db.Querier, orgID uuid.UUID) (Acknowledgement, error) {
+func loadAcknowledgement(ctx context.Context, q db.Reader, orgID uuid.UUID) (Acknowledgement, error) {
 	a := Acknowledgement{OrganizationID: orgID}
 	var at sql.NullTime
 	err := q.QueryRowContext(ctx, `SELECT required, acknowledged_at FROM subscription_acknowledgements WHERE organization_id = $1`,
@@ -44,7 +44,8 @@ func loadAcknowledgement(ctx context.Context, q db.Querier, orgID uuid.UUID) (Ac
 // acknowledge records userID's acknowledgement of orgID's plan at now
 // unless one is recorded already: one statement, so of two at once (on any
 // instance) exactly one sets the time and the other keeps it.
-func acknowledge(ctx context.Context, tx *db.Tx, orgID, userID uuid.UUID, now time.Time) error {
+func acknowledge(ctx context.Context, tx *db.Tx, orgID, userID uuid.UUID) error {
+	now := tx.Now()
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO subscription_acknowledgements (organization_id, required, acknowledged_at, acknowledged_by)
 		VALUES ($1, FALSE, $2, $3)
@@ -56,7 +57,7 @@ func acknowledge(ctx context.Context, tx *db.Tx, orgID, userID uuid.UUID, now ti
 
 // CheckOf returns where userID's identity check stands: the narrow read
 // behind /me's identity_check.
-func CheckOf(ctx context.Context, q db.Querier, userID uuid.UUID) (IdentityCheck, error) {
+func CheckOf(ctx context.Context, q db.Reader, userID uuid.UUID) (IdentityCheck, error) {
 	var c IdentityCheck
 	var at time.Time
 	err := q.QueryRowContext(ctx, `SELECT status, updated_at FROM identity_checks WHERE user_id = $1`, userID).Scan(&c.Status, &at)
@@ -102,7 +103,7 @@ func spendLink(ctx context.Context, tx *db.Tx, v VerifiedToken, status string) e
 }
 
 // LinkDecided reports whether the link of token id has decided a check.
-func LinkDecided(ctx context.Context, q db.Querier, id string) (bool, error) {
+func LinkDecided(ctx context.Context, q db.Reader, id string) (bool, error) {
 	var decided bool
 	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM identity_check_links WHERE token_id = $1)`, id).Scan(&decided)
 	return decided, err

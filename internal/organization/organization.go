@@ -108,12 +108,12 @@ func scan(row interface{ Scan(...any) error }) (Organization, error) {
 }
 
 // Get returns the organization with id, or not_found.
-func Get(ctx context.Context, q db.Querier, id uuid.UUID) (Organization, error) {
+func Get(ctx context.Context, q db.Reader, id uuid.UUID) (Organization, error) {
 	return scan(q.QueryRowContext(ctx, `SELECT `+columns+` FROM organizations WHERE id = $1`, id))
 }
 
 // Any reports whether at least one organization exists.
-func Any(ctx context.Context, q db.Querier) (bool, error) {
+func Any(ctx context.Context, q db.Reader) (bool, error) {
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM organizations LIMIT 1) AS o`).Scan(&n)
 	return n > 0, err
@@ -153,7 +153,7 @@ type Membership struct {
 }
 
 // Memberships lists the organizations userID belongs to, oldest membership first.
-func Memberships(ctx context.Context, q db.Querier, userID uuid.UUID) ([]Membership, error) {
+func Memberships(ctx context.Context, q db.Reader, userID uuid.UUID) ([]Membership, error) {
 	rows, err := q.QueryContext(ctx, `
 		SELECT o.id, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
 		WHERE m.user_id = $1 ORDER BY m.inserted_at, o.id`, userID)
@@ -218,7 +218,7 @@ func (s Status) Allows(write bool) bool {
 // revealed); a member of an organization whose status refuses the operation
 // gets organization_unavailable (ErrUnavailable); a member with a lower role
 // than need.Role gets forbidden.
-func authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need Need) (Access, error) {
+func authorize(ctx context.Context, q db.Reader, orgID, userID uuid.UUID, need Need) (Access, error) {
 	var acc Access
 	err := q.QueryRowContext(ctx, `SELECT m.role, o.status FROM memberships m JOIN organizations o ON o.id = m.organization_id
 		WHERE m.organization_id = $1 AND m.user_id = $2`+need.Lock, orgID, userID).Scan(&acc.Role, &acc.Status)
@@ -251,7 +251,7 @@ func authorize(ctx context.Context, q db.Querier, orgID, userID uuid.UUID, need 
 //     api_scope_missing) and only up to its role (else forbidden).
 //
 // It returns the actor's role in the organization.
-func Check(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, need Need) (Role, error) {
+func Check(ctx context.Context, q db.Reader, a actor.Actor, orgID uuid.UUID, need Need) (Role, error) {
 	acc, err := Admit(ctx, q, a, orgID, need)
 	return acc.Role, err
 }
@@ -266,7 +266,7 @@ type Access struct {
 // Admit is Check for an operation whose answer shows the organization's
 // status (the currency accounts tell whether requests are enabled): it
 // returns the status the policy read with the role, saving a second read.
-func Admit(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, need Need) (Access, error) {
+func Admit(ctx context.Context, q db.Reader, a actor.Actor, orgID uuid.UUID, need Need) (Access, error) {
 	if a.Key == nil {
 		return authorize(ctx, q, orgID, a.UserID, need)
 	}
@@ -313,7 +313,7 @@ func StatusExpr(orgID string) string {
 // lock, the dialect's row-lock clause (db.DB.ForUpdate) or empty, locks the
 // organization's row for the caller's transaction, so changes to what the
 // organization holds (its currency accounts) happen one at a time.
-func StatusOf(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Status, error) {
+func StatusOf(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (Status, error) {
 	var status Status
 	err := q.QueryRowContext(ctx, `SELECT status FROM organizations WHERE id = $1`+lock, id).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -347,7 +347,7 @@ func Hide(err, notFound error) error {
 // where someone who is not a member gets notFound; then a member who is not
 // the object's person gets notFound too, while owners and admins reach every
 // such object. It returns the actor's role and whether they are the person.
-func Own(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, person *uuid.UUID, need Need, notFound error) (Role, bool, error) {
+func Own(ctx context.Context, q db.Reader, a actor.Actor, orgID uuid.UUID, person *uuid.UUID, need Need, notFound error) (Role, bool, error) {
 	role, err := Check(ctx, q, a, orgID, need)
 	if err != nil {
 		return "", false, Hide(err, notFound)

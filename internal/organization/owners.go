@@ -11,7 +11,7 @@ import (
 // CoOwnersOf lists the owners of every organization userID belongs to,
 // userID aside, each once: the people told when someone of theirs may be
 // under attack.
-func CoOwnersOf(ctx context.Context, q db.Querier, userID uuid.UUID) ([]uuid.UUID, error) {
+func CoOwnersOf(ctx context.Context, q db.Reader, userID uuid.UUID) ([]uuid.UUID, error) {
 	rows, err := q.QueryContext(ctx, `
 		SELECT DISTINCT o.user_id FROM memberships m JOIN memberships o ON o.organization_id = m.organization_id AND o.role = 'owner'
 		WHERE m.user_id = $1 AND o.user_id <> $1 ORDER BY o.user_id`, userID)
@@ -32,7 +32,7 @@ func CoOwnersOf(ctx context.Context, q db.Querier, userID uuid.UUID) ([]uuid.UUI
 
 // RequiresTOTPFor reports whether any organization userID belongs to
 // requires an authenticator app of its members.
-func RequiresTOTPFor(ctx context.Context, q db.Querier, userID uuid.UUID) (bool, error) {
+func RequiresTOTPFor(ctx context.Context, q db.Reader, userID uuid.UUID) (bool, error) {
 	var requires bool
 	err := q.QueryRowContext(ctx, `
 		SELECT EXISTS (SELECT 1 FROM memberships m JOIN organizations o ON o.id = m.organization_id

@@ -87,7 +87,7 @@ func scanApproval(row db.Scanner) (Approval, error) {
 	return a, err
 }
 
-func loadApproval(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Approval, error) {
+func loadApproval(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (Approval, error) {
 	return scanApproval(q.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = $1`+lock, id))
 }
 
@@ -126,7 +126,7 @@ func ApprovalPageKey(x Approval) page.Key { return page.Key{ID: x.ID.String()} }
 
 // approvable loads an approval for an approver: not_found outside the
 // organization, forbidden to members (approvers are owners and admins).
-func (s *Service) approvable(ctx context.Context, q db.Querier, a actor.Actor, id uuid.UUID, lock string) (Approval, error) {
+func (s *Service) approvable(ctx context.Context, q db.Reader, a actor.Actor, id uuid.UUID, lock string) (Approval, error) {
 	x, err := loadApproval(ctx, q, id, lock)
 	if err != nil {
 		return x, err
@@ -141,7 +141,7 @@ func (s *Service) approvable(ctx context.Context, q db.Querier, a actor.Actor, i
 }
 
 // targets lists the payments an approval covers, locked for the transaction.
-func targets(ctx context.Context, q db.Querier, x Approval, lock string) ([]stored, error) {
+func targets(ctx context.Context, q db.Reader, x Approval, lock string) ([]stored, error) {
 	column := "id"
 	if x.Kind == "payment_batch" {
 		column = "payment_batch_id"
@@ -174,7 +174,7 @@ func addTo(totals map[string]money.Amount, a money.Amount) error {
 
 // fundsCover reports whether the organization's available balances cover
 // what the payments take.
-func fundsCover(ctx context.Context, q db.Querier, orgID uuid.UUID, ps []stored) (bool, error) {
+func fundsCover(ctx context.Context, q db.Reader, orgID uuid.UUID, ps []stored) (bool, error) {
 	total, err := needs(ps)
 	if errors.Is(err, money.ErrOverflow) {
 		return false, nil
@@ -235,7 +235,7 @@ func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID) (App
 }
 
 // summary names what is approved: amount, currency and recipient.
-func (s *Service) summary(ctx context.Context, q db.Querier, ps []stored) (string, error) {
+func (s *Service) summary(ctx context.Context, q db.Reader, ps []stored) (string, error) {
 	parts := make([]string, 0, len(ps))
 	for _, p := range ps {
 		c, err := contactOf(ctx, q, p.PaymentContactID)

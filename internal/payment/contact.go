@@ -16,9 +16,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -241,7 +241,7 @@ func ContactPageKey(c Contact) page.Key { return page.Key{ID: c.ID.String()} }
 
 // ContactOf returns contact id of orgID, or not_found (also when it is
 // another organization's), for a feature that refers to contacts.
-func ContactOf(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Contact, error) {
+func ContactOf(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (Contact, error) {
 	c, err := contactOf(ctx, q, id)
 	if err == nil && c.OrganizationID != orgID {
 		err = apierr.NotFoundf("Payment contact")
@@ -250,6 +250,6 @@ func ContactOf(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Contact,
 }
 
 // contactOf reads a contact in q without authorization (callers authorize its organization).
-func contactOf(ctx context.Context, q db.Querier, id uuid.UUID) (Contact, error) {
+func contactOf(ctx context.Context, q db.Reader, id uuid.UUID) (Contact, error) {
 	return scanContact(q.QueryRowContext(ctx, `SELECT `+contactColumns+` FROM payment_contacts WHERE id = $1`, id))
 }

@@ -22,7 +22,7 @@ type Outgoing struct {
 
 // GetOutgoing returns payment id of orgID; another organization's payment
 // is not found.
-func GetOutgoing(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Outgoing, error) {
+func GetOutgoing(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (Outgoing, error) {
 	p, err := loadPayment(ctx, q, id, "")
 	if err != nil {
 		return Outgoing{}, err

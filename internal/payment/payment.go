@@ -31,30 +31,35 @@ const (
 )
 
 // Record is a payment as the API shows it.
+//
+// Record is also the snapshot an execute call's Idempotency-Key replays
+// (idempotency.Do): its JSON keys are the field names the snapshots have
+// always been stored under, written out so that renaming a field cannot
+// change what a stored snapshot replays to.
 type Record struct {
-	ID                   uuid.UUID
-	OrganizationID       uuid.UUID
-	Rail                 string
-	Status               string
-	Tag                  *string
-	QuoteID              *uuid.UUID
-	BillID               *uuid.UUID
-	PaymentContactID     uuid.UUID
-	PaymentBatchID       *uuid.UUID
-	ApprovalRequestID    *uuid.UUID
-	TransactionID        *uuid.UUID
-	Cancellable          bool
-	Debited              money.Amount
-	Delivered            money.Amount
-	Fee                  money.Amount
-	DomainEvent          event.Ref
-	RailState            *string
-	PayoutReason         *string
-	StatementDescription *string
-	InternalNotes        *string
-	CreatedByID          uuid.UUID
-	InsertedAt           time.Time
-	UpdatedAt            time.Time
+	ID                   uuid.UUID    `json:"ID"`
+	OrganizationID       uuid.UUID    `json:"OrganizationID"`
+	Rail                 string       `json:"Rail"`
+	Status               string       `json:"Status"`
+	Tag                  *string      `json:"Tag"`
+	QuoteID              *uuid.UUID   `json:"QuoteID"`
+	BillID               *uuid.UUID   `json:"BillID"`
+	PaymentContactID     uuid.UUID    `json:"PaymentContactID"`
+	PaymentBatchID       *uuid.UUID   `json:"PaymentBatchID"`
+	ApprovalRequestID    *uuid.UUID   `json:"ApprovalRequestID"`
+	TransactionID        *uuid.UUID   `json:"TransactionID"`
+	Cancellable          bool         `json:"Cancellable"`
+	Debited              money.Amount `json:"Debited"`
+	Delivered            money.Amount `json:"Delivered"`
+	Fee                  money.Amount `json:"Fee"`
+	DomainEvent          event.Ref    `json:"DomainEvent"`
+	RailState            *string      `json:"RailState"`
+	PayoutReason         *string      `json:"PayoutReason"`
+	StatementDescription *string      `json:"StatementDescription"`
+	InternalNotes        *string      `json:"InternalNotes"`
+	CreatedByID          uuid.UUID    `json:"CreatedByID"`
+	InsertedAt           time.Time    `json:"InsertedAt"`
+	UpdatedAt            time.Time    `json:"UpdatedAt"`
 }
 
 // stored is a payment row with what the ledger needs beyond the record.
@@ -87,7 +92,7 @@ func scanPayment(row db.Scanner) (stored, error) {
 	return p, err
 }
 
-func loadPayment(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (stored, error) {
+func loadPayment(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (stored, error) {
 	return scanPayment(q.QueryRowContext(ctx, `SELECT `+paymentColumns+` FROM payments WHERE id = $1`+lock, id))
 }
 

@@ -259,7 +259,7 @@ func (s *Service) Preflight(ctx context.Context, a actor.Actor, r PreflightReque
 	})
 }
 
-func loadQuote(ctx context.Context, q db.Querier, id uuid.UUID, lock string) (Quote, error) {
+func loadQuote(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (Quote, error) {
 	var x Quote
 	err := q.QueryRowContext(ctx, `SELECT id, organization_id, payment_contact_id, rail, source_amount, source_currency,
 		destination_amount, destination_currency, fee_amount, fee_currency, rate, expires_at, used_at FROM quotes WHERE id = $1`+lock, id).

@@ -20,12 +20,12 @@ import (
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/money"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -139,7 +139,7 @@ func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (Cr
 }
 
 func (s *Service) createUser(ctx context.Context, tx *db.Tx, p Person) (CreatedUser, error) {
-	u, auth, err := identity.CreateUser(ctx, tx, s.Keys, tx.Now(), identity.NewUser{
+	u, auth, err := identity.CreateUser(ctx, tx, s.Keys, identity.NewUser{
 		Email: p.Email, Password: p.Password, FirstName: p.FirstName, LastName: p.LastName,
 		WithTOTP: p.TOTP == nil || *p.TOTP,
 	})

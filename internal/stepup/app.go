@@ -15,10 +15,10 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -158,7 +158,7 @@ func (s *Service) Inbox(ctx context.Context, a actor.Actor, req page.Request) ([
 	q := s.DB.Reader()
 	rows, err := q.QueryContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges
 		WHERE user_id = $1 AND status = 'pending' AND expires_at > $2 AND (id < $3 OR $3 IS NULL) ORDER BY id DESC LIMIT $4`,
-		a.UserID, s.DB.Now().UTC(), req.AfterUUID(), req.Limit+1)
+		a.UserID, q.Now().UTC(), req.AfterUUID(), req.Limit+1)
 	if err != nil {
 		return nil, err
 	}

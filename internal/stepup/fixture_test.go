@@ -10,15 +10,15 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/internal/actor"
-	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/fixture"
+	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/identity"
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
@@ -46,7 +46,7 @@ func eachEnv(t *testing.T, test func(t *testing.T, e *env)) {
 			clk := clock.NewManual(start)
 			d := dbtest.Open(t, engine.DSN(t), db.WithClock(clk))
 			keys := fixture.Keys(t)
-			ids := &identity.Service{DB: d, Clock: clk, Keys: keys, Outbox: &outbox.Outbox{DB: d, Clock: clk, Keys: keys}}
+			ids := &identity.Service{DB: d, Clock: clk, Keys: keys, Outbox: &outbox.Outbox{DB: d, Keys: keys}}
 			test(t, &env{d: d, clk: clk, keys: keys, ids: ids, svc: &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}})
 		})
 	}
@@ -77,7 +77,7 @@ func (e *env) person(t *testing.T, email string, tr traits) *person {
 	ctx := context.Background()
 	var secret string
 	if err := e.d.Tx(ctx, func(tx *db.Tx) error {
-		_, auth, err := identity.CreateUser(ctx, tx, e.keys, tx.Now(), identity.NewUser{Email: email, Password: password, WithTOTP: tr.totp})
+		_, auth, err := identity.CreateUser(ctx, tx, e.keys, identity.NewUser{Email: email, Password: password, WithTOTP: tr.totp})
 		if auth != nil {
 			secret = auth.Secret
 		}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
 
@@ -24,12 +24,13 @@ import (
 // code locks step-up again. Both live in the database, so every server
 // instance sees the same count.
 
-// errLockedOut is the 429 answer while the person's step-up is locked.
-func errLockedOut(until, now time.Time) error {
+// errLockedOut is the 429 answer, in tx, while the person's step-up is
+// locked until until.
+func errLockedOut(tx *db.Tx, until time.Time) error {
 	e := apierr.Newf(apierr.RateLimited,
 		"Too many wrong verification codes: confirming it is you is locked until %s UTC. Please wait before trying again.",
 		until.UTC().Format("15:04"))
-	e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(until.Sub(now))
+	e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(until.Sub(tx.Now()))
 	return e
 }
 
@@ -44,7 +45,7 @@ func checkLockout(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 		return err
 	}
 	if until != nil && until.After(tx.Now()) {
-		return errLockedOut(*until, tx.Now())
+		return errLockedOut(tx, *until)
 	}
 	return nil
 }
@@ -62,7 +63,7 @@ func lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 		return err
 	}
 	if until != nil && until.After(tx.Now()) {
-		return errLockedOut(*until, tx.Now())
+		return errLockedOut(tx, *until)
 	}
 	return nil
 }

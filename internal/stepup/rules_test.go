@@ -241,7 +241,7 @@ func (e *env) member(t *testing.T, userID uuid.UUID) (owner, admin uuid.UUID) {
 			role  organization.Role
 			id    *uuid.UUID
 		}{{"olga@acme.test", organization.Owner, &owner}, {"adam@acme.test", organization.Admin, &admin}} {
-			u, _, err := identity.CreateUser(ctx, tx, e.keys, tx.Now(), identity.NewUser{Email: m.email, Password: password})
+			u, _, err := identity.CreateUser(ctx, tx, e.keys, identity.NewUser{Email: m.email, Password: password})
 			if err != nil {
 				return err
 			}

@@ -204,7 +204,7 @@ func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, r Re
 }
 
 // hasCredential reports whether userID registered an approving app.
-func hasCredential(ctx context.Context, q db.Querier, userID uuid.UUID) (bool, error) {
+func hasCredential(ctx context.Context, q db.Reader, userID uuid.UUID) (bool, error) {
 	var app bool
 	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1)`, userID).Scan(&app)
 	return app, err

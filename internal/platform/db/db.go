@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/pressly/goose/v3"
@@ -36,12 +37,30 @@ const (
 	Postgres Dialect = "postgres"
 )
 
-// Querier runs SQL: an open transaction or the database itself. Store code
-// takes a Querier so that a feature can run inside its caller's transaction.
-type Querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+// Reader runs queries: the database's read handle (DB.Reader) or an open
+// transaction. Code that only reads takes a Reader, so it serves a request
+// outside a transaction as well as its caller's transaction. It has no
+// ExecContext: a write outside a transaction (on SQLite, through a read
+// connection beside the single writer) does not compile.
+//
+// Now is the time rules applied to what is read see: a transaction's begin
+// time (Tx.Now), or the database's clock when the read handle was handed out
+// (DB.Reader), so one operation's reads all see one instant. A read that
+// applies a time rule (an invoice overdue, this month's card spending)
+// reads it here rather than taking a now parameter.
+type Reader interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	Now() time.Time
+}
+
+// Querier runs SQL, writes included: an open transaction (*Tx), or the
+// PostgreSQL pool a single self-contained statement may run on (see
+// DB.Autocommit). Store code that writes takes a Querier or a *Tx so that a
+// feature can run inside its caller's transaction.
+type Querier interface {
+	Reader
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // DB is the opened database.
@@ -107,7 +126,10 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	params.Add("_pragma", "foreign_keys(1)")
 	params.Add("_pragma", "synchronous(NORMAL)")
 	params.Set("_time_format", "sqlite")
-	readDSN := "file:" + path + "?" + params.Encode()
+	// The read pool is query-only: a write reaches the database through the
+	// single writer alone (DB.Reader's type has no ExecContext; this stops
+	// an INSERT … RETURNING sent as a query too).
+	readDSN := "file:" + path + "?" + params.Encode() + "&_pragma=query_only(1)"
 	// The writer keeps its statement and savepoint journals (the pages a
 	// failing statement or transaction of a group commit would restore) in
 	// memory instead of a temporary file written on every change; they last
@@ -254,10 +276,51 @@ func (d *DB) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Reader returns the Querier for reads outside a transaction. Its
+// Reader returns the handle for reads outside a transaction; it cannot
+// write (every write runs in DB.Tx, or in DB.Autocommit's statement). Its
 // statements are prepared once and reused: parsing SQL is a large share of
-// a short read on SQLite.
-func (d *DB) Reader() Querier { return d.reader }
+// a short read on SQLite. On SQLite its connections are also opened
+// query-only, so not even a query can change the database through them.
+// Its Now is the database's clock read now: an operation takes one handle
+// and every rule it applies sees that instant, as in a transaction.
+func (d *DB) Reader() Reader { return readHandle{d.reader, d.clock.Now()} }
+
+// readHandle is DB.Reader: the read statements and the time it was handed
+// out, and no way to write, not even by a type assertion.
+type readHandle struct {
+	stmts *stmtCache
+	now   time.Time
+}
+
+func (r readHandle) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return r.stmts.QueryContext(ctx, query, args...)
+}
+
+func (r readHandle) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return r.stmts.QueryRowContext(ctx, query, args...)
+}
+
+func (r readHandle) Now() time.Time { return r.now }
+
+// autocommitHandle is DB.Autocommit: the read handle that may also write.
+type autocommitHandle struct{ readHandle }
+
+func (a autocommitHandle) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return a.stmts.ExecContext(ctx, query, args...)
+}
+
+// Autocommit returns, on PostgreSQL, a Querier on the write pool whose every
+// statement is a transaction of its own, for a hot write that is one atomic
+// statement (a rate-limit bucket's upsert) and so is spared a BEGIN and a
+// COMMIT. ok is false on SQLite, where every write joins the single
+// writer's group commit through Tx.
+func (d *DB) Autocommit() (q Querier, ok bool) {
+	if d.dialect != Postgres {
+		return nil, false
+	}
+	// On PostgreSQL the read statements' pool is the write pool.
+	return autocommitHandle{readHandle{d.reader, d.clock.Now()}}, true
+}
 
 // Pools returns the connection pools by name, for pool gauges.
 func (d *DB) Pools() map[string]*sql.DB {

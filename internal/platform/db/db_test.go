@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -13,6 +14,17 @@ import (
 )
 
 const insertStatement = `INSERT INTO organizations (id, name, status, inserted_at, updated_at) VALUES ($1, $2, $3, $4, $4)`
+
+// ownTx is a Querier whose every statement is a transaction of its own
+// (the read handle cannot write).
+type ownTx struct {
+	db.Reader
+	d *db.DB
+}
+
+func (o ownTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return db.InTx(ctx, o.d, func(tx *db.Tx) (sql.Result, error) { return tx.ExecContext(ctx, query, args...) })
+}
 
 func insertOrg(ctx context.Context, q db.Querier, id uuid.UUID, status string) error {
 	_, err := q.ExecContext(ctx, insertStatement, id, "Acme", status, time.Now().UTC())
@@ -91,7 +103,7 @@ func TestStoreTxCommitsAndRollsBack(t *testing.T) {
 func TestStoreConstraintsMapToNames(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		q := d.Reader()
+		q := ownTx{d.Reader(), d}
 		org, user := uuid.New(), uuid.New()
 		if err := insertOrg(ctx, q, org, "active"); err != nil {
 			t.Fatal(err)
@@ -146,7 +158,7 @@ func TestStoreTimesRoundTripInUTC(t *testing.T) {
 		ctx := context.Background()
 		at := time.Date(2026, 11, 22, 10, 30, 15, 123456000, time.UTC)
 		id := uuid.New()
-		if _, err := d.Reader().ExecContext(ctx, `INSERT INTO organizations (id, name, inserted_at, updated_at) VALUES ($1, 'x', $2, $2)`, id, at); err != nil {
+		if _, err := (ownTx{d.Reader(), d}).ExecContext(ctx, `INSERT INTO organizations (id, name, inserted_at, updated_at) VALUES ($1, 'x', $2, $2)`, id, at); err != nil {
 			t.Fatal(err)
 		}
 		var got time.Time
@@ -164,5 +176,23 @@ func TestStoreTimesRoundTripInUTC(t *testing.T) {
 func TestOpenRefusesUnknownDatabaseKinds(t *testing.T) {
 	if _, err := db.Open(context.Background(), "mysql://root:hunter2@localhost/x"); err == nil {
 		t.Fatal("want an error for a mysql URL")
+	}
+}
+
+// On SQLite the read handle's connections are query-only: even a write
+// sent as a query (INSERT … RETURNING) fails and changes nothing, so every
+// write goes through the single writer.
+func TestSQLiteReaderCannotWrite(t *testing.T) {
+	d := dbtest.Open(t, dbtest.SQLiteDSN(t))
+	ctx := context.Background()
+	var id uuid.UUID
+	err := d.Reader().QueryRowContext(ctx, `INSERT INTO organizations (id, name, inserted_at, updated_at) VALUES ($1, 'x', $2, $2) RETURNING id`,
+		uuid.New(), time.Now().UTC()).Scan(&id)
+	if err == nil {
+		t.Fatal("the read handle wrote a row")
+	}
+	var n int
+	if err := d.Reader().QueryRowContext(ctx, `SELECT count(*) FROM organizations`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("organizations = %d, %v; want none", n, err)
 	}
 }

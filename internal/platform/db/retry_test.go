@@ -112,7 +112,7 @@ func TestStoreTxRetryCommitsBothSidesOfARealDeadlock(t *testing.T) {
 	ctx := context.Background()
 	a, b := uuid.New(), uuid.New()
 	for _, id := range []uuid.UUID{a, b} {
-		if err := insertOrg(ctx, d.Reader(), id, "active"); err != nil {
+		if err := insertOrg(ctx, ownTx{d.Reader(), d}, id, "active"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,7 +11,7 @@ type Scanner = interface{ Scan(dest ...any) error }
 
 // QueryAll runs query in q and reads every row with scan, in order: the
 // loop that each list query would otherwise write again.
-func QueryAll[T any](ctx context.Context, q Querier, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+func QueryAll[T any](ctx context.Context, q Reader, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -302,7 +302,7 @@ func (t *Tail) start(ctx context.Context) (Position, error) {
 
 // oldestRunning is the id of the oldest transaction still running (or the
 // next one to start): every transaction below it has ended.
-func oldestRunning(ctx context.Context, q db.Querier) (uint64, error) {
+func oldestRunning(ctx context.Context, q db.Reader) (uint64, error) {
 	var xmin string
 	if err := q.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&xmin); err != nil {
 		return 0, err
@@ -328,7 +328,7 @@ func (t *Tail) read(ctx context.Context, pos Position) (events []Event, position
 // the last one read has then committed or rolled back. (Ordering by seq
 // alone would skip the event of a transaction that drew an earlier seq but
 // committed after a younger one.)
-func readAfter(ctx context.Context, d *db.DB, q db.Querier, pos Position, batch int, filter string) (events []Event, positions []Position, heldBack bool, err error) {
+func readAfter(ctx context.Context, d *db.DB, q db.Reader, pos Position, batch int, filter string) (events []Event, positions []Position, heldBack bool, err error) {
 	if d.Dialect() != db.Postgres {
 		rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM domain_events
 			WHERE seq > $1`+filter+` ORDER BY seq LIMIT $2`, pos.Seq, batch)

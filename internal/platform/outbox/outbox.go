@@ -24,7 +24,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -108,8 +107,7 @@ const codePurpose = "outbox-code"
 // Outbox queues messages that carry codes (and any other message) and
 // delivers them; see the package documentation for how codes are kept.
 type Outbox struct {
-	DB    *db.DB
-	Clock clock.Clock
+	DB *db.DB
 	// Keys seals codes at rest in test.
 	Keys *keyring.Keyring
 	// Live: codes are never stored; they reach Sender right after the commit.
@@ -183,10 +181,7 @@ func (o *Outbox) sendNow(ctx context.Context, m Message) {
 		}
 	}
 	if err == nil {
-		err = o.DB.Tx(ctx, func(tx *db.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, m.ID, tx.Now())
-			return err
-		})
+		err = o.markDelivered(ctx, m.ID)
 	}
 	if err != nil && o.Logger != nil {
 		// The error comes from the sender or the database, never from the message's text.
@@ -250,8 +245,16 @@ func (o *Outbox) deliver(ctx context.Context, j job.Job) error {
 	if err := o.Sender.Send(ctx, m); err != nil {
 		return err
 	}
-	_, err = o.DB.Reader().ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, m.ID, o.Clock.Now())
-	return err
+	return o.markDelivered(ctx, m.ID)
+}
+
+// markDelivered records that the message went out, unless an earlier
+// delivery already did.
+func (o *Outbox) markDelivered(ctx context.Context, id uuid.UUID) error {
+	return o.DB.Tx(ctx, func(tx *db.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, id, tx.Now())
+		return err
+	})
 }
 
 // LogSender stands in for real channels: it records that a message went out,
@@ -274,17 +277,17 @@ type Filter struct {
 
 // List returns a page of messages, newest first (ids are time-ordered), as
 // stored: a code message carries no code and CodePlaceholder in its body.
-func List(ctx context.Context, q db.Querier, f Filter, req page.Request) ([]Message, error) {
+func List(ctx context.Context, q db.Reader, f Filter, req page.Request) ([]Message, error) {
 	return list(ctx, q, f, req, nil)
 }
 
 // List returns a page of messages as List does, with the codes sealed at
 // rest (test) opened again: what the sandbox outbox shows.
-func (o *Outbox) List(ctx context.Context, q db.Querier, f Filter, req page.Request) ([]Message, error) {
+func (o *Outbox) List(ctx context.Context, q db.Reader, f Filter, req page.Request) ([]Message, error) {
 	return list(ctx, q, f, req, o)
 }
 
-func list(ctx context.Context, q db.Querier, f Filter, req page.Request, opener *Outbox) ([]Message, error) {
+func list(ctx context.Context, q db.Reader, f Filter, req page.Request, opener *Outbox) ([]Message, error) {
 	rows, err := q.QueryContext(ctx, `
 		SELECT id, user_id, kind, channel, subject, body, sealed_code, inserted_at FROM outbox_messages
 		WHERE (user_id = $1 OR $1 IS NULL)

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -60,7 +60,7 @@ func TestQueuedMessagesAreDeliveredOnceAndOnlyIfCommitted(t *testing.T) {
 		ctx := context.Background()
 		code := "123456"
 		sender := &recordingSender{fail: 1}
-		ob := &outbox.Outbox{DB: d, Clock: clk, Keys: testKeys(t), Sender: sender}
+		ob := &outbox.Outbox{DB: d, Keys: testKeys(t), Sender: sender}
 		queue := func(tx *db.Tx, subject string) error {
 			_, err := ob.Queue(ctx, tx, outbox.Message{Kind: outbox.StepUpEmailCode, Channel: outbox.ChannelEmail, Subject: subject, Body: "Your code is " + code + ".", Code: &code})
 			return err
@@ -157,7 +157,7 @@ func TestLiveCodesReachTheSenderAfterCommitAndAreNeverStored(t *testing.T) {
 	eachEngine(t, clk, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		sender := &recordingSender{}
-		ob := &outbox.Outbox{DB: d, Clock: clk, Live: true, Sender: sender}
+		ob := &outbox.Outbox{DB: d, Live: true, Sender: sender}
 		code := "246810"
 		var queued outbox.Message
 		if err := d.Tx(ctx, func(tx *db.Tx) error {

@@ -298,9 +298,8 @@ func (s *Store) sweepLeases(now int64) {
 // (two more round trips). On SQLite it joins the single writer's group
 // commit like every other write.
 func (s *Store) run(ctx context.Context, fn func(q db.Querier) error) error {
-	if s.db.Dialect() == db.Postgres {
-		// On PostgreSQL the reader is the write pool (see db.DB.Reader).
-		return fn(s.db.Reader())
+	if q, ok := s.db.Autocommit(); ok {
+		return fn(q)
 	}
 	return s.db.Tx(ctx, func(tx *db.Tx) error { return fn(tx) })
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -124,7 +125,7 @@ type contactRecord struct {
 	Name           string    `json:"name"`
 	Currency       string    `json:"currency"`
 	Rail           string    `json:"rail"`
-	payment.BankDetails
+	bankdetails.Account
 	CryptoAddress *string   `json:"crypto_address"`
 	Network       *string   `json:"network"`
 	CreatedByID   uuid.UUID `json:"created_by_id"`
@@ -132,7 +133,7 @@ type contactRecord struct {
 }
 
 func newContactRecord(c payment.Contact) contactRecord {
-	return contactRecord{ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Currency: c.Currency, Rail: c.Rail, BankDetails: c.Bank,
+	return contactRecord{ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Currency: c.Currency, Rail: c.Rail, Account: c.Bank,
 		CryptoAddress: c.CryptoAddress, Network: c.Network, CreatedByID: c.CreatedByID, InsertedAt: c.InsertedAt}
 }
 
@@ -218,7 +219,7 @@ func (s *server) executePayment(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	out, err := s.Payments.Execute(r.Context(), actorOf(r), req, key)
+	out, err := s.BillPay.Execute(r.Context(), actorOf(r), req, key)
 	if err == nil && out.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -294,7 +295,7 @@ func (s *server) cancelPayment(w http.ResponseWriter, r *http.Request) error {
 	if err := noBody(r); err != nil {
 		return err
 	}
-	p, err := s.Payments.Cancel(r.Context(), actorOf(r), id)
+	p, err := s.BillPay.Cancel(r.Context(), actorOf(r), id)
 	return render(w, http.StatusOK, newPaymentRecord, p, err)
 }
 
@@ -351,7 +352,7 @@ func (s *server) approveApproval(w http.ResponseWriter, r *http.Request) error {
 	if err := noBody(r); err != nil {
 		return err
 	}
-	x, err := s.Payments.Approve(r.Context(), actorOf(r), id)
+	x, err := s.Approving.Challenge(r.Context(), actorOf(r), id)
 	return render(w, http.StatusOK, newApprovalRecord, x, err)
 }
 
@@ -364,7 +365,7 @@ func (s *server) rejectApproval(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	x, err := s.Payments.Reject(r.Context(), actorOf(r), id, req)
+	x, err := s.BillPay.Reject(r.Context(), actorOf(r), id, req)
 	return render(w, http.StatusOK, newApprovalRecord, x, err)
 }
 
@@ -538,6 +539,6 @@ func (s *server) sandboxSettle(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	p, err := s.Payments.Settle(r.Context(), id, req.Outcome)
+	p, err := s.BillPay.Settle(r.Context(), id, req.Outcome)
 	return render(w, http.StatusOK, newPaymentRecord, p, err)
 }

@@ -90,7 +90,7 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/bills/{bill_id}", authSession, limitDefault, billAction(s.Bills.Get)},
 		{"PATCH", "/api/v1/bills/{bill_id}", authSession, limitDefault, s.updateBill},
 		{"POST", "/api/v1/bills/{bill_id}/cancel", authSession, limitDefault, billAction(s.Bills.Cancel)},
-		{"POST", "/api/v1/bills/{bill_id}/payment-contact", authSession, limitDefault, billAction(s.Bills.CreateContact)},
+		{"POST", "/api/v1/bills/{bill_id}/payment-contact", authSession, limitDefault, billAction(s.BillPay.CreateContact)},
 
 		{"POST", "/api/v1/organizations/{organization_id}/billing-contacts", authSession, limitDefault, createInOrganization(s.Invoices.CreateContact, newBillingContactRecord)},
 		{"GET", "/api/v1/organizations/{organization_id}/billing-contacts", authSession, limitDefault, listInOrganization(s, "billing-contacts", s.Invoices.ListContacts, invoicing.ContactPageKey, newBillingContactRecord)},

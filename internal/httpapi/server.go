@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/internal/apikey"
-	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
+	"github.com/strongroom/strongroom/internal/flow/approving"
+	"github.com/strongroom/strongroom/internal/flow/billpay"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -65,8 +66,13 @@ type Deps struct {
 	Ledger *ledger.Service
 	// Payments moves money out after a person approves.
 	Payments *payment.Service
-	// Approving answers challenges from the approving app.
+	// Approving asks for payment approvals and answers challenges from the
+	// approving app.
 	Approving *approving.Service
+	// BillPay runs what touches a payment and the bill it pays: executing,
+	// cancelling, rejecting and settling payments, and a bill's payment
+	// contact.
+	BillPay *billpay.Service
 	// Cards runs cards and the authorizations their network asks for.
 	Cards *card.Service
 	// Files keeps uploaded files.

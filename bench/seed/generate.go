@@ -83,7 +83,7 @@ func (g *generator) run(ctx context.Context, d *db.DB) (Heavy, error) {
 	heavy := Heavy{OwnerEmail: "heavy@seed.test", OwnerPassword: cfg.Password, Secret: cfg.Secret}
 	var hash, sealed string
 	err := d.Tx(ctx, func(tx *db.Tx) error {
-		o, err := organization.Create(ctx, tx, begin, "Heavy History Ltd", organization.EntityReady, false)
+		o, err := organization.Create(ctx, tx, "Heavy History Ltd", organization.EntityReady, false)
 		if err != nil {
 			return err
 		}
@@ -95,7 +95,7 @@ func (g *generator) run(ctx context.Context, d *db.DB) (Heavy, error) {
 		if err != nil {
 			return err
 		}
-		if err := organization.AddMember(ctx, tx, begin, o.ID, u.ID, organization.Owner); err != nil {
+		if err := organization.AddMember(ctx, tx, o.ID, u.ID, organization.Owner); err != nil {
 			return err
 		}
 		heavy.OrganizationID, heavy.TOTPSecret = o.ID.String(), auth.Secret

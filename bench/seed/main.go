@@ -28,6 +28,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
@@ -113,7 +114,9 @@ func Seed(ctx context.Context, cfg Config, logf func(string, ...any)) (Heavy, er
 	if err != nil {
 		return Heavy{}, err
 	}
-	d, err := db.Open(ctx, cfg.Database)
+	// The one transaction the seed runs through the real code (the heavy
+	// organization and its owner) happens when the history begins.
+	d, err := db.Open(ctx, cfg.Database, db.WithClock(clock.NewManual(cfg.Now.Add(-history))))
 	if err != nil {
 		return Heavy{}, err
 	}

@@ -265,7 +265,7 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, r 
 			return Key{}, apierr.Newf(apierr.APIKeyLimitReached, "This organization already has %d active API keys; revoke one first.", MaxActive)
 		}
 		k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(*r.Name), Role: *r.Role, Scopes: scopes,
-			Lookup: t.Lookup, Environment: t.Env, CreatedByID: a.UserID, InsertedAt: tx.Now}
+			Lookup: t.Lookup, Environment: t.Env, CreatedByID: a.UserID, InsertedAt: tx.Now()}
 		return k, insertKey(ctx, tx, k, s.hash(t.Lookup, t.Secret))
 	})
 	if err != nil {
@@ -350,7 +350,7 @@ func (s *Service) Rotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
 		return updateUnrevoked(ctx, tx, orgID, id,
 			`previous_secret_hash = secret_hash, previous_secret_expires_at = $3, secret_hash = $4, rotated_at = $5`,
-			tx.Now.Add(RotationOverlap), s.hash(t.Lookup, t.Secret), tx.Now)
+			tx.Now().Add(RotationOverlap), s.hash(t.Lookup, t.Secret), tx.Now())
 	})
 	if err != nil {
 		return Key{}, "", err

@@ -32,7 +32,7 @@ type env struct {
 
 func eachEnv(t *testing.T, test func(t *testing.T, e *env)) {
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
-		org, owner := fixture.Member(t, d, start, organization.Owner)
+		org, owner := fixture.Member(t, d, organization.Owner)
 		svc := &apikey.Service{DB: d, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: fixture.Present{}}
 		test(t, &env{d: d, clk: clk, svc: svc, org: org, owner: owner})
 	})
@@ -117,8 +117,8 @@ func TestGrantRules(t *testing.T) {
 		ctx := context.Background()
 		creators := map[organization.Role]actor.Actor{
 			organization.Owner:  e.owner,
-			organization.Admin:  fixture.Join(t, e.d, start, e.org.ID, "admin@acme.test", organization.Admin),
-			organization.Member: fixture.Join(t, e.d, start, e.org.ID, "member@acme.test", organization.Member),
+			organization.Admin:  fixture.Join(t, e.d, e.org.ID, "admin@acme.test", organization.Admin),
+			organization.Member: fixture.Join(t, e.d, e.org.ID, "member@acme.test", organization.Member),
 		}
 		for _, tc := range []struct {
 			creator, role organization.Role
@@ -276,7 +276,7 @@ func TestAuthenticate(t *testing.T) {
 		setStatus := func(s organization.Status) {
 			t.Helper()
 			if _, err := db.InTx(ctx, e.d, func(tx *db.Tx) (organization.Organization, error) {
-				return organization.SetStatus(ctx, tx, tx.Now, e.org.ID, s)
+				return organization.SetStatus(ctx, tx, e.org.ID, s)
 			}); err != nil {
 				t.Fatal(err)
 			}

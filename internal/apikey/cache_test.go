@@ -98,7 +98,7 @@ func TestChangesReachEveryInstance(t *testing.T) {
 	dsn := dbtest.PostgresDSN(t) // skips without PostgreSQL: SQLite has one process
 	one := dbtest.Open(t, dsn, db.WithClock(clk))
 	two := dbtest.Open(t, dsn, db.WithClock(clk))
-	org, owner := fixture.Member(t, one, start, organization.Owner)
+	org, owner := fixture.Member(t, one, organization.Owner)
 	svcOne := &apikey.Service{DB: one, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: fixture.Present{}}
 	svcTwo := &apikey.Service{DB: two, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: fixture.Present{}}
 	eventually := func(what string, typ apierr.Type, secret string) {
@@ -134,13 +134,13 @@ func TestChangesReachEveryInstance(t *testing.T) {
 	}
 	kept(secretA)
 	if _, err := db.InTx(ctx, one, func(tx *db.Tx) (organization.Organization, error) {
-		return organization.SetStatus(ctx, tx, tx.Now, org.ID, organization.Paused)
+		return organization.SetStatus(ctx, tx, org.ID, organization.Paused)
 	}); err != nil {
 		t.Fatal(err)
 	}
 	eventually("pausing the organization", apierr.OrganizationUnavailable, secretA)
 	if _, err := db.InTx(ctx, one, func(tx *db.Tx) (organization.Organization, error) {
-		return organization.SetStatus(ctx, tx, tx.Now, org.ID, organization.Active)
+		return organization.SetStatus(ctx, tx, org.ID, organization.Active)
 	}); err != nil {
 		t.Fatal(err)
 	}

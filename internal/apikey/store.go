@@ -89,11 +89,11 @@ func updateUnrevoked(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID, set st
 	return k, err
 }
 
-// revokeKey marks one of orgID's keys revoked at tx.Now, unless it already is.
+// revokeKey marks one of orgID's keys revoked at tx.Now(), unless it already is.
 func revokeKey(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error {
 	tx.Notify(Topic)
 	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
-		id, orgID, tx.Now)
+		id, orgID, tx.Now())
 	return err
 }
 
@@ -101,7 +101,7 @@ func revokeKey(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error {
 // organization loses its keys for good (rule 6).
 func RevokeAll(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
 	tx.Notify(Topic)
-	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE organization_id = $1 AND revoked_at IS NULL`, orgID, tx.Now)
+	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE organization_id = $1 AND revoked_at IS NULL`, orgID, tx.Now())
 	return err
 }
 
@@ -131,8 +131,8 @@ func readCredentials(ctx context.Context, q db.Querier, env, lookup string) (cre
 	return c, err
 }
 
-// touch records that the key was used at tx.Now.
+// touch records that the key was used at tx.Now().
 func touch(ctx context.Context, tx *db.Tx, id uuid.UUID) error {
-	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, id, tx.Now)
+	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, id, tx.Now())
 	return err
 }

@@ -106,12 +106,12 @@ func (s *Service) finishExtraction(ctx context.Context, id uuid.UUID, res extrac
 		outcome := ExtractionCompleted
 		if readErr != nil {
 			outcome = ExtractionFailed
-			now := tx.Now.UTC()
+			now := tx.Now().UTC()
 			b.ExtractionFailedAt = &now
 		} else {
 			fill(&b, res.Fields)
 		}
-		b.Status, b.UpdatedAt = Extracted, tx.Now.UTC()
+		b.Status, b.UpdatedAt = Extracted, tx.Now().UTC()
 		if err := saveFields(ctx, tx, b); err != nil {
 			return err
 		}

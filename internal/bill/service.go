@@ -45,7 +45,7 @@ const (
 // appendEvent records typ with data in bill b's history.
 func appendEvent(ctx context.Context, tx *db.Tx, b Bill, typ string, data map[string]any) error {
 	data["bill_id"] = b.ID
-	_, err := event.Append(ctx, tx, tx.Now, b.OrganizationID, "bill-"+b.ID.String(), b.ID.String(), typ, data)
+	_, err := event.Append(ctx, tx, b.OrganizationID, "bill-"+b.ID.String(), b.ID.String(), typ, data)
 	return err
 }
 
@@ -114,14 +114,14 @@ func open(ctx context.Context, tx *db.Tx, a actor.Actor, f file.File) (Bill, err
 		return Bill{}, err
 	}
 	b := Bill{ID: id, OrganizationID: f.OrganizationID, CreatedByID: a.UserID, FileID: &f.ID, Status: Extracting, DocumentType: Invoice,
-		InsertedAt: tx.Now.UTC(), UpdatedAt: tx.Now.UTC()}
+		InsertedAt: tx.Now().UTC(), UpdatedAt: tx.Now().UTC()}
 	if err := insertBill(ctx, tx, b); err != nil {
 		return Bill{}, err
 	}
 	if err := appendEvent(ctx, tx, b, EventAppended, map[string]any{"event": ExtractionStarted}); err != nil {
 		return Bill{}, err
 	}
-	if _, err := job.Enqueue(ctx, tx, tx.Now, extractJob, extractPayload{BillID: id},
+	if _, err := job.Enqueue(ctx, tx, extractJob, extractPayload{BillID: id},
 		job.FairKey(f.OrganizationID.String())); err != nil {
 		return Bill{}, err
 	}
@@ -173,7 +173,7 @@ func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, fn fu
 }
 
 // lockBill returns bill id locked in tx, once a may change it, updated at
-// tx.Now.
+// tx.Now().
 func lockBill(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Bill, error) {
 	b, err := loadBill(ctx, tx, id, tx.ForUpdate())
 	if err != nil {
@@ -182,7 +182,7 @@ func lockBill(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Bill
 	if err := access(ctx, tx, a, b, true); err != nil {
 		return Bill{}, err
 	}
-	b.UpdatedAt = tx.Now.UTC()
+	b.UpdatedAt = tx.Now().UTC()
 	return b, nil
 }
 
@@ -340,7 +340,7 @@ func (s *Service) Request(ctx context.Context, tx *db.Tx, p Payment) error {
 	case *b.Amount != p.Amount:
 		return mismatch("The quote delivers %s %s; the bill is for %s %s.", p.Amount, p.Amount.Currency, b.Amount, b.Amount.Currency)
 	}
-	b.Status, b.ApprovalRequestID, b.FiatOutgoingID, b.UpdatedAt = PaymentRequested, &p.ApprovalID, &p.PaymentID, tx.Now.UTC()
+	b.Status, b.ApprovalRequestID, b.FiatOutgoingID, b.UpdatedAt = PaymentRequested, &p.ApprovalID, &p.PaymentID, tx.Now().UTC()
 	if err := setPayment(ctx, tx, b); err != nil {
 		return err
 	}
@@ -354,7 +354,7 @@ func (s *Service) Release(ctx context.Context, tx *db.Tx, id, paymentID uuid.UUI
 	if err != nil || b.Status != PaymentRequested || b.FiatOutgoingID == nil || *b.FiatOutgoingID != paymentID {
 		return err
 	}
-	b.Status, b.ApprovalRequestID, b.FiatOutgoingID, b.UpdatedAt = Extracted, nil, nil, tx.Now.UTC()
+	b.Status, b.ApprovalRequestID, b.FiatOutgoingID, b.UpdatedAt = Extracted, nil, nil, tx.Now().UTC()
 	if err := setPayment(ctx, tx, b); err != nil {
 		return err
 	}

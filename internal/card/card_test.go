@@ -141,7 +141,7 @@ func authorizeAtOnce(t *testing.T, s *card.Service, ids []uuid.UUID, r card.Auth
 func TestConcurrentPurchasesNeverPassTheLimit(t *testing.T) {
 	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		s := newService(t, d)
-		org, owner := fixture.Member(t, d, testDay, organization.Owner)
+		org, owner := fixture.Member(t, d, organization.Owner)
 		fund(t, d, org.ID, "10000.00")
 		c := issue(t, s, org.ID, &owner.UserID, 100) // 100 USD: seven purchases of 13.00 fit
 		ids := make([]uuid.UUID, 20)
@@ -167,7 +167,7 @@ func TestConcurrentPurchasesNeverPassTheLimit(t *testing.T) {
 func TestConcurrentPurchasesAcrossCardsNeverOverdraw(t *testing.T) {
 	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		s := newService(t, d)
-		org, owner := fixture.Member(t, d, testDay, organization.Owner)
+		org, owner := fixture.Member(t, d, organization.Owner)
 		fund(t, d, org.ID, "50.00")
 		ids := make([]uuid.UUID, 12)
 		for i := range ids {
@@ -191,7 +191,7 @@ func TestConcurrentPurchasesAcrossCardsNeverOverdraw(t *testing.T) {
 func TestSpendingStartsAgainEachUTCMonth(t *testing.T) {
 	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		s := newService(t, d)
-		org, owner := fixture.Member(t, d, testDay, organization.Owner)
+		org, owner := fixture.Member(t, d, organization.Owner)
 		fund(t, d, org.ID, "1000.00")
 		c := issue(t, s, org.ID, &owner.UserID, 100)
 		spent := func() int64 {
@@ -232,7 +232,7 @@ func TestSpendingStartsAgainEachUTCMonth(t *testing.T) {
 func TestConcurrentRefundsNeverExceedTheMonthsPurchases(t *testing.T) {
 	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		s := newService(t, d)
-		org, owner := fixture.Member(t, d, testDay, organization.Owner)
+		org, owner := fixture.Member(t, d, organization.Owner)
 		fund(t, d, org.ID, "100.00")
 		c := issue(t, s, org.ID, &owner.UserID, 1000)
 		for _, amount := range []string{"40.00", "25.00"} {
@@ -269,7 +269,7 @@ func TestActivationCodeComesWithTheLetterOnly(t *testing.T) {
 	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		s := newService(t, d)
-		org, owner := fixture.Member(t, d, testDay, organization.Owner)
+		org, owner := fixture.Member(t, d, organization.Owner)
 		c := issue(t, s, org.ID, &owner.UserID, 100)
 		if _, err := s.OrderPhysical(ctx, owner, c.ID, card.OrderRequest{ShippingAddress: &card.Address{
 			Line1: "1 Market Street", City: "San Francisco", PostalCode: "94105", CountryCode: "US"}}); err != nil {
@@ -329,8 +329,8 @@ func TestMembersSeeOnlyTheirOwnCards(t *testing.T) {
 	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
 		s := newService(t, d)
-		org, owner := fixture.Member(t, d, testDay, organization.Owner)
-		member := fixture.Join(t, d, testDay, org.ID, "bo@acme.test", organization.Member)
+		org, owner := fixture.Member(t, d, organization.Owner)
+		member := fixture.Join(t, d, org.ID, "bo@acme.test", organization.Member)
 		mine := issue(t, s, org.ID, &member.UserID, 10)
 		theirs := issue(t, s, org.ID, &owner.UserID, 10)
 		cs, err := s.List(ctx, member, org.ID, card.ListFilter{}, page.Request{Limit: 50})
@@ -340,7 +340,7 @@ func TestMembersSeeOnlyTheirOwnCards(t *testing.T) {
 		if _, err := s.Get(ctx, member, theirs.ID); !apierr.Is(err, apierr.NotFound) {
 			t.Fatalf("member gets another's card: %v", err)
 		}
-		other := fixture.Organization(t, d, testDay, "Globex")
+		other := fixture.Organization(t, d, "Globex")
 		foreign := issue(t, s, other.ID, nil, 10)
 		if _, err := s.Get(ctx, owner, foreign.ID); !apierr.Is(err, apierr.NotFound) {
 			t.Fatalf("owner gets another organization's card: %v", err)
@@ -358,7 +358,7 @@ func benchmarkAuthorize(b *testing.B, cards int) {
 		b.Run(e.Name, func(b *testing.B) {
 			d := dbtest.Open(b, e.DSN(b), db.WithClock(clock.NewManual(testDay)))
 			s := newService(b, d)
-			org, owner := fixture.Member(b, d, testDay, organization.Owner)
+			org, owner := fixture.Member(b, d, organization.Owner)
 			fund(b, d, org.ID, "100000000.00")
 			ids := make([]uuid.UUID, cards)
 			for i := range ids {

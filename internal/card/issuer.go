@@ -69,7 +69,7 @@ func (s SandboxIssuer) SendActivationLetter(ctx context.Context, tx *db.Tx, card
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO sandbox_card_letters (card_id, code_sealed, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (card_id) DO UPDATE SET code_sealed = excluded.code_sealed, created_at = excluded.created_at`, cardID, sealed, tx.Now)
+		ON CONFLICT (card_id) DO UPDATE SET code_sealed = excluded.code_sealed, created_at = excluded.created_at`, cardID, sealed, tx.Now())
 	return err
 }
 
@@ -153,7 +153,7 @@ func (s SandboxIssuer) ProviderPrivateKey(ctx context.Context, network string) (
 	// read that one.
 	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO wallet_provider_keys (network, jwk_sealed, created_at) VALUES ($1, $2, $3)
-			ON CONFLICT (network) DO NOTHING`, network, sealed, tx.Now)
+			ON CONFLICT (network) DO NOTHING`, network, sealed, tx.Now())
 		return err
 	})
 	if err != nil {

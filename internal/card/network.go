@@ -74,8 +74,8 @@ func (s *Service) Issue(ctx context.Context, orgID uuid.UUID, r IssueRequest) (C
 		}
 		c := stored{Card: Card{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, CardHolderName: r.CardHolderName, Provider: provider,
 			Status: Active, AllowPhysical: r.AllowPhysical == nil || *r.AllowPhysical, Physical: Physical{State: PhysicalNone},
-			LastFour: pan[len(pan)-4:], MonthlyLimit: *r.MonthlyLimit, CreatedAt: tx.Now},
-			panSealed: sealed, expiryMonth: int(tx.Now.UTC().Month()), expiryYear: tx.Now.UTC().Year() + 3}
+			LastFour: pan[len(pan)-4:], MonthlyLimit: *r.MonthlyLimit, CreatedAt: tx.Now()},
+			panSealed: sealed, expiryMonth: int(tx.Now().UTC().Month()), expiryYear: tx.Now().UTC().Year() + 3}
 		if r.UserID != nil {
 			userID := uuid.MustParse(*r.UserID)
 			if _, err := organization.Check(ctx, tx, actor.Actor{UserID: userID}, orgID, organization.Need{}); err != nil {
@@ -129,7 +129,7 @@ func (s *Service) issuerView(ctx context.Context, tx *db.Tx, id uuid.UUID) (Card
 // access applies.
 func (s *Service) issuerChange(ctx context.Context, id uuid.UUID, fn func(tx *db.Tx, c stored) error) (Card, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
-		c, err := loadCard(ctx, tx, tx.Now, id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
 		if err != nil {
 			return Card{}, err
 		}
@@ -196,9 +196,9 @@ func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
 		}
 		if code == "" {
 			code = identity.RandomDigits(ActivationCodeDigits)
-			return update(ctx, tx, id, `shipped_at = $2, activation_code_hash = $3`, tx.Now, s.activationHash(id, code))
+			return update(ctx, tx, id, `shipped_at = $2, activation_code_hash = $3`, tx.Now(), s.activationHash(id, code))
 		}
-		return update(ctx, tx, id, `shipped_at = $2`, tx.Now)
+		return update(ctx, tx, id, `shipped_at = $2`, tx.Now())
 	})
 	if err != nil {
 		return Shipment{}, err
@@ -276,7 +276,7 @@ func (s *Service) Authorize(ctx context.Context, id uuid.UUID, r AuthorizationRe
 		return Decision{}, apierr.InvalidField("amount", "is too small or too large to convert to US dollars.")
 	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Decision, error) {
-		c, err := loadCard(ctx, tx, tx.Now, id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
 		if err != nil {
 			return Decision{}, err
 		}

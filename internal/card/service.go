@@ -25,7 +25,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
 
-// Service runs cards. Its transactions stamp rows with tx.Now; reads take
+// Service runs cards. Its transactions stamp rows with tx.Now(); reads take
 // the month of spending from the database's clock.
 type Service struct {
 	DB     *db.DB
@@ -171,7 +171,7 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, e
 func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write bool, fn func(tx *db.Tx, c stored, v viewer) error) (Card, error) {
 	var refused kept
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
-		c, err := loadCard(ctx, tx, tx.Now, id, tx.ForUpdate())
+		c, err := loadCard(ctx, tx, tx.Now(), id, tx.ForUpdate())
 		if err != nil {
 			return Card{}, err
 		}
@@ -207,11 +207,11 @@ const Updated = "card.updated"
 
 // updated reads card id again after a change and appends card.updated.
 func (s *Service) updated(ctx context.Context, tx *db.Tx, id uuid.UUID) (stored, error) {
-	c, err := loadCard(ctx, tx, tx.Now, id, "")
+	c, err := loadCard(ctx, tx, tx.Now(), id, "")
 	if err != nil {
 		return stored{}, err
 	}
-	_, err = event.Append(ctx, tx, tx.Now, c.OrganizationID, "card-"+id.String(), id.String(), Updated,
+	_, err = event.Append(ctx, tx, c.OrganizationID, "card-"+id.String(), id.String(), Updated,
 		map[string]string{"card_id": id.String(), "organization_id": c.OrganizationID.String()})
 	return c, err
 }
@@ -402,13 +402,13 @@ func (s *Service) Activate(ctx context.Context, a actor.Actor, id uuid.UUID, r A
 			return apierr.New(apierr.Conflict, "There is no physical card waiting for activation.")
 		}
 		// One person's guesses are counted one at a time, whatever the card.
-		failures, err := activationFailures(ctx, tx, a.UserID, tx.Now.Add(-ActivationWindow))
+		failures, err := activationFailures(ctx, tx, a.UserID, tx.Now().Add(-ActivationWindow))
 		if err != nil {
 			return err
 		}
 		if len(failures) >= MaxActivationFailures {
 			e := apierr.New(apierr.RateLimited, "Too many wrong activation codes: activation is paused. Please wait before trying again.")
-			e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(failures[len(failures)-MaxActivationFailures].Add(ActivationWindow).Sub(tx.Now))
+			e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(failures[len(failures)-MaxActivationFailures].Add(ActivationWindow).Sub(tx.Now()))
 			return e
 		}
 		// A card ordered before activation codes existed has none: no code is right.

@@ -110,19 +110,19 @@ func listCards(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID
 // card id, stamping updated_at.
 func update(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...any) error {
 	_, err := tx.ExecContext(ctx, `UPDATE cards SET `+set+`, updated_at = $`+strconv.Itoa(len(args)+2)+` WHERE id = $1`,
-		append(append([]any{id}, args...), tx.Now)...)
+		append(append([]any{id}, args...), tx.Now())...)
 	return err
 }
 
 // addSpend adds cents (negative for a refund) to card id's purchases minus
-// refunds in tx.Now's month. A refund is approved only while the sum covers
+// refunds in tx.Now()'s month. A refund is approved only while the sum covers
 // it, so the sum stays at zero or above; reads still show it from zero up,
 // for months recorded before that rule.
 func addSpend(ctx context.Context, tx *db.Tx, id uuid.UUID, cents int64) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO card_spend (card_id, month, spent) VALUES ($1, $2, $3)
 		ON CONFLICT (card_id, month) DO UPDATE SET spent = card_spend.spent + excluded.spent`,
-		id, month(tx.Now), cents)
+		id, month(tx.Now()), cents)
 	return err
 }
 
@@ -148,7 +148,7 @@ func insertAuthorization(ctx context.Context, tx *db.Tx, a authorization) error 
 		                                 approved, decline_reason, transaction_id, inserted_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		a.ID, a.CardID, a.Organization, a.Kind, a.Channel, a.Merchant, a.Amount, a.Currency, a.USDAmount,
-		a.Approved, a.DeclineReason, a.TransactionID, tx.Now)
+		a.Approved, a.DeclineReason, a.TransactionID, tx.Now())
 	return err
 }
 
@@ -169,6 +169,6 @@ func activationFailures(ctx context.Context, tx *db.Tx, userID uuid.UUID, since 
 
 func recordActivationFailure(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO card_activation_failures (id, user_id, failed_at) VALUES ($1, $2, $3)`,
-		uuid.Must(uuid.NewV7()), userID, tx.Now)
+		uuid.Must(uuid.NewV7()), userID, tx.Now())
 	return err
 }

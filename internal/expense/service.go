@@ -25,7 +25,7 @@ import (
 )
 
 // Service runs expenses. Every operation is one transaction stamped with
-// tx.Now; changes lock the expense's row first, so two moves of one
+// tx.Now(); changes lock the expense's row first, so two moves of one
 // expense are decided one after the other.
 type Service struct {
 	DB *db.DB
@@ -176,7 +176,7 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, r 
 		if _, err := organization.Check(ctx, tx, a, orgID, organization.Need{Write: true}); err != nil {
 			return Expense{}, err
 		}
-		e := Expense{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Status: Draft, CreatedBy: Person{ID: a.UserID}, InsertedAt: tx.Now}
+		e := Expense{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Status: Draft, CreatedBy: Person{ID: a.UserID}, InsertedAt: tx.Now()}
 		r.apply(&e)
 		if err := insertExpense(ctx, tx, e); err != nil {
 			return Expense{}, err
@@ -190,7 +190,7 @@ func (s *Service) reread(ctx context.Context, tx *db.Tx, id uuid.UUID) (Expense,
 	if err != nil {
 		return Expense{}, err
 	}
-	return s.completeOne(ctx, tx, tx.Now, e)
+	return s.completeOne(ctx, tx, tx.Now(), e)
 }
 
 // Get returns expense id as a sees it.
@@ -293,7 +293,7 @@ func (s *Service) Delete(ctx context.Context, a actor.Actor, id uuid.UUID) (Expe
 		if e.Status != Draft {
 			return Expense{}, apierr.Newf(apierr.Conflict, "Only a draft expense can be deleted; this one is %s.", e.Status)
 		}
-		if e, err = s.completeOne(ctx, tx, tx.Now, e); err != nil {
+		if e, err = s.completeOne(ctx, tx, tx.Now(), e); err != nil {
 			return Expense{}, err
 		}
 		return e, deleteExpense(ctx, tx, id)
@@ -511,9 +511,9 @@ func target(ctx context.Context, q db.Querier, orgID uuid.UUID, kind string, id 
 // as business name, the purchase's amount and currency as the bill, the
 // day of the purchase as the transaction date. total is the row's amount.
 func (s *Service) FileCardPurchase(ctx context.Context, tx *db.Tx, orgID, holderID, transactionID uuid.UUID, total, bill money.Amount, merchant string) error {
-	date := tx.Now.UTC().Format("2006-01-02")
+	date := tx.Now().UTC().Format("2006-01-02")
 	e := Expense{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Status: Pending, CreatedBy: Person{ID: holderID},
-		BusinessName: &merchant, TransactionDate: &date, Bill: &bill, InsertedAt: tx.Now}
+		BusinessName: &merchant, TransactionDate: &date, Bill: &bill, InsertedAt: tx.Now()}
 	if err := insertExpense(ctx, tx, e); err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func insertExpense(ctx context.Context, tx *db.Tx, e Expense) error {
 		                      search_text, inserted_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)`,
 		e.ID, e.OrganizationID, e.CreatedBy.ID, e.Status, e.Category, e.Description, billAmount, billCurrency,
-		localAmount, localCurrency, e.BusinessName, e.BusinessTaxID, e.ReceiptNumber, e.TransactionDate, searchText(e), tx.Now)
+		localAmount, localCurrency, e.BusinessName, e.BusinessTaxID, e.ReceiptNumber, e.TransactionDate, searchText(e), tx.Now())
 	return err
 }
 
@@ -77,7 +77,7 @@ func updateExpense(ctx context.Context, tx *db.Tx, e Expense) error {
 		       transaction_date = $12, search_text = $13, updated_at = $14
 		WHERE id = $1`,
 		e.ID, e.Status, e.Category, e.Description, billAmount, billCurrency, localAmount, localCurrency,
-		e.BusinessName, e.BusinessTaxID, e.ReceiptNumber, e.TransactionDate, searchText(e), tx.Now)
+		e.BusinessName, e.BusinessTaxID, e.ReceiptNumber, e.TransactionDate, searchText(e), tx.Now())
 	return err
 }
 
@@ -85,7 +85,7 @@ func updateExpense(ctx context.Context, tx *db.Tx, e Expense) error {
 // clearing it.
 func setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, reason *string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE expenses SET status = $2, rejection_reason = $3, updated_at = $4 WHERE id = $1`,
-		id, status, reason, tx.Now)
+		id, status, reason, tx.Now())
 	return err
 }
 
@@ -176,7 +176,7 @@ func insertBinding(ctx context.Context, tx *db.Tx, orgID uuid.UUID, b Binding) e
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO expense_bindings (id, expense_id, organization_id, target_id, target_type, amount, currency, inserted_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		b.ID, b.ExpenseID, orgID, b.TargetID, b.TargetType, b.Total.Minor, b.Total.Currency, tx.Now)
+		b.ID, b.ExpenseID, orgID, b.TargetID, b.TargetType, b.Total.Minor, b.Total.Currency, tx.Now())
 	if db.IsConstraint(err, "expense_bindings_target_key") {
 		return errBound
 	}
@@ -228,7 +228,7 @@ var errReceiptTaken = apierr.New(apierr.Conflict, "This file is already the rece
 // errReceiptTaken.
 func insertReceipt(ctx context.Context, tx *db.Tx, orgID, expenseID, fileID uuid.UUID) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO expense_receipts (id, expense_id, organization_id, file_id, inserted_at)
-		VALUES ($1, $2, $3, $4, $5)`, uuid.Must(uuid.NewV7()), expenseID, orgID, fileID, tx.Now)
+		VALUES ($1, $2, $3, $4, $5)`, uuid.Must(uuid.NewV7()), expenseID, orgID, fileID, tx.Now())
 	if db.IsConstraint(err, "expense_receipts_file_key") {
 		return errReceiptTaken
 	}

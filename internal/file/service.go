@@ -88,11 +88,11 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, re
 			return Created{}, err
 		}
 		f := File{ID: id, OrganizationID: orgID, CreatedByID: a.UserID, Name: req.FileName, MimeType: req.MimeType,
-			Size: req.Size, Status: Pending, InsertedAt: tx.Now.UTC()}
+			Size: req.Size, Status: Pending, InsertedAt: tx.Now().UTC()}
 		if err := insertFile(ctx, tx, f); err != nil {
 			return Created{}, err
 		}
-		return Created{File: f, Upload: s.link(Upload, id, tx.Now)}, nil
+		return Created{File: f, Upload: s.link(Upload, id, tx.Now())}, nil
 	})
 }
 
@@ -188,7 +188,7 @@ func (s *Service) Receive(ctx context.Context, id uuid.UUID, g Grant, length int
 		return File{}, err
 	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (File, error) {
-		ok, err := markStored(ctx, tx, id, w, tx.Now.UTC())
+		ok, err := markStored(ctx, tx, id, w, tx.Now().UTC())
 		if err == nil && !ok {
 			err = errAlreadyStored
 		}
@@ -360,10 +360,10 @@ func (s *Service) Stage(ctx context.Context, orgID, userID uuid.UUID, name, decl
 		Status: Stored, SHA256: w.sum, blobKey: w.key, decodedSize: w.decodedSize}}, nil
 }
 
-// Record inserts staged in tx, stored at tx.Now.
+// Record inserts staged in tx, stored at tx.Now().
 func (s *Service) Record(ctx context.Context, tx *db.Tx, staged Staged) (File, error) {
 	f := staged.file
-	now := tx.Now.UTC()
+	now := tx.Now().UTC()
 	f.InsertedAt, f.StoredAt = now, &now
 	return f, insertFile(ctx, tx, f)
 }

@@ -62,7 +62,7 @@ func (s *Service) newSealedAuthenticator(ctx context.Context, tx *db.Tx, userID 
 func (s *Service) SignInTOTPSetup(ctx context.Context, req ChallengeTokenRequest) (TOTPSetup, error) {
 	var out TOTPSetup
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
+		now := tx.Now()
 		c, found, err := s.loadChallenge(ctx, tx, req.ChallengeToken, "totp_setup")
 		if err != nil {
 			return err
@@ -90,16 +90,16 @@ func (s *Service) SignInTOTPActivate(ctx context.Context, req MFARequest) (SignI
 		if c.pendingSecret == nil {
 			return apierr.InvalidField("challenge_token", "call authenticator setup with this challenge token first.")
 		}
-		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, *c.pendingSecret, req.Code, tx.Now)
+		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, *c.pendingSecret, req.Code, tx.Now())
 		if err != nil {
 			return err
 		}
 		if ok {
-			if err := enableTOTP(ctx, tx, tx.Now, c.userID, *c.pendingSecret); err != nil {
+			if err := enableTOTP(ctx, tx, tx.Now(), c.userID, *c.pendingSecret); err != nil {
 				return err
 			}
 		}
-		return s.settle(ctx, tx, c, tx.Now, ok, out)
+		return s.settle(ctx, tx, c, tx.Now(), ok, out)
 	})
 }
 
@@ -117,7 +117,7 @@ const enrollmentPurpose = "totp-enrollment-code"
 func (s *Service) StartTOTPEnrollment(ctx context.Context, a actor.Actor) (TOTPSetup, error) {
 	var out TOTPSetup
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
+		now := tx.Now()
 		auth, sealed, err := s.newSealedAuthenticator(ctx, tx, a.UserID)
 		if err != nil {
 			return err
@@ -169,7 +169,7 @@ func (s *Service) ActivateTOTP(ctx context.Context, a actor.Actor, req ActivateR
 	var out TOTPSetup
 	var wrong bool
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
+		now := tx.Now()
 		var id uuid.UUID
 		var sealed, codeHash string
 		var failures int

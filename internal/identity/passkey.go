@@ -93,7 +93,7 @@ type PasskeyOptions struct {
 func (s *Service) BeginPasskeyRegistration(ctx context.Context, a actor.Actor) (PasskeyOptions, error) {
 	var out PasskeyOptions
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
+		now := tx.Now()
 		user, err := s.webauthnUser(ctx, tx, a.UserID)
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ var errPasskeyRefused = apierr.New(apierr.UnprocessableEntity, "The passkey coul
 func (s *Service) RegisterPasskey(ctx context.Context, a actor.Actor, req RegisterPasskeyRequest) (Passkey, error) {
 	var out Passkey
 	err := s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
+		now := tx.Now()
 		var raw string
 		// Deleting the ceremony makes it one-use whatever the outcome.
 		err := tx.QueryRowContext(ctx, `DELETE FROM passkey_ceremonies WHERE id = $1 AND user_id = $2 AND expires_at > $3 RETURNING session_data`,

@@ -102,7 +102,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 		err := tx.QueryRowContext(ctx, `
 			UPDATE sessions SET idle_expires_at = CASE WHEN expires_at < $3 THEN expires_at ELSE $3 END
 			WHERE token_hash = $1 AND ended_at IS NULL AND expires_at > $2 AND idle_expires_at > $2
-			RETURNING idle_expires_at`, hash, tx.Now, tx.Now.Add(SessionIdle)).Scan(&ses.IdleExpiresAt)
+			RETURNING idle_expires_at`, hash, tx.Now(), tx.Now().Add(SessionIdle)).Scan(&ses.IdleExpiresAt)
 		if errors.Is(err, sql.ErrNoRows) {
 			return errNotAuthenticated // ended or expired since it was read
 		}
@@ -110,7 +110,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 			return err
 		}
 		ses.IdleExpiresAt = ses.IdleExpiresAt.UTC()
-		_, err = tx.ExecContext(ctx, `UPDATE devices SET last_seen_at = $2 WHERE id = $1`, ses.DeviceID, tx.Now)
+		_, err = tx.ExecContext(ctx, `UPDATE devices SET last_seen_at = $2 WHERE id = $1`, ses.DeviceID, tx.Now())
 		return err
 	})
 	if err != nil {
@@ -157,7 +157,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		var userID uuid.UUID
 		err := tx.QueryRowContext(ctx, `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL RETURNING user_id`,
-			s.Keys.Hash(sessionPurpose, token), tx.Now).Scan(&userID)
+			s.Keys.Hash(sessionPurpose, token), tx.Now()).Scan(&userID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // ended already, or no session
 		}

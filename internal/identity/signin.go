@@ -167,7 +167,7 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 
 	var out SignInResult
 	err = s.DB.Tx(ctx, func(tx *db.Tx) error {
-		now := tx.Now
+		now := tx.Now()
 		if err := clearFailures(ctx, tx, at.keys); err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func (s *Service) signInDevice(ctx context.Context, tx *db.Tx, now time.Time, us
 	if d.Name != nil {
 		name = fmt.Sprintf("%s (%s)", *d.Name, d.Platform)
 	}
-	_, err = outbox.Queue(ctx, tx, now, outbox.Message{
+	_, err = outbox.Queue(ctx, tx, outbox.Message{
 		UserID:  &userID,
 		Kind:    outbox.NewDevice,
 		Channel: outbox.ChannelEmail,
@@ -359,11 +359,11 @@ func (s *Service) MFA(ctx context.Context, req MFARequest) (SignInResult, error)
 		if err := tx.QueryRowContext(ctx, `SELECT totp_secret FROM users WHERE id = $1 AND totp_enabled`, c.userID).Scan(&sealed); err != nil {
 			return err
 		}
-		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, sealed, req.Code, tx.Now)
+		ok, err := checkTOTP(ctx, tx, s.Keys, c.userID, sealed, req.Code, tx.Now())
 		if err != nil {
 			return err
 		}
-		return s.settle(ctx, tx, c, tx.Now, ok, out)
+		return s.settle(ctx, tx, c, tx.Now(), ok, out)
 	})
 }
 
@@ -377,7 +377,7 @@ func (s *Service) answerChallenge(ctx context.Context, token, purpose string, an
 		if err != nil {
 			return err
 		}
-		if status := c.blocked(found, tx.Now); status != "" {
+		if status := c.blocked(found, tx.Now()); status != "" {
 			out.Status, out.DeviceID = status, c.deviceID
 			return nil
 		}

@@ -43,8 +43,8 @@ func BenchmarkLast12MonthsByDay(b *testing.B) {
 			// With b.Loop this function runs once per -count: the setup is
 			// not timed.
 			d := dbtest.Open(b, e.DSN(b), db.WithClock(clock.NewManual(benchToday)))
-			org, a := fixture.Member(b, d, benchToday, organization.Owner)
-			other := fixture.Organization(b, d, benchToday, "Other")
+			org, a := fixture.Member(b, d, organization.Owner)
+			other := fixture.Organization(b, d, "Other")
 			began := time.Now()
 			seed(b, d, org.ID, benchRows, 1)
 			seed(b, d, other.ID, benchRows/10, 2)

@@ -27,7 +27,7 @@ import (
 )
 
 // Service runs billing contacts, invoices, crypto deposits and allocations.
-// Its transactions stamp rows with tx.Now; reads tell overdue invoices by
+// Its transactions stamp rows with tx.Now(); reads tell overdue invoices by
 // the database's clock (the service clock).
 type Service struct {
 	DB *db.DB
@@ -216,7 +216,7 @@ func (s *Service) UpdateContact(ctx context.Context, a actor.Actor, orgID, id uu
 func (s *Service) DeleteContact(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Contact, error) {
 	return s.changeContact(ctx, a, orgID, id, organization.Admin, func(tx *db.Tx, c *Contact) error {
 		if c.DeletedAt == nil {
-			now := tx.Now
+			now := tx.Now()
 			c.DeletedAt = &now
 		}
 		return nil
@@ -564,11 +564,11 @@ func (s *Service) updated(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) (
 	if err != nil {
 		return Invoice{}, err
 	}
-	if _, err := event.Append(ctx, tx, tx.Now, orgID, "invoice-"+id.String(), id.String(), Updated,
+	if _, err := event.Append(ctx, tx, orgID, "invoice-"+id.String(), id.String(), Updated,
 		map[string]string{"invoice_id": id.String()}); err != nil {
 		return Invoice{}, err
 	}
-	return s.finish(ctx, tx, tx.Now, inv)
+	return s.finish(ctx, tx, tx.Now(), inv)
 }
 
 // move makes the named move of invoice id (see Moves); then does the
@@ -622,7 +622,7 @@ func (s *Service) Send(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) 
 // admins; completed_at is set.
 func (s *Service) Finalize(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Invoice, error) {
 	return s.move(ctx, a, orgID, id, "finalize", func(tx *db.Tx, _ *Invoice) (string, []any, error) {
-		return ", completed_at = $2", []any{tx.Now}, nil
+		return ", completed_at = $2", []any{tx.Now()}, nil
 	})
 }
 
@@ -804,7 +804,7 @@ func (s *Service) Allocate(ctx context.Context, a actor.Actor, orgID, id uuid.UU
 		}
 		allocated := inv.Allocated + credit.Minor
 		if allocated == inv.DueAmount {
-			return setInvoice(ctx, tx, id, `allocated = $2, state = $3, accepted_amount = $2, completed_at = $4`, allocated, Paid, tx.Now)
+			return setInvoice(ctx, tx, id, `allocated = $2, state = $3, accepted_amount = $2, completed_at = $4`, allocated, Paid, tx.Now())
 		}
 		return setInvoice(ctx, tx, id, `allocated = $2`, allocated)
 	})

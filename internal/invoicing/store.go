@@ -84,7 +84,7 @@ func insertContact(ctx context.Context, tx *db.Tx, c Contact) error {
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO billing_contacts (id, organization_id, company_name, address, emails, phone_number, tax_id,
 		inserted_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-		c.ID, c.OrganizationID, c.CompanyName, c.Address, emails, c.PhoneNumber, c.TaxID, tx.Now)
+		c.ID, c.OrganizationID, c.CompanyName, c.Address, emails, c.PhoneNumber, c.TaxID, tx.Now())
 	return err
 }
 
@@ -95,7 +95,7 @@ func updateContact(ctx context.Context, tx *db.Tx, c Contact) error {
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE billing_contacts SET company_name = $2, address = $3, emails = $4, phone_number = $5,
 		tax_id = $6, deleted_at = $7, updated_at = $8 WHERE id = $1`,
-		c.ID, c.CompanyName, c.Address, emails, c.PhoneNumber, c.TaxID, c.DeletedAt, tx.Now)
+		c.ID, c.CompanyName, c.Address, emails, c.PhoneNumber, c.TaxID, c.DeletedAt, tx.Now())
 	return err
 }
 
@@ -215,7 +215,7 @@ func insertInvoice(ctx context.Context, tx *db.Tx, inv Invoice) error {
 		issue_date, due_date, line_items, comments, internal_description, internal_reference_number, created_by_id, inserted_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
 		inv.ID, inv.OrganizationID, inv.Contact.ID, inv.State, inv.Currency, inv.DueAmount, inv.IssueDate, inv.DueDate, items,
-		inv.Comments, inv.InternalDescription, inv.InternalReferenceNumber, inv.CreatedByID, tx.Now)
+		inv.Comments, inv.InternalDescription, inv.InternalReferenceNumber, inv.CreatedByID, tx.Now())
 	return err
 }
 
@@ -235,7 +235,7 @@ func updateInvoice(ctx context.Context, tx *db.Tx, inv Invoice) error {
 // invoice id, stamping updated_at.
 func setInvoice(ctx context.Context, tx *db.Tx, id uuid.UUID, set string, args ...any) error {
 	_, err := tx.ExecContext(ctx, `UPDATE billing_invoices SET `+set+`, updated_at = $`+strconv.Itoa(len(args)+2)+` WHERE id = $1`,
-		append(append([]any{id}, args...), tx.Now)...)
+		append(append([]any{id}, args...), tx.Now())...)
 	return err
 }
 
@@ -298,7 +298,7 @@ func loadDeposit(ctx context.Context, q db.Querier, orgID, id uuid.UUID) (Crypto
 
 func insertDeposit(ctx context.Context, tx *db.Tx, d CryptoIncoming) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO crypto_incoming (id, organization_id, coin, amount, unallocated, tx_ref, transaction_id, inserted_at)
-		VALUES ($1, $2, $3, $4, $4, $5, $6, $7)`, d.ID, d.OrganizationID, d.Coin, d.Amount, d.TxRef, d.TransactionID, tx.Now)
+		VALUES ($1, $2, $3, $4, $4, $5, $6, $7)`, d.ID, d.OrganizationID, d.Coin, d.Amount, d.TxRef, d.TransactionID, tx.Now())
 	return err
 }
 
@@ -347,7 +347,7 @@ func insertAllocation(ctx context.Context, tx *db.Tx, a Allocation) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO billing_allocations (id, organization_id, billing_contact_id, billing_invoice_id,
 		crypto_incoming_id, credit, notes, user_id, reverses_allocation_id, inserted_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		a.ID, a.OrganizationID, a.ContactID, a.InvoiceID, a.Deposit.ID, a.Credit, a.Notes, a.UserID, a.Reverses, tx.Now)
+		a.ID, a.OrganizationID, a.ContactID, a.InvoiceID, a.Deposit.ID, a.Credit, a.Notes, a.UserID, a.Reverses, tx.Now())
 	return err
 }
 

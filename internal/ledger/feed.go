@@ -30,11 +30,11 @@ type Transaction struct {
 	RecordedAt     time.Time
 }
 
-// Record adds a feed row in tx, recorded at tx.Now, and counts it in its
+// Record adds a feed row in tx, recorded at tx.Now(), and counts it in its
 // day's sums (DaySums). A row that would take a day's sum beyond int64 is
 // refused with ErrDaySumLimit.
 func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) {
-	t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now
+	t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now()
 	_, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt)

@@ -82,7 +82,7 @@ var ErrBalanceLimit = apierr.New(apierr.UnprocessableEntity, "This would take a 
 // ErrUnbalanced is a defect: an entry whose postings do not sum to zero per currency.
 var ErrUnbalanced = errors.New("ledger: entry does not balance")
 
-// Post writes e in tx, stamped with tx.Now, and updates the balances.
+// Post writes e in tx, stamped with tx.Now(), and updates the balances.
 // Postings are applied in a fixed account order, so concurrent entries lock
 // accounts in the same order. It returns ErrUnbalanced for an entry whose
 // postings do not sum to zero per currency or hold a zero amount,
@@ -104,7 +104,7 @@ func Post(ctx context.Context, tx *db.Tx, e Entry) (uuid.UUID, error) {
 	}
 	id := uuid.Must(uuid.NewV7())
 	if _, err := tx.ExecContext(ctx, `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6)`, id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()); err != nil {
 		return uuid.Nil, err
 	}
 	postings := append([]Posting(nil), e.Postings...)
@@ -178,7 +178,7 @@ func ensureAccount(ctx context.Context, tx *db.Tx, a Account) (uuid.UUID, error)
 		return id, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
-		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now); err != nil {
+		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now()); err != nil {
 		return uuid.Nil, err
 	}
 	return id, find()

@@ -79,7 +79,7 @@ func checkInvariants(t *testing.T, d *db.DB) {
 // zero is refused, and nothing of it is written.
 func TestPostRefusesWhatBreaksTheRules(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		org, _ := fixture.Member(t, d, testDay, organization.Owner)
+		org, _ := fixture.Member(t, d, organization.Owner)
 		id := org.ID
 		mustPost(t, d, deposit(id, "EUR", 10000))
 		world := func(cur string) ledger.Account { return ledger.PlatformAccount(id, cur, ledger.World) }
@@ -127,7 +127,7 @@ func TestPostRefusesWhatBreaksTheRules(t *testing.T) {
 func TestBalancesStopAtTheEdgeOfInt64(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		org, _ := fixture.Member(t, d, testDay, organization.Owner)
+		org, _ := fixture.Member(t, d, organization.Owner)
 		move := func(amount int64) error {
 			_, err := post(d, deposit(org.ID, "EUR", amount))
 			return err
@@ -140,7 +140,7 @@ func TestBalancesStopAtTheEdgeOfInt64(t *testing.T) {
 		}
 		// The world account at its edge is this organization's alone: another
 		// organization's deposits of the currency go on.
-		other := fixture.Organization(t, d, testDay, "Globex")
+		other := fixture.Organization(t, d, "Globex")
 		if _, err := post(d, deposit(other.ID, "EUR", math.MaxInt64-1)); err != nil {
 			t.Fatalf("another organization's deposit: %v", err)
 		}
@@ -195,7 +195,7 @@ func postingsOf(t *testing.T, d *db.DB, entryID uuid.UUID) []posting {
 func TestReversalIsANewEntryThatMirrorsTheOriginal(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		org, _ := fixture.Member(t, d, testDay, organization.Owner)
+		org, _ := fixture.Member(t, d, organization.Owner)
 		id := org.ID
 		mustPost(t, d, deposit(id, "EUR", 10000))
 		before := book(t, d, id)
@@ -248,8 +248,8 @@ func TestReversalIsANewEntryThatMirrorsTheOriginal(t *testing.T) {
 func TestBalancesAreListedPerCurrency(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		org, _ := fixture.Member(t, d, testDay, organization.Owner)
-		other := fixture.Organization(t, d, testDay, "Globex")
+		org, _ := fixture.Member(t, d, organization.Owner)
+		other := fixture.Organization(t, d, "Globex")
 		id := org.ID
 		if bs, err := ledger.Balances(ctx, d.Reader(), id); err != nil || len(bs) != 0 {
 			t.Fatalf("before any money: %+v, %v; want none", bs, err)
@@ -298,7 +298,7 @@ func TestCheckInvariantsFindsTampering(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dbtest.Each(t, func(t *testing.T, d *db.DB) {
 				ctx := context.Background()
-				org, _ := fixture.Member(t, d, testDay, organization.Owner)
+				org, _ := fixture.Member(t, d, organization.Owner)
 				mustPost(t, d, deposit(org.ID, "EUR", 10000))
 				checkInvariants(t, d)
 				if err := d.Tx(ctx, func(tx *db.Tx) error {

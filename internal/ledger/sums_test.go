@@ -32,7 +32,7 @@ func TestDaySumsStayWithinInt64(t *testing.T) {
 	start := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		ctx := context.Background()
-		org := fixture.Organization(t, d, start, "Acme").ID
+		org := fixture.Organization(t, d, "Acme").ID
 		record := func(amount int64) error {
 			return recordRow(d, ledger.Transaction{OrganizationID: org, Type: "deposit", Direction: "in", Amount: amount, Currency: "EUR"})
 		}
@@ -60,8 +60,8 @@ func TestDailySums(t *testing.T) {
 	start := time.Date(2026, 12, 31, 23, 59, 0, 0, time.UTC)
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
-		org := fixture.Organization(t, d, start, "Acme").ID
-		other := fixture.Organization(t, d, start, "Other").ID
+		org := fixture.Organization(t, d, "Acme").ID
+		other := fixture.Organization(t, d, "Other").ID
 		payment := uuid.Must(uuid.NewV7())
 		record := func(org uuid.UUID, typ, direction string, amount int64, cur string, paymentID *uuid.UUID) {
 			t.Helper()

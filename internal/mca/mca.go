@@ -40,7 +40,7 @@ const (
 	ProviderUnavailable = "provider_unavailable"
 )
 
-// Service runs currency accounts. Its transactions stamp rows with tx.Now.
+// Service runs currency accounts. Its transactions stamp rows with tx.Now().
 type Service struct {
 	DB *db.DB
 	// Currencies an organization may hold, sorted.
@@ -273,23 +273,23 @@ func anyActive(rs map[string]row) bool {
 	return false
 }
 
-// move records a currency's new state and its history, at tx.Now.
+// move records a currency's new state and its history, at tx.Now().
 func move(ctx context.Context, tx *db.Tx, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
 	from := Available
 	if exists {
 		from = r.state
 		if _, err := tx.ExecContext(ctx, `UPDATE currency_accounts SET state = $3, awaiting_submission = $4, updated_at = $5
-			WHERE organization_id = $1 AND currency = $2`, orgID, currency, to, awaiting, tx.Now); err != nil {
+			WHERE organization_id = $1 AND currency = $2`, orgID, currency, to, awaiting, tx.Now()); err != nil {
 			return err
 		}
 	} else if _, err := tx.ExecContext(ctx, `
 		INSERT INTO currency_accounts (organization_id, currency, state, awaiting_submission, first_requested_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $5)`, orgID, currency, to, awaiting, tx.Now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $5)`, orgID, currency, to, awaiting, tx.Now()); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO currency_account_history (id, organization_id, currency, from_state, to_state, reason, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, uuid.Must(uuid.NewV7()), orgID, currency, from, to, reason, tx.Now)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, uuid.Must(uuid.NewV7()), orgID, currency, from, to, reason, tx.Now())
 	return err
 }
 
@@ -311,7 +311,7 @@ func EntityReady(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
 }
 
 func enqueueSubmit(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
-	_, err := job.Enqueue(ctx, tx, tx.Now, submitJob, submitPayload{OrganizationID: orgID})
+	_, err := job.Enqueue(ctx, tx, submitJob, submitPayload{OrganizationID: orgID})
 	return err
 }
 

@@ -15,7 +15,7 @@ import (
 func TestWebhookKeepsTheFailedHistory(t *testing.T) {
 	fixture.Each(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
-		org, actor := fixture.Member(t, d, clk.Now(), organization.Owner)
+		org, actor := fixture.Member(t, d, organization.Owner)
 		svc := &mca.Service{DB: d, Currencies: []string{"EUR", "JPY"}, Partner: mca.NewSandboxPartner()}
 		res, err := svc.Request(ctx, actor, org.ID, mca.RequestBody{Currencies: []string{"JPY"}})
 		if err != nil || res.Outcomes[0].Result != mca.OutcomeFailed {

@@ -57,13 +57,13 @@ func TestOptionIDsAreFixedAndUnique(t *testing.T) {
 // an owner, an admin and a member.
 func register(t *testing.T, d *db.DB) (organization.Organization, map[organization.Role]actor.Actor) {
 	t.Helper()
-	org := fixture.Organization(t, d, start, "Acme")
+	org := fixture.Organization(t, d, "Acme")
 	if err := d.Tx(context.Background(), func(tx *db.Tx) error { return onboarding.Register(context.Background(), tx, org.ID, true) }); err != nil {
 		t.Fatal(err)
 	}
 	people := map[organization.Role]actor.Actor{}
 	for _, r := range organization.Roles {
-		people[r] = fixture.Join(t, d, start, org.ID, string(r)+"@acme.test", r)
+		people[r] = fixture.Join(t, d, org.ID, string(r)+"@acme.test", r)
 	}
 	return org, people
 }
@@ -73,7 +73,7 @@ func TestAcknowledgementRules(t *testing.T) {
 		ctx := context.Background()
 		s := &onboarding.Service{DB: d}
 		org, people := register(t, d)
-		outsider := fixture.Join(t, d, start, fixture.Organization(t, d, start, "Other").ID, "eve@other.test", organization.Owner)
+		outsider := fixture.Join(t, d, fixture.Organization(t, d, "Other").ID, "eve@other.test", organization.Owner)
 
 		a, err := s.Acknowledgement(ctx, people[organization.Owner], org.ID)
 		if err != nil || !a.Required || a.AcknowledgedAt != nil {
@@ -99,8 +99,8 @@ func TestAcknowledgementRules(t *testing.T) {
 		}
 
 		// An organization created before acknowledgements existed requires none.
-		old := fixture.Organization(t, d, start, "Old")
-		owner := fixture.Join(t, d, start, old.ID, "old@old.test", organization.Owner)
+		old := fixture.Organization(t, d, "Old")
+		owner := fixture.Join(t, d, old.ID, "old@old.test", organization.Owner)
 		a, err = s.Acknowledgement(ctx, owner, old.ID)
 		if err != nil || a.Required || a.AcknowledgedAt != nil {
 			t.Errorf("old organization: %+v, %v", a, err)
@@ -111,7 +111,7 @@ func TestAcknowledgementRules(t *testing.T) {
 
 		// A paused organization cannot record one.
 		if err := d.Tx(ctx, func(tx *db.Tx) error {
-			_, err := organization.SetStatus(ctx, tx, tx.Now, old.ID, organization.Paused)
+			_, err := organization.SetStatus(ctx, tx, old.ID, organization.Paused)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -190,7 +190,7 @@ func TestIdentityCheckMovesFromNotStarted(t *testing.T) {
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		s := &onboarding.Service{DB: d, Provider: onboarding.SandboxProvider{Keys: fixture.Keys(t)}}
-		org, person := fixture.Member(t, d, start, organization.Member)
+		org, person := fixture.Member(t, d, organization.Member)
 		check := func(want string) {
 			t.Helper()
 			c, err := onboarding.CheckOf(ctx, d.Reader(), person.UserID)
@@ -244,7 +244,7 @@ func TestALinkDecidesOnce(t *testing.T) {
 		ctx := context.Background()
 		provider := onboarding.SandboxProvider{Keys: fixture.Keys(t)}
 		s := &onboarding.Service{DB: d, Provider: provider}
-		_, person := fixture.Member(t, d, start, organization.Member)
+		_, person := fixture.Member(t, d, organization.Member)
 		link := func() onboarding.VerifiedToken {
 			t.Helper()
 			tok, err := s.AccessToken(ctx, person, onboarding.AccessTokenRequest{})

@@ -48,7 +48,7 @@ func (s *Service) Acknowledge(ctx context.Context, a actor.Actor, orgID uuid.UUI
 		if _, err := organization.Check(ctx, tx, a, orgID, need); err != nil {
 			return Acknowledgement{}, err
 		}
-		if err := acknowledge(ctx, tx, orgID, a.UserID, tx.Now); err != nil {
+		if err := acknowledge(ctx, tx, orgID, a.UserID, tx.Now()); err != nil {
 			return Acknowledgement{}, err
 		}
 		return loadAcknowledgement(ctx, tx, orgID)
@@ -79,7 +79,7 @@ func (s *Service) AccessToken(ctx context.Context, a actor.Actor, req AccessToke
 		if err := startCheck(ctx, tx, a.UserID); err != nil {
 			return AccessToken{}, err
 		}
-		return s.Provider.AccessToken(ctx, a.UserID, req.OrganizationID, tx.Now)
+		return s.Provider.AccessToken(ctx, a.UserID, req.OrganizationID, tx.Now())
 	})
 }
 

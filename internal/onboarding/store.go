@@ -74,14 +74,14 @@ func CheckOf(ctx context.Context, q db.Querier, userID uuid.UUID) (IdentityCheck
 // startCheck moves userID's check to pending, only from not_started.
 func startCheck(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO identity_checks (user_id, status, updated_at) VALUES ($1, $2, $3)
-		ON CONFLICT (user_id) DO NOTHING`, userID, Pending, tx.Now)
+		ON CONFLICT (user_id) DO NOTHING`, userID, Pending, tx.Now())
 	return err
 }
 
 // decideCheck gives userID's check the outcome status.
 func decideCheck(ctx context.Context, tx *db.Tx, userID uuid.UUID, status string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO identity_checks (user_id, status, updated_at) VALUES ($1, $2, $3)
-		ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`, userID, status, tx.Now)
+		ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`, userID, status, tx.Now())
 	return err
 }
 
@@ -90,7 +90,7 @@ func decideCheck(ctx context.Context, tx *db.Tx, userID uuid.UUID, status string
 // two concurrent decisions by one link only one is recorded.
 func spendLink(ctx context.Context, tx *db.Tx, v VerifiedToken, status string) error {
 	res, err := tx.ExecContext(ctx, `INSERT INTO identity_check_links (token_id, user_id, status, decided_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (token_id) DO NOTHING`, v.ID, v.UserID, status, tx.Now)
+		ON CONFLICT (token_id) DO NOTHING`, v.ID, v.UserID, status, tx.Now())
 	if err != nil {
 		return err
 	}

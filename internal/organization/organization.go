@@ -83,11 +83,12 @@ type Organization struct {
 
 var errNotFound = apierr.NotFoundf("Organization")
 
-// Create stores a new active organization.
-func Create(ctx context.Context, q db.Querier, now time.Time, name string, entity EntityStatus, requiresTOTP bool) (Organization, error) {
+// Create stores a new active organization, created at tx.Now().
+func Create(ctx context.Context, tx *db.Tx, name string, entity EntityStatus, requiresTOTP bool) (Organization, error) {
+	now := tx.Now()
 	o := Organization{ID: uuid.Must(uuid.NewV7()), Name: name, Status: Active, EntityStatus: entity,
 		RequiresTOTP: requiresTOTP, InsertedAt: now, UpdatedAt: now}
-	_, err := q.ExecContext(ctx, `
+	_, err := tx.ExecContext(ctx, `
 		INSERT INTO organizations (id, name, status, entity_status, requires_totp, inserted_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6)`,
 		o.ID, o.Name, o.Status, o.EntityStatus, o.RequiresTOTP, now)
@@ -124,20 +125,20 @@ func Any(ctx context.Context, q db.Querier) (bool, error) {
 const StatusTopic = "organization-status"
 
 // SetStatus changes the organization's status.
-func SetStatus(ctx context.Context, tx *db.Tx, now time.Time, id uuid.UUID, s Status) (Organization, error) {
+func SetStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, s Status) (Organization, error) {
 	tx.Notify(StatusTopic)
-	return scan(tx.QueryRowContext(ctx, `UPDATE organizations SET status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, now))
+	return scan(tx.QueryRowContext(ctx, `UPDATE organizations SET status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, tx.Now()))
 }
 
 // SetEntityStatus records the outcome of business verification.
-func SetEntityStatus(ctx context.Context, q db.Querier, now time.Time, id uuid.UUID, s EntityStatus) (Organization, error) {
-	return scan(q.QueryRowContext(ctx, `UPDATE organizations SET entity_status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, now))
+func SetEntityStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, s EntityStatus) (Organization, error) {
+	return scan(tx.QueryRowContext(ctx, `UPDATE organizations SET entity_status = $2, updated_at = $3 WHERE id = $1 RETURNING `+columns, id, s, tx.Now()))
 }
 
 // AddMember gives userID role in orgID; a user already a member is a conflict.
-func AddMember(ctx context.Context, q db.Querier, now time.Time, orgID, userID uuid.UUID, role Role) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO memberships (organization_id, user_id, role, inserted_at) VALUES ($1, $2, $3, $4)`,
-		orgID, userID, role, now)
+func AddMember(ctx context.Context, tx *db.Tx, orgID, userID uuid.UUID, role Role) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO memberships (organization_id, user_id, role, inserted_at) VALUES ($1, $2, $3, $4)`,
+		orgID, userID, role, tx.Now())
 	if db.IsConstraint(err, "memberships_pkey") {
 		return apierr.New(apierr.Conflict, "That person is already a member of this organization.")
 	}

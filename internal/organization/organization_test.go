@@ -3,7 +3,6 @@ package organization_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -21,8 +20,7 @@ import (
 func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-		org, member := fixture.Member(t, d, now, organization.Member)
+		org, member := fixture.Member(t, d, organization.Member)
 		want := func(status organization.Status, need organization.Need, typ apierr.Type) {
 			t.Helper()
 			_, err := organization.Check(ctx, d.Reader(), member, org.ID, need)
@@ -44,7 +42,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 			{organization.Banned, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable},
 			{organization.Deleted, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable, apierr.OrganizationUnavailable},
 		} {
-			if _, err := setStatus(ctx, d, now, org.ID, tc.status); err != nil {
+			if _, err := setStatus(ctx, d, org.ID, tc.status); err != nil {
 				t.Fatal(err)
 			}
 			want(tc.status, read, tc.read)
@@ -56,7 +54,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 			}
 		}
 		// The lock clause works on both engines, inside a transaction.
-		if _, err := setStatus(ctx, d, now, org.ID, organization.Active); err != nil {
+		if _, err := setStatus(ctx, d, org.ID, organization.Active); err != nil {
 			t.Fatal(err)
 		}
 		if err := d.Tx(ctx, func(tx *db.Tx) error {
@@ -74,8 +72,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 func TestCheckAppliesTheKeyRules(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-		org, _ := fixture.Member(t, d, now, organization.Owner)
+		org, _ := fixture.Member(t, d, organization.Owner)
 		key := func(orgID uuid.UUID, role string, scopes ...string) actor.Actor {
 			return actor.Actor{Key: &actor.Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Lookup: "abcdefgh", Role: role, Scopes: scopes}}
 		}
@@ -99,7 +96,7 @@ func TestCheckAppliesTheKeyRules(t *testing.T) {
 		}
 		// Any status but active stops keys, reads included.
 		for _, st := range []organization.Status{organization.Paused, organization.Banned, organization.Deleted} {
-			if _, err := setStatus(ctx, d, now, org.ID, st); err != nil {
+			if _, err := setStatus(ctx, d, org.ID, st); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := organization.Check(ctx, d.Reader(), key(org.ID, "member", "balances:read"), org.ID, balances); !apierr.Is(err, apierr.OrganizationUnavailable) {
@@ -162,9 +159,8 @@ func TestStatusAllows(t *testing.T) {
 func TestAdmitReturnsTheStatus(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
-		now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-		org, admin := fixture.Member(t, d, now, organization.Admin)
-		if _, err := setStatus(ctx, d, now, org.ID, organization.Paused); err != nil {
+		org, admin := fixture.Member(t, d, organization.Admin)
+		if _, err := setStatus(ctx, d, org.ID, organization.Paused); err != nil {
 			t.Fatal(err)
 		}
 		acc, err := organization.Admit(ctx, d.Reader(), admin, org.ID, organization.Need{})
@@ -189,8 +185,8 @@ func TestAdmitReturnsTheStatus(t *testing.T) {
 }
 
 // setStatus changes the organization's status in a transaction of its own.
-func setStatus(ctx context.Context, d *db.DB, now time.Time, id uuid.UUID, s organization.Status) (organization.Organization, error) {
+func setStatus(ctx context.Context, d *db.DB, id uuid.UUID, s organization.Status) (organization.Organization, error) {
 	return db.InTx(ctx, d, func(tx *db.Tx) (organization.Organization, error) {
-		return organization.SetStatus(ctx, tx, now, id, s)
+		return organization.SetStatus(ctx, tx, id, s)
 	})
 }

@@ -47,7 +47,7 @@ type Approval struct {
 func createApproval(ctx context.Context, tx *db.Tx, orgID uuid.UUID, kind string, target, requester uuid.UUID) (uuid.UUID, error) {
 	id := uuid.Must(uuid.NewV7())
 	_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, organization_id, kind, target_id, status, requested_by_id, inserted_at)
-		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, orgID, kind, target, requester, tx.Now)
+		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, orgID, kind, target, requester, tx.Now())
 	if err != nil {
 		return id, err
 	}
@@ -55,12 +55,12 @@ func createApproval(ctx context.Context, tx *db.Tx, orgID uuid.UUID, kind string
 }
 
 // decideApproval closes a pending approval as status (approved, rejected
-// or cancelled), decided by decider at tx.Now, with the reason given for a
+// or cancelled), decided by decider at tx.Now(), with the reason given for a
 // rejection. An approval no longer pending is left as it is.
 func decideApproval(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, decider uuid.UUID, reason *string) error {
 	var orgID uuid.UUID
 	err := tx.QueryRowContext(ctx, `UPDATE approvals SET status = $2, decided_by_id = $3, decided_at = $4, reason = COALESCE($5, reason)
-		WHERE id = $1 AND status = 'pending' RETURNING organization_id`, id, status, decider, tx.Now, reason).Scan(&orgID)
+		WHERE id = $1 AND status = 'pending' RETURNING organization_id`, id, status, decider, tx.Now(), reason).Scan(&orgID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -303,7 +303,7 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 		if err := debit(ctx, tx, p); err != nil {
 			return err
 		}
-		if _, err := job.Enqueue(ctx, tx, tx.Now, railJob, railPayload{PaymentID: p.ID}); err != nil {
+		if _, err := job.Enqueue(ctx, tx, railJob, railPayload{PaymentID: p.ID}); err != nil {
 			return err
 		}
 	}
@@ -350,7 +350,7 @@ func debit(ctx context.Context, tx *db.Tx, p stored) error {
 		return err
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
-		WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now)
+		WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now())
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func (s *Service) CreateBatch(ctx context.Context, a actor.Actor, r BatchRequest
 		}
 		id := uuid.Must(uuid.NewV7())
 		if _, err := tx.ExecContext(ctx, `INSERT INTO payment_batches (id, organization_id, created_by_id, inserted_at) VALUES ($1, $2, $3, $4)`,
-			id, orgID, a.UserID, tx.Now); err != nil {
+			id, orgID, a.UserID, tx.Now()); err != nil {
 			return uuid.Nil, err
 		}
 		// What the batch takes from each balance, which the approval's funds

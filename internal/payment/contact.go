@@ -108,7 +108,7 @@ func AddContact(ctx context.Context, tx *db.Tx, a actor.Actor, orgID uuid.UUID, 
 		return Contact{}, err
 	}
 	c := Contact{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(r.Name), Currency: r.Currency, Rail: r.Rail,
-		Bank: r.Account, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: tx.Now}
+		Bank: r.Account, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: tx.Now()}
 	if c.Rail == RailFiat && c.Bank.AccountHolderName == nil {
 		c.Bank.AccountHolderName = &c.Name
 	}
@@ -117,10 +117,10 @@ func AddContact(ctx context.Context, tx *db.Tx, a actor.Actor, orgID uuid.UUID, 
 		return Contact{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO payment_contacts (id, organization_id, name, currency, rail, details, created_by_id, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, tx.Now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, orgID, c.Name, c.Currency, c.Rail, string(details), a.UserID, tx.Now()); err != nil {
 		return Contact{}, err
 	}
-	_, err = event.Append(ctx, tx, tx.Now, orgID, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
+	_, err = event.Append(ctx, tx, orgID, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
 		map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
 	return c, err
 }

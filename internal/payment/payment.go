@@ -234,13 +234,13 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 	switch {
 	case quote.UsedAt != nil:
 		return Record{}, apierr.New(apierr.QuoteAlreadyUsed, "This quote has already paid for a payment; ask for a new quote.")
-	case !tx.Now.Before(quote.ExpiresAt):
+	case !tx.Now().Before(quote.ExpiresAt):
 		return Record{}, apierr.New(apierr.QuoteExpired, "This quote has expired; ask for a new quote.")
 	}
 	if err := r.checkRail(quote.Rail, fieldPrefix); err != nil {
 		return Record{}, err
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE quotes SET used_at = $2 WHERE id = $1 AND used_at IS NULL`, quote.ID, tx.Now)
+	res, err := tx.ExecContext(ctx, `UPDATE quotes SET used_at = $2 WHERE id = $1 AND used_at IS NULL`, quote.ID, tx.Now())
 	if err != nil {
 		return Record{}, err
 	}
@@ -260,7 +260,7 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 	if err != nil {
 		return Record{}, err
 	}
-	ref, err := event.Append(ctx, tx, tx.Now, quote.OrganizationID, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
+	ref, err := event.Append(ctx, tx, quote.OrganizationID, "payment-"+id.String(), id.String(), "payment.created", map[string]any{
 		"payment_id": id, "organization_id": quote.OrganizationID, "quote_id": quote.ID, "rail": quote.Rail,
 		"debited": debited, "delivered": quote.Destination, "created_by_id": a.UserID,
 	})
@@ -273,7 +273,7 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'awaiting_approval', $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)`,
 		id, quote.OrganizationID, quote.ID, r.BillID, quote.ContactID, batchID, approvalID, quote.Rail, r.Tag,
 		debited.Minor, debited.Currency, quote.Destination.Minor, quote.Destination.Currency, quote.Fee.Minor,
-		r.PayoutReason, trimmed(r.StatementDescription), r.InternalNotes, ref.EventID, ref.Stream, ref.Type, a.UserID, tx.Now)
+		r.PayoutReason, trimmed(r.StatementDescription), r.InternalNotes, ref.EventID, ref.Stream, ref.Type, a.UserID, tx.Now())
 	if err != nil {
 		return Record{}, err
 	}
@@ -357,7 +357,7 @@ func lockApprovalOf(ctx context.Context, tx *db.Tx, p stored) (stored, error) {
 // given) and returns it as it now is.
 func (s *Service) setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status string, railState *string) (Record, error) {
 	p, err := scanPayment(tx.QueryRowContext(ctx, `UPDATE payments SET status = $2, rail_state = COALESCE($3, rail_state), updated_at = $4
-		WHERE id = $1 RETURNING `+paymentColumns, id, status, railState, tx.Now))
+		WHERE id = $1 RETURNING `+paymentColumns, id, status, railState, tx.Now()))
 	if err != nil {
 		return Record{}, err
 	}
@@ -376,6 +376,6 @@ const (
 // approval id of orgID in tx.
 func updated(ctx context.Context, tx *db.Tx, orgID uuid.UUID, typ string, id uuid.UUID) error {
 	kind, _, _ := strings.Cut(typ, ".")
-	_, err := event.Append(ctx, tx, tx.Now, orgID, kind+"-"+id.String(), id.String(), typ, map[string]string{kind + "_id": id.String()})
+	_, err := event.Append(ctx, tx, orgID, kind+"-"+id.String(), id.String(), typ, map[string]string{kind + "_id": id.String()})
 	return err
 }

@@ -30,7 +30,7 @@ type payer struct {
 }
 
 func newPayer(t *testing.T, d *db.DB) payer {
-	org, member := fixture.Member(t, d, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), organization.Member)
+	org, member := fixture.Member(t, d, organization.Member)
 	return payer{svc: &payment.Service{DB: d, Rates: payment.SandboxRates{}}, org: org, member: member}
 }
 

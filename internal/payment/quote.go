@@ -227,12 +227,12 @@ func (s *Service) Preflight(ctx context.Context, a actor.Actor, r PreflightReque
 		return Quote{}, err
 	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Quote, error) {
-		quote.ExpiresAt = tx.Now.Add(QuoteLifetime)
+		quote.ExpiresAt = tx.Now().Add(QuoteLifetime)
 		_, err := tx.ExecContext(ctx, `INSERT INTO quotes (id, organization_id, payment_contact_id, rail, source_amount, source_currency,
 			destination_amount, destination_currency, fee_amount, fee_currency, rate, created_by_id, expires_at, inserted_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			quote.ID, orgID, c.ID, c.Rail, quote.Source.Minor, quote.Source.Currency, quote.Destination.Minor, quote.Destination.Currency,
-			quote.Fee.Minor, quote.Fee.Currency, rate, a.UserID, quote.ExpiresAt, tx.Now)
+			quote.Fee.Minor, quote.Fee.Currency, rate, a.UserID, quote.ExpiresAt, tx.Now())
 		return quote, err
 	})
 }

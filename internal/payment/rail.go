@@ -35,7 +35,7 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		var orgID uuid.UUID
 		err := tx.QueryRowContext(ctx, `UPDATE payments SET status = 'processing', rail_state = 'submitted', updated_at = $2
-			WHERE id = $1 AND status = 'approved' RETURNING organization_id`, p.PaymentID, tx.Now).Scan(&orgID)
+			WHERE id = $1 AND status = 'approved' RETURNING organization_id`, p.PaymentID, tx.Now()).Scan(&orgID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}

@@ -120,7 +120,7 @@ func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (Cr
 		if n.EntityStatus != nil {
 			entity = *n.EntityStatus
 		}
-		org, err := organization.Create(ctx, tx, tx.Now, strings.TrimSpace(n.Name), entity, n.RequiresTOTP != nil && *n.RequiresTOTP)
+		org, err := organization.Create(ctx, tx, strings.TrimSpace(n.Name), entity, n.RequiresTOTP != nil && *n.RequiresTOTP)
 		if err != nil {
 			return CreatedOrganization{}, err
 		}
@@ -139,7 +139,7 @@ func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (Cr
 }
 
 func (s *Service) createUser(ctx context.Context, tx *db.Tx, p Person) (CreatedUser, error) {
-	u, auth, err := identity.CreateUser(ctx, tx, s.Keys, tx.Now, identity.NewUser{
+	u, auth, err := identity.CreateUser(ctx, tx, s.Keys, tx.Now(), identity.NewUser{
 		Email: p.Email, Password: p.Password, FirstName: p.FirstName, LastName: p.LastName,
 		WithTOTP: p.TOTP == nil || *p.TOTP,
 	})
@@ -155,10 +155,10 @@ func (s *Service) createUser(ctx context.Context, tx *db.Tx, p Person) (CreatedU
 
 // addMember gives userID role in org and tells the person so.
 func addMember(ctx context.Context, tx *db.Tx, org organization.Organization, userID uuid.UUID, role organization.Role) error {
-	if err := organization.AddMember(ctx, tx, tx.Now, org.ID, userID, role); err != nil {
+	if err := organization.AddMember(ctx, tx, org.ID, userID, role); err != nil {
 		return err
 	}
-	_, err := outbox.Queue(ctx, tx, tx.Now, outbox.Message{
+	_, err := outbox.Queue(ctx, tx, outbox.Message{
 		UserID:  &userID,
 		Kind:    outbox.Notification,
 		Channel: outbox.ChannelEmail,
@@ -243,7 +243,7 @@ func oneOf[T comparable](field string, v T, allowed []T, message string) error {
 // SetStatus moves the organization to another status and returns it.
 func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange) (organization.Organization, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (organization.Organization, error) {
-		org, err := organization.SetStatus(ctx, tx, tx.Now, orgID, c.Status)
+		org, err := organization.SetStatus(ctx, tx, orgID, c.Status)
 		if err == nil && org.Status == organization.Banned {
 			// A ban revokes every key for good; lifting it restores none (spec 4.13 rule 6).
 			err = apikey.RevokeAll(ctx, tx, org.ID)
@@ -256,7 +256,7 @@ func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange
 // organization; once ready, its saved currency selections are submitted.
 func (s *Service) SetEntity(ctx context.Context, orgID uuid.UUID, c EntityChange) (organization.Organization, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (organization.Organization, error) {
-		org, err := organization.SetEntityStatus(ctx, tx, tx.Now, orgID, c.Status)
+		org, err := organization.SetEntityStatus(ctx, tx, orgID, c.Status)
 		if err == nil && org.EntityStatus == organization.EntityReady {
 			err = mca.EntityReady(ctx, tx, org.ID)
 		}

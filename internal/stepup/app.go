@@ -60,13 +60,13 @@ func (s *Service) RegisterCredential(ctx context.Context, a actor.Actor, r Crede
 		return Credential{}, errAppOnly
 	}
 	return Spend(ctx, s, a, GateWithoutApp, func(tx *db.Tx) (Credential, error) {
-		c := Credential{ID: uuid.Must(uuid.NewV7()), Label: r.Label, InsertedAt: tx.Now}
+		c := Credential{ID: uuid.Must(uuid.NewV7()), Label: r.Label, InsertedAt: tx.Now()}
 		return c, storeCredential(ctx, tx, c, a.UserID, a.Session.DeviceID, r.PublicKey, nil)
 	})
 }
 
 // storeCredential makes c the approval credential of deviceID (replacing
-// the device's earlier one) and tells the person. c.InsertedAt is tx.Now.
+// the device's earlier one) and tells the person. c.InsertedAt is tx.Now().
 func storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, deviceID uuid.UUID, publicKey string, sealedKey *string) error {
 	device, err := identity.GetDevice(ctx, tx, userID, deviceID)
 	if err != nil {
@@ -81,7 +81,7 @@ func storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, devic
 		c.ID, userID, deviceID, publicKey, c.Label, sealedKey, c.InsertedAt); err != nil {
 		return err
 	}
-	_, err = outbox.Queue(ctx, tx, tx.Now, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+	_, err = outbox.Queue(ctx, tx, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
 		Subject: "Security alert: a device can now approve for you",
 		Body: fmt.Sprintf("The Strongroom app on %s was registered to approve payments and confirm sensitive actions for you (key %q) at %s UTC. "+
 			"If this was not you, sign out that device, change your password and contact support.",
@@ -201,7 +201,7 @@ func loadPending(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (p
 	if err != nil {
 		return p, err
 	}
-	if p.Status == StatusPending && !tx.Now.Before(*p.ExpiresAt) {
+	if p.Status == StatusPending && !tx.Now().Before(*p.ExpiresAt) {
 		// Its time is up: it and its step-up expire as every stale state of
 		// the person does when next met.
 		if err := expireStale(ctx, tx, a.UserID); err != nil {
@@ -405,7 +405,7 @@ func alertOnRepeatedDeclines(ctx context.Context, tx *db.Tx, userID uuid.UUID) e
 	var declines int
 	if err := tx.QueryRowContext(ctx, `
 		SELECT count(*) FROM assurance_challenges WHERE user_id = $1 AND status = 'declined' AND decline_reason IS NULL AND decided_at > $2`,
-		userID, tx.Now.Add(-DeclineAlertWindow)).Scan(&declines); err != nil {
+		userID, tx.Now().Add(-DeclineAlertWindow)).Scan(&declines); err != nil {
 		return err
 	}
 	if declines < DeclineAlertThreshold {
@@ -425,7 +425,7 @@ func alertOnRepeatedDeclines(ctx context.Context, tx *db.Tx, userID uuid.UUID) e
 	}
 	body := fmt.Sprintf("%s declined %d verification requests in the last 24 hours. Someone may know their password and be trying to act as them. Review their recent sign-ins and consider resetting their password.", u.Email, declines)
 	for _, r := range append([]uuid.UUID{userID}, owners...) {
-		if _, err := outbox.Queue(ctx, tx, tx.Now, outbox.Message{UserID: &r, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+		if _, err := outbox.Queue(ctx, tx, outbox.Message{UserID: &r, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
 			Subject: "Security alert: repeated declined verification requests", Body: body}); err != nil {
 			return err
 		}

@@ -77,7 +77,7 @@ func (e *env) person(t *testing.T, email string, tr traits) *person {
 	ctx := context.Background()
 	var secret string
 	if err := e.d.Tx(ctx, func(tx *db.Tx) error {
-		_, auth, err := identity.CreateUser(ctx, tx, e.keys, tx.Now, identity.NewUser{Email: email, Password: password, WithTOTP: tr.totp})
+		_, auth, err := identity.CreateUser(ctx, tx, e.keys, tx.Now(), identity.NewUser{Email: email, Password: password, WithTOTP: tr.totp})
 		if auth != nil {
 			secret = auth.Secret
 		}

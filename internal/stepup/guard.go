@@ -119,7 +119,7 @@ func Spend[T any](ctx context.Context, s *Service, a actor.Actor, gate Gate, op 
 			res, err := tx.ExecContext(ctx, `
 				UPDATE sudo_sessions SET status = 'expired', expires_at = $2, updated_at = $2
 				WHERE id = (`+openWindows(withoutApp)+` LIMIT 1)
-				  AND status = 'active' AND expires_at > $2`, a.Session.ID, tx.Now)
+				  AND status = 'active' AND expires_at > $2`, a.Session.ID, tx.Now())
 			if err != nil {
 				return zero, err
 			}

@@ -43,8 +43,8 @@ func checkLockout(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	if until != nil && until.After(tx.Now) {
-		return errLockedOut(*until, tx.Now)
+	if until != nil && until.After(tx.Now()) {
+		return errLockedOut(*until, tx.Now())
 	}
 	return nil
 }
@@ -57,12 +57,12 @@ func lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	err := tx.QueryRowContext(ctx, `
 		INSERT INTO step_up_lockouts (user_id, updated_at) VALUES ($1, $2)
 		ON CONFLICT (user_id) DO UPDATE SET updated_at = excluded.updated_at
-		RETURNING locked_until`, userID, tx.Now).Scan(&until)
+		RETURNING locked_until`, userID, tx.Now()).Scan(&until)
 	if err != nil {
 		return err
 	}
-	if until != nil && until.After(tx.Now) {
-		return errLockedOut(*until, tx.Now)
+	if until != nil && until.After(tx.Now()) {
+		return errLockedOut(*until, tx.Now())
 	}
 	return nil
 }
@@ -72,27 +72,27 @@ func lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 // (one alert per window). It reports whether step-up is now locked.
 func recordWrongCode(ctx context.Context, tx *db.Tx, userID uuid.UUID) (bool, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO step_up_code_failures (id, user_id, inserted_at) VALUES ($1, $2, $3)`,
-		uuid.Must(uuid.NewV7()), userID, tx.Now); err != nil {
+		uuid.Must(uuid.NewV7()), userID, tx.Now()); err != nil {
 		return false, err
 	}
 	var wrong int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM step_up_code_failures WHERE user_id = $1 AND inserted_at > $2`,
-		userID, tx.Now.Add(-WrongCodeWindow)).Scan(&wrong); err != nil {
+		userID, tx.Now().Add(-WrongCodeWindow)).Scan(&wrong); err != nil {
 		return false, err
 	}
 	if wrong < MaxWrongCodes {
 		return false, nil
 	}
-	until := tx.Now.Add(LockoutDuration)
+	until := tx.Now().Add(LockoutDuration)
 	if _, err := tx.ExecContext(ctx, `UPDATE step_up_lockouts SET locked_until = $2, updated_at = $3 WHERE user_id = $1`,
-		userID, until, tx.Now); err != nil {
+		userID, until, tx.Now()); err != nil {
 		return false, err
 	}
 	first, err := claimAlert(ctx, tx, userID, lockoutAlerted, WrongCodeWindow)
 	if err != nil || !first {
 		return true, err
 	}
-	_, err = outbox.Queue(ctx, tx, tx.Now, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
+	_, err = outbox.Queue(ctx, tx, outbox.Message{UserID: &userID, Kind: outbox.SecurityAlert, Channel: outbox.ChannelEmail,
 		Subject: "Security alert: verification locked after repeated wrong codes",
 		Body: fmt.Sprintf("%d wrong verification codes were entered for your Strongroom account in the last 24 hours, so confirming sensitive actions is locked until %s UTC. "+
 			"If this was not you, someone may know your password: change it and review your signed-in devices.",
@@ -115,7 +115,7 @@ func claimAlert(ctx context.Context, tx *db.Tx, userID uuid.UUID, column string,
 		INSERT INTO step_up_lockouts (user_id, updated_at, `+column+`) VALUES ($1, $2, $2)
 		ON CONFLICT (user_id) DO UPDATE SET `+column+` = excluded.`+column+`
 		WHERE step_up_lockouts.`+column+` IS NULL OR step_up_lockouts.`+column+` <= $3`,
-		userID, tx.Now, tx.Now.Add(-window))
+		userID, tx.Now(), tx.Now().Add(-window))
 	if err != nil {
 		return false, err
 	}

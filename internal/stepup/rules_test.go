@@ -229,11 +229,11 @@ func (e *env) member(t *testing.T, userID uuid.UUID) (owner, admin uuid.UUID) {
 	t.Helper()
 	ctx := context.Background()
 	if err := e.d.Tx(ctx, func(tx *db.Tx) error {
-		org, err := organization.Create(ctx, tx, tx.Now, "Acme", organization.EntityReady, false)
+		org, err := organization.Create(ctx, tx, "Acme", organization.EntityReady, false)
 		if err != nil {
 			return err
 		}
-		if err := organization.AddMember(ctx, tx, tx.Now, org.ID, userID, organization.Member); err != nil {
+		if err := organization.AddMember(ctx, tx, org.ID, userID, organization.Member); err != nil {
 			return err
 		}
 		for _, m := range []struct {
@@ -241,12 +241,12 @@ func (e *env) member(t *testing.T, userID uuid.UUID) (owner, admin uuid.UUID) {
 			role  organization.Role
 			id    *uuid.UUID
 		}{{"olga@acme.test", organization.Owner, &owner}, {"adam@acme.test", organization.Admin, &admin}} {
-			u, _, err := identity.CreateUser(ctx, tx, e.keys, tx.Now, identity.NewUser{Email: m.email, Password: password})
+			u, _, err := identity.CreateUser(ctx, tx, e.keys, tx.Now(), identity.NewUser{Email: m.email, Password: password})
 			if err != nil {
 				return err
 			}
 			*m.id = u.ID
-			if err := organization.AddMember(ctx, tx, tx.Now, org.ID, u.ID, m.role); err != nil {
+			if err := organization.AddMember(ctx, tx, org.ID, u.ID, m.role); err != nil {
 				return err
 			}
 		}

@@ -54,7 +54,7 @@ func (s *Service) RegisterSandboxApp(ctx context.Context, userID uuid.UUID) (San
 		err := tx.QueryRowContext(ctx, `SELECT device_id FROM approval_credentials WHERE user_id = $1 AND sandbox_private_key IS NOT NULL`,
 			userID).Scan(&out.DeviceID)
 		if errors.Is(err, sql.ErrNoRows) {
-			d, err := identity.CreateDevice(ctx, tx, tx.Now, userID, SandboxAppName, actor.PlatformIOS)
+			d, err := identity.CreateDevice(ctx, tx, tx.Now(), userID, SandboxAppName, actor.PlatformIOS)
 			if err != nil {
 				return SandboxApp{}, err
 			}
@@ -63,7 +63,7 @@ func (s *Service) RegisterSandboxApp(ctx context.Context, userID uuid.UUID) (San
 			return SandboxApp{}, err
 		}
 		out.CredentialID = uuid.Must(uuid.NewV7())
-		c := Credential{ID: out.CredentialID, Label: SandboxAppName, InsertedAt: tx.Now}
+		c := Credential{ID: out.CredentialID, Label: SandboxAppName, InsertedAt: tx.Now()}
 		return out, storeCredential(ctx, tx, c, userID, out.DeviceID, base64.RawURLEncoding.EncodeToString(pub), &sealed)
 	})
 }

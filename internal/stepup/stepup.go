@@ -111,7 +111,7 @@ func (s *Service) Mint(ctx context.Context, a actor.Actor, r Request) (StepUpCha
 }
 
 func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request) (StepUpChallenge, error) {
-	expires := tx.Now.Add(ChallengeLifetime)
+	expires := tx.Now().Add(ChallengeLifetime)
 	methods, err := s.methods(ctx, tx, a.UserID, r)
 	if err != nil {
 		return StepUpChallenge{}, err
@@ -123,12 +123,12 @@ func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request)
 	sudoID, stepUpID, challengeID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO sudo_sessions (id, session_id, user_id, purpose, approval_id, status, inserted_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now()); err != nil {
 		return StepUpChallenge{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO step_up_authentications (id, sudo_session_id, user_id, methods, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6)`, stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now()); err != nil {
 		return StepUpChallenge{}, err
 	}
 	if slices.Contains(methods, MethodApp) {
@@ -162,7 +162,7 @@ func (s *Service) insertChallenge(ctx context.Context, tx *db.Tx, a actor.Actor,
 		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`,
 		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
-		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, tx.Now)
+		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, tx.Now())
 	return err
 }
 

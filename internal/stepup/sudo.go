@@ -62,7 +62,7 @@ func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column
 }
 
 // expireStale moves on, for one person, every state whose time is up at
-// tx.Now: pending challenges past their expiry, pending step-ups whose
+// tx.Now(): pending challenges past their expiry, pending step-ups whose
 // verification ran out, and sudo windows past their end. Reading through it
 // is what makes the state machines follow the (manual) clock. Each statement
 // reads only the person's pending and active rows (by index), so its cost does
@@ -70,7 +70,7 @@ func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column
 func expireStale(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	if _, err := tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = 'expired', decided_at = $2
-		WHERE user_id = $1 AND status = 'pending' AND expires_at <= $2`, userID, tx.Now); err != nil {
+		WHERE user_id = $1 AND status = 'pending' AND expires_at <= $2`, userID, tx.Now()); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `
@@ -79,7 +79,7 @@ func expireStale(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 		      (status = 'active' AND expires_at <= $2)
 		   OR (status = 'pending' AND EXISTS (SELECT 1 FROM step_up_authentications su
 		                                      WHERE su.sudo_session_id = sudo_sessions.id AND su.expires_at <= $2)))`,
-		userID, tx.Now)
+		userID, tx.Now())
 	return err
 }
 
@@ -112,7 +112,7 @@ func (s *Service) GetStatus(ctx context.Context, a actor.Actor, id uuid.UUID) (S
 func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method string) (bool, error) {
 	res, err := tx.ExecContext(ctx, `
 		UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'`,
-		sudoID, tx.Now.Add(WindowLifetime), tx.Now)
+		sudoID, tx.Now().Add(WindowLifetime), tx.Now())
 	if err != nil {
 		return false, err
 	}
@@ -120,12 +120,12 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET completed_method = $2, completed_at = $3 WHERE id = $1`,
-		stepUpID, method, tx.Now); err != nil {
+		stepUpID, method, tx.Now()); err != nil {
 		return false, err
 	}
 	_, err = tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = 'satisfied', decided_at = $2 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
-		stepUpID, tx.Now)
+		stepUpID, tx.Now())
 	return err == nil, err
 }
 
@@ -133,12 +133,12 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 // taking its pending challenge along.
 func end(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, status string) error {
 	if _, err := tx.ExecContext(ctx, `
-		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`, sudoID, status, tx.Now); err != nil {
+		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`, sudoID, status, tx.Now()); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = $2, decided_at = $3 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
-		stepUpID, status, tx.Now)
+		stepUpID, status, tx.Now())
 	return err
 }
 
@@ -192,7 +192,7 @@ func (s *Service) Complete(ctx context.Context, a actor.Actor, r CompleteRequest
 		if _, err := activate(ctx, tx, x.id, x.stepUpID, r.Method); err != nil {
 			return Status{}, err
 		}
-		x.status, x.windowEnd = StatusActive, ptr(tx.Now.Add(WindowLifetime))
+		x.status, x.windowEnd = StatusActive, ptr(tx.Now().Add(WindowLifetime))
 		return x.view(), nil
 	})
 }
@@ -203,7 +203,7 @@ func (s *Service) codeMatches(ctx context.Context, tx *db.Tx, a actor.Actor, x s
 	if r.Method == MethodTOTP {
 		return s.Identity.VerifyTOTP(ctx, tx, a.UserID, r.Code)
 	}
-	return x.emailCodeHash != nil && x.emailCodeExpires != nil && tx.Now.Before(*x.emailCodeExpires) &&
+	return x.emailCodeHash != nil && x.emailCodeExpires != nil && tx.Now().Before(*x.emailCodeExpires) &&
 		keyring.Equal(*x.emailCodeHash, s.Keys.Hash(emailPurpose, x.stepUpID.String()+":"+r.Code)), nil
 }
 
@@ -281,7 +281,7 @@ func (s *Service) RequestFallback(ctx context.Context, a actor.Actor, r Fallback
 			return Fallback{}, err
 		}
 		code := identity.RandomDigits(6)
-		out := Fallback{Delivery: MethodEmail, ExpiresAt: tx.Now.Add(EmailCodeLifetime)}
+		out := Fallback{Delivery: MethodEmail, ExpiresAt: tx.Now().Add(EmailCodeLifetime)}
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE step_up_authentications SET email_code_hash = $2, email_code_expires_at = $3,
 			       expires_at = CASE WHEN expires_at < $3 THEN $3 ELSE expires_at END
@@ -312,10 +312,10 @@ func (s *Service) Exit(ctx context.Context, a actor.Actor, id uuid.UUID) (Expire
 		if err != nil {
 			return ExpiredSudoSession{}, err
 		}
-		out := ExpiredSudoSession{ID: x.id, ExpiresAt: tx.Now}
+		out := ExpiredSudoSession{ID: x.id, ExpiresAt: tx.Now()}
 		switch x.status {
 		case StatusPending, StatusActive:
-			_, err := tx.ExecContext(ctx, `UPDATE sudo_sessions SET status = 'expired', expires_at = $2, updated_at = $2 WHERE id = $1`, x.id, tx.Now)
+			_, err := tx.ExecContext(ctx, `UPDATE sudo_sessions SET status = 'expired', expires_at = $2, updated_at = $2 WHERE id = $1`, x.id, tx.Now())
 			if err != nil {
 				return ExpiredSudoSession{}, err
 			}

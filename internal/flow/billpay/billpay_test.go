@@ -65,8 +65,8 @@ func newOffice(t *testing.T, d *db.DB, clk clock.Clock, name string) office {
 	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}}
 	jobs := job.NewRunner(d, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	bills.Register(jobs)
-	org := fixture.Organization(t, d, testDay, name)
-	admin := fixture.Join(t, d, testDay, org.ID, "admin@"+name+".test", organization.Admin)
+	org := fixture.Organization(t, d, name)
+	admin := fixture.Join(t, d, org.ID, "admin@"+name+".test", organization.Admin)
 	return office{d: d, flow: &billpay.Service{DB: d, Payments: payments, Bills: bills}, payments: payments, bills: bills, jobs: jobs,
 		org: org, admin: admin}
 }

@@ -72,7 +72,7 @@ func (g *groupCommit) run(ctx context.Context, d *DB, fn func(tx *Tx) error) err
 	}
 	grp := g.open
 	grp.members++
-	tx := &Tx{tx: grp.raw, db: d, Now: d.clock.Now(), grouped: true}
+	tx := &Tx{tx: grp.raw, db: d, now: d.clock.Now(), grouped: true}
 	var (
 		fnErr    error
 		panicked any

@@ -29,7 +29,7 @@ func WithClock(clk clock.Clock) Option {
 type Tx struct {
 	tx          *sql.Tx
 	db          *DB
-	Now         time.Time
+	now         time.Time
 	afterCommit []func()
 	savepoints  int
 	// unprepared are the queries this transaction ran without a cached
@@ -99,6 +99,12 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	}
 	return tx.tx.QueryRowContext(ctx, query, args...)
 }
+
+// Now is the time the transaction began, read once from the database's
+// clock: every rule applied inside sees the same instant and every row it
+// stamps carries it. Code running in a transaction reads its time here
+// rather than taking a now parameter, so no caller can hand it another.
+func (tx *Tx) Now() time.Time { return tx.now }
 
 // ForUpdate is the row-lock clause of this engine (see DB.ForUpdate).
 func (tx *Tx) ForUpdate() string { return tx.db.ForUpdate() }
@@ -183,7 +189,7 @@ func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("database: begin: %w", err)
 	}
-	tx := &Tx{tx: raw, db: d, Now: d.clock.Now()}
+	tx := &Tx{tx: raw, db: d, now: d.clock.Now()}
 	defer func() {
 		if p := recover(); p != nil {
 			_ = raw.Rollback()

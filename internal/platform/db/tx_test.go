@@ -30,7 +30,7 @@ func TestStoreTxCarriesTheClockReadAtBegin(t *testing.T) {
 			d := dbtest.Open(t, e.DSN(t), db.WithClock(clk))
 			got, err := db.InTx(context.Background(), d, func(tx *db.Tx) (time.Time, error) {
 				clk.Advance(time.Hour) // time moving on mid-transaction does not reach it
-				return tx.Now, nil
+				return tx.Now(), nil
 			})
 			if err != nil || !got.Equal(start) {
 				t.Fatalf("Now = %v, %v; want %v", got, err, start)

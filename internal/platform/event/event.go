@@ -46,13 +46,12 @@ type Ref struct {
 	Type        string    `json:"type"`
 }
 
-// Append writes one event in q, the caller's open transaction, so the event
-// exists if and only if the change it describes commits. data is stored as
-// JSON. orgID names the organization whose realtime channel carries the
-// event (uuid.Nil: none). When q is a *db.Tx, dispatchers and tails (in
-// every instance, on PostgreSQL) wake as soon as it commits; otherwise at
-// their next poll.
-func Append(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID, stream, aggregateID, typ string, data any) (Ref, error) {
+// Append writes one event in tx, the caller's open transaction, so the event
+// exists if and only if the change it describes commits; it occurred at
+// tx.Now(). data is stored as JSON. orgID names the organization whose
+// realtime channel carries the event (uuid.Nil: none). Dispatchers and
+// tails (in every instance, on PostgreSQL) wake as soon as tx commits.
+func Append(ctx context.Context, tx *db.Tx, orgID uuid.UUID, stream, aggregateID, typ string, data any) (Ref, error) {
 	body, err := json.Marshal(data)
 	if err != nil {
 		return Ref{}, fmt.Errorf("event %s: encode data: %w", typ, err)
@@ -63,16 +62,14 @@ func Append(ctx context.Context, q db.Querier, now time.Time, orgID uuid.UUID, s
 	}
 	// seq comes from the table (and on PostgreSQL tx_id from its default), so
 	// the same text serves both engines.
-	_, err = q.ExecContext(ctx, `
+	_, err = tx.ExecContext(ctx, `
 		INSERT INTO domain_events (id, organization_id, stream, aggregate_id, type, data, occurred_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		id, uuid.NullUUID{UUID: orgID, Valid: orgID != uuid.Nil}, stream, aggregateID, typ, string(body), now.UTC())
+		id, uuid.NullUUID{UUID: orgID, Valid: orgID != uuid.Nil}, stream, aggregateID, typ, string(body), tx.Now().UTC())
 	if err != nil {
 		return Ref{}, fmt.Errorf("event %s: append: %w", typ, err)
 	}
-	if tx, ok := q.(*db.Tx); ok {
-		tx.Notify(Topic)
-	}
+	tx.Notify(Topic)
 	return Ref{EventID: id, Stream: stream, AggregateID: aggregateID, Type: typ}, nil
 }
 

@@ -19,14 +19,46 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 9, 30, 0, 123456000, time.UTC)
 
+// setClock is a clock a test sets to any time, earlier ones included: an
+// event occurs at its transaction's time, and the tests append events at
+// chosen times.
+type setClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *setClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *setClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// at is the clock of every test database of this package (its tests do not
+// run in parallel).
+var at = &setClock{now: t0}
+
+// each runs test on every engine with a database whose transactions read
+// their time from at, which starts at t0.
+func each(t *testing.T, test func(t *testing.T, d *db.DB)) {
+	t.Helper()
+	at.set(t0)
+	dbtest.Each(t, test, db.WithClock(at))
+}
+
 // appendN appends events agg-<from>…agg-<from+n-1>, each in its own transaction.
 func appendN(t *testing.T, d *db.DB, from, n int) []event.Ref {
 	t.Helper()
 	var refs []event.Ref
 	for i := from; i < from+n; i++ {
+		at.set(t0.Add(time.Duration(i) * time.Second))
 		err := d.Tx(context.Background(), func(tx *db.Tx) error {
-			ref, err := event.Append(context.Background(), tx, t0.Add(time.Duration(i)*time.Second),
-				uuid.Nil, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
+			ref, err := event.Append(context.Background(), tx, uuid.Nil, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
 			refs = append(refs, ref)
 			return err
 		})
@@ -105,11 +137,11 @@ func aggs(from, to int) []string {
 }
 
 func TestAppendInRolledBackTransactionLeavesNothing(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		rollback := errors.New("rollback")
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			if _, err := event.Append(ctx, tx, t0, uuid.Nil, "card", "c1", "card.frozen", nil); err != nil {
+			if _, err := event.Append(ctx, tx, uuid.Nil, "card", "c1", "card.frozen", nil); err != nil {
 				return err
 			}
 			return rollback
@@ -137,13 +169,13 @@ func TestAppendInRolledBackTransactionLeavesNothing(t *testing.T) {
 }
 
 func TestEverySubscriberSeesEveryEventOnceInOrder(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		refs := appendN(t, d, 1, 4)
 		// Several events in one transaction keep their order too.
 		err := d.Tx(ctx, func(tx *db.Tx) error {
 			for i := 5; i <= 7; i++ {
-				ref, err := event.Append(ctx, tx, t0, uuid.Nil, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
+				ref, err := event.Append(ctx, tx, uuid.Nil, "payment", fmt.Sprintf("agg-%d", i), "payment.created", map[string]int{"n": i})
 				if err != nil {
 					return err
 				}
@@ -203,7 +235,7 @@ func TestEverySubscriberSeesEveryEventOnceInOrder(t *testing.T) {
 }
 
 func TestFailingHandlerIsRetriedAndLaterEventsWait(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		appendN(t, d, 1, 5)
 		broken := errors.New("downstream unavailable")
@@ -271,7 +303,7 @@ func TestFailingHandlerIsRetriedAndLaterEventsWait(t *testing.T) {
 }
 
 func TestPositionsPersistAcrossDispatchers(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		appendN(t, d, 1, 3)
 		var first recorder
@@ -300,7 +332,7 @@ func TestPositionsPersistAcrossDispatchers(t *testing.T) {
 }
 
 func TestRunReactsToNotifyAndStops(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		delivered := make(chan string, 10)
 		disp := event.NewDispatcher(d, nil, event.WithPollInterval(time.Hour))
 		disp.Subscribe("s", func(_ context.Context, e event.Event) error {
@@ -341,7 +373,7 @@ func TestRunReactsToNotifyAndStops(t *testing.T) {
 
 // On PostgreSQL a later sequence number can commit before an earlier one.
 func TestPostgresWaitsForOlderTransactions(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		if d.Dialect() != db.Postgres {
 			t.Skip("SQLite commits sequence numbers in order")
 		}
@@ -360,7 +392,7 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 		t.Cleanup(func() { releaseOnce(); wg.Wait() })
 		wg.Go(func() {
 			slowErr = d.Tx(ctx, func(tx *db.Tx) error {
-				if _, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "slow", "t", nil); err != nil {
+				if _, err := event.Append(ctx, tx, uuid.Nil, "s", "slow", "t", nil); err != nil {
 					return err
 				}
 				close(appended)
@@ -370,7 +402,7 @@ func TestPostgresWaitsForOlderTransactions(t *testing.T) {
 		})
 		<-appended
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			_, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "fast", "t", nil)
+			_, err := event.Append(ctx, tx, uuid.Nil, "s", "fast", "t", nil)
 			return err
 		})
 		if err != nil {
@@ -423,14 +455,14 @@ func olderDrawsLaterSequence(t *testing.T, d *db.DB, org uuid.UUID, whileYounger
 			}
 			close(older)
 			<-appendOlder
-			_, err := event.Append(ctx, tx, t0, org, "s", "older", "thing.updated", nil)
+			_, err := event.Append(ctx, tx, org, "s", "older", "thing.updated", nil)
 			return err
 		})
 	})
 	<-older
 	wg.Go(func() {
 		youngerErr = d.Tx(ctx, func(tx *db.Tx) error {
-			if _, err := event.Append(ctx, tx, t0, org, "s", "younger", "thing.updated", nil); err != nil {
+			if _, err := event.Append(ctx, tx, org, "s", "younger", "thing.updated", nil); err != nil {
 				return err
 			}
 			close(younger)
@@ -458,7 +490,7 @@ func olderDrawsLaterSequence(t *testing.T, d *db.DB, org uuid.UUID, whileYounger
 // The dispatcher delivers the older transaction's event first and the
 // younger one's after, never skipping it.
 func TestDispatcherLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		if d.Dialect() != db.Postgres {
 			t.Skip("SQLite commits sequence numbers in order")
 		}
@@ -487,7 +519,7 @@ func TestDispatcherLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t
 // Events held back by an unrelated transaction get no Notify when it ends;
 // Run must look again soon rather than wait for its poll interval.
 func TestRunRetriesSoonWhenEventsAreHeldBack(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		if d.Dialect() != db.Postgres {
 			t.Skip("SQLite commits sequence numbers in order")
 		}
@@ -519,7 +551,7 @@ func TestRunRetriesSoonWhenEventsAreHeldBack(t *testing.T) {
 
 		go disp.Run(ctx)
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			_, err := event.Append(ctx, tx, t0, uuid.Nil, "s", "held", "t", nil)
+			_, err := event.Append(ctx, tx, uuid.Nil, "s", "held", "t", nil)
 			return err
 		})
 		if err != nil {
@@ -545,7 +577,7 @@ func TestRunRetriesSoonWhenEventsAreHeldBack(t *testing.T) {
 
 // Two dispatchers (as on two server instances) never both deliver an event.
 func TestConcurrentDispatchersDeliverOnce(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		appendN(t, d, 1, 30)
 		var mu sync.Mutex

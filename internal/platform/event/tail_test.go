@@ -11,15 +11,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/event"
 )
 
-// appendFor appends one event of org (aggregate agg) occurring at at, in its own transaction.
-func appendFor(t *testing.T, d *db.DB, org uuid.UUID, agg string, at time.Time) event.Ref {
+// appendFor appends one event of org (aggregate agg) occurring at when, in its own transaction.
+func appendFor(t *testing.T, d *db.DB, org uuid.UUID, agg string, when time.Time) event.Ref {
 	t.Helper()
+	at.set(when)
 	ref, err := db.InTx(context.Background(), d, func(tx *db.Tx) (event.Ref, error) {
-		return event.Append(context.Background(), tx, at, org, "s", agg, "thing.updated", map[string]string{"id": agg})
+		return event.Append(context.Background(), tx, org, "s", agg, "thing.updated", map[string]string{"id": agg})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func replayed(t *testing.T, s *event.Subscription, agg string) bool {
 }
 
 func TestTailHandsEachOrganizationItsOwnEventsInOrder(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		a, b := uuid.New(), uuid.New()
 		appendFor(t, d, a, "before", t0) // committed before anyone listened: not live
 		tail := runTail(t, d, 0, 0)
@@ -122,7 +122,7 @@ func TestTailHandsEachOrganizationItsOwnEventsInOrder(t *testing.T) {
 // good. The tail follows (transaction id, seq) below the oldest running
 // transaction instead.
 func TestTailLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		if d.Dialect() != db.Postgres {
 			t.Skip("SQLite commits sequence numbers in order")
 		}
@@ -139,7 +139,7 @@ func TestTailLosesNoEventWhenAnOlderTransactionDrawsALaterSequenceNumber(t *test
 }
 
 func TestTailReplaysWhatASubscriberMissed(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		org, other := uuid.New(), uuid.New()
 		tail := runTail(t, d, 0, 0)
@@ -211,7 +211,7 @@ func equal(a, b []string) bool {
 }
 
 func TestTailDropsASubscriberThatFallsBehind(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		org := uuid.New()
 		tail := runTail(t, d, 0, 2)
 		slow, fast := subscribe(t, tail, org), subscribe(t, tail, org)
@@ -234,7 +234,7 @@ func TestTailDropsASubscriberThatFallsBehind(t *testing.T) {
 }
 
 func TestTailCloseEndsEverySubscription(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		tail := runTail(t, d, 0, 0)
 		a, b := subscribe(t, tail, uuid.New()), subscribe(t, tail, uuid.New())

@@ -64,7 +64,7 @@ func Replay[T any](ctx context.Context, tx *db.Tx, k Key) (T, bool, error) {
 	if err != nil {
 		return zero, false, err
 	}
-	if !tx.Now.Before(expires) {
+	if !tx.Now().Before(expires) {
 		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2`, k.Scope, k.Key)
 		return zero, false, err
 	}
@@ -85,7 +85,7 @@ func Save[T any](ctx context.Context, tx *db.Tx, k Key, result T) error {
 		return fmt.Errorf("idempotency: snapshot: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO idempotency_keys (scope, key, input_hash, result, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, k.Scope, k.Key, k.InputHash, string(snapshot), tx.Now.Add(Window), tx.Now)
+		VALUES ($1, $2, $3, $4, $5, $6)`, k.Scope, k.Key, k.InputHash, string(snapshot), tx.Now().Add(Window), tx.Now())
 	if db.IsConstraint(err, "idempotency_keys_pkey") {
 		// Another request with this key committed first, without holding a
 		// lock this one waited on.

@@ -71,11 +71,13 @@ func MaxAttempts(n int) Option { return func(o *options) { o.maxAttempts = n } }
 // queued jobs holds one worker slot and leaves the rest to other keys.
 func FairKey(key string) Option { return func(o *options) { o.fairKey = key } }
 
-// Enqueue adds a job of kind with payload (stored as JSON) to q, normally the
-// transaction of the change that needs it. The job is due at now unless
-// RunAt says otherwise. When q is a *db.Tx, runners (in every instance, on
-// PostgreSQL) wake as soon as it commits; otherwise at their next poll.
-func Enqueue(ctx context.Context, q db.Querier, now time.Time, kind string, payload any, opts ...Option) (uuid.UUID, error) {
+// Enqueue adds a job of kind with payload (stored as JSON) in tx, the
+// transaction of the change that needs it, so the job exists if and only if
+// the change commits. The job is due at tx.Now() unless RunAt says
+// otherwise. Runners (in every instance, on PostgreSQL) wake as soon as tx
+// commits.
+func Enqueue(ctx context.Context, tx *db.Tx, kind string, payload any, opts ...Option) (uuid.UUID, error) {
+	now := tx.Now()
 	o := options{runAt: now, maxAttempts: DefaultMaxAttempts}
 	for _, opt := range opts {
 		opt(&o)
@@ -95,16 +97,14 @@ func Enqueue(ctx context.Context, q db.Querier, now time.Time, kind string, payl
 	if o.fairKey != "" {
 		fairKey = &o.fairKey
 	}
-	_, err = q.ExecContext(ctx, `
+	_, err = tx.ExecContext(ctx, `
 		INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, inserted_at, updated_at, fair_key)
 		VALUES ($1, $2, $3, 'pending', 0, $4, $5, $6, $6, $7)`,
 		id, kind, string(body), o.maxAttempts, o.runAt.UTC(), now.UTC(), fairKey)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("job %s: enqueue: %w", kind, err)
 	}
-	if tx, ok := q.(*db.Tx); ok {
-		tx.Notify(Topic)
-	}
+	tx.Notify(Topic)
 	return id, nil
 }
 

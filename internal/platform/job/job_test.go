@@ -22,12 +22,25 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 
-func enqueue(t *testing.T, d *db.DB, now time.Time, kind string, payload any, opts ...job.Option) uuid.UUID {
+// each runs test once per engine on a new database whose transactions read
+// their time from clk, the runner's clock, which starts at t0.
+func each(t *testing.T, test func(t *testing.T, d *db.DB, clk *clock.Manual)) {
+	t.Helper()
+	for _, e := range dbtest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			clk := clock.NewManual(t0)
+			test(t, dbtest.Open(t, e.DSN(t), db.WithClock(clk)), clk)
+		})
+	}
+}
+
+// enqueue adds a job due at due in a transaction of its own.
+func enqueue(t *testing.T, d *db.DB, due time.Time, kind string, payload any, opts ...job.Option) uuid.UUID {
 	t.Helper()
 	var id uuid.UUID
 	err := d.Tx(context.Background(), func(tx *db.Tx) error {
 		var err error
-		id, err = job.Enqueue(context.Background(), tx, now, kind, payload, opts...)
+		id, err = job.Enqueue(context.Background(), tx, kind, payload, append([]job.Option{job.RunAt(due)}, opts...)...)
 		return err
 	})
 	if err != nil {
@@ -67,8 +80,7 @@ func runDue(t *testing.T, r *job.Runner, want int) {
 }
 
 func TestFailingJobIsRetriedWithBackoff(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil)
 		var attempts []int
 		r.Handle("bill.extract", func(_ context.Context, j job.Job) error {
@@ -118,8 +130,7 @@ func TestFailingJobIsRetriedWithBackoff(t *testing.T) {
 }
 
 func TestPermanentErrorKillsJobAtOnce(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil)
 		runs := 0
 		long := strings.Repeat("é", 3000) // last_error is cut, on a character boundary
@@ -148,8 +159,7 @@ func TestPermanentErrorKillsJobAtOnce(t *testing.T) {
 }
 
 func TestJobOutOfAttemptsIsDead(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil, job.WithBackoff(func(int) time.Duration { return time.Minute }))
 		r.Handle("message.deliver", func(_ context.Context, j job.Job) error {
 			return fmt.Errorf("smtp refused (attempt %d)", j.Attempts)
@@ -165,15 +175,16 @@ func TestJobOutOfAttemptsIsDead(t *testing.T) {
 		clk.Advance(time.Hour)
 		runDue(t, r, 0)
 
-		if _, err := job.Enqueue(context.Background(), d.Reader(), clk.Now(), "x", nil, job.MaxAttempts(0)); err == nil {
+		if _, err := db.InTx(context.Background(), d, func(tx *db.Tx) (uuid.UUID, error) {
+			return job.Enqueue(context.Background(), tx, "x", nil, job.MaxAttempts(0))
+		}); err == nil {
 			t.Fatal("MaxAttempts(0) accepted")
 		}
 	})
 }
 
 func TestPanicCountsAsFailure(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil)
 		r.Handle("bad", func(context.Context, job.Job) error { panic("nil map") })
 		id := enqueue(t, d, clk.Now(), "bad", nil)
@@ -185,14 +196,13 @@ func TestPanicCountsAsFailure(t *testing.T) {
 }
 
 func TestRolledBackEnqueueNeverRuns(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ran := false
 		r := job.NewRunner(d, clk, nil)
 		r.Handle("k", func(context.Context, job.Job) error { ran = true; return nil })
 		rollback := errors.New("rollback")
 		err := d.Tx(context.Background(), func(tx *db.Tx) error {
-			if _, err := job.Enqueue(context.Background(), tx, clk.Now(), "k", nil); err != nil {
+			if _, err := job.Enqueue(context.Background(), tx, "k", nil); err != nil {
 				return err
 			}
 			return rollback
@@ -209,8 +219,7 @@ func TestRolledBackEnqueueNeverRuns(t *testing.T) {
 }
 
 func TestUnhandledKindsAndFutureJobsWait(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil)
 		runDue(t, r, 0) // no handlers at all
 		r.Handle("known", func(context.Context, job.Job) error { return nil })
@@ -256,8 +265,7 @@ func (b *blocker) handle(_ context.Context, j job.Job) error {
 }
 
 func TestExpiredLeaseIsClaimedAgain(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		b := newBlocker()
 		stuck := job.NewRunner(d, clk, nil, job.WithLease(time.Minute))
 		stuck.Handle("k", b.handle)
@@ -290,8 +298,7 @@ func TestExpiredLeaseIsClaimedAgain(t *testing.T) {
 }
 
 func TestExpiredLeaseOnLastAttemptIsDead(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		b := newBlocker()
 		stuck := job.NewRunner(d, clk, nil, job.WithLease(time.Minute))
 		stuck.Handle("k", b.handle)
@@ -319,9 +326,8 @@ func TestExpiredLeaseOnLastAttemptIsDead(t *testing.T) {
 }
 
 func TestSeveralRunnersRunEachJobOnce(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		const jobs, runners = 40, 4
-		clk := clock.NewManual(t0)
 		var ids []uuid.UUID
 		for i := range jobs {
 			ids = append(ids, enqueue(t, d, clk.Now(), "k", i))
@@ -368,8 +374,7 @@ func TestSeveralRunnersRunEachJobOnce(t *testing.T) {
 }
 
 func TestRunWakesOnNotifyAndFinishesJobsOnCancel(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil, job.WithPollInterval(time.Hour), job.WithShutdownGrace(time.Minute))
 		ran := make(chan string, 10)
 		started, release := make(chan struct{}), make(chan struct{})
@@ -438,8 +443,7 @@ func TestRunWakesOnNotifyAndFinishesJobsOnCancel(t *testing.T) {
 }
 
 func TestRunCancelsStuckHandlersAfterGrace(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil, job.WithShutdownGrace(50*time.Millisecond))
 		started := make(chan struct{})
 		r.Handle("stuck", func(ctx context.Context, j job.Job) error {
@@ -478,12 +482,12 @@ func TestCommittedEnqueueWakesRunnersEverywhere(t *testing.T) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			dsn := e.DSN(t)
-			d := dbtest.Open(t, dsn)
+			clk := clock.NewManual(t0)
+			d := dbtest.Open(t, dsn, db.WithClock(clk))
 			runnerDB := d
 			if e.Name == "postgres" {
-				runnerDB = dbtest.Open(t, dsn) // another instance
+				runnerDB = dbtest.Open(t, dsn, db.WithClock(clk)) // another instance
 			}
-			clk := clock.NewManual(t0)
 			r := job.NewRunner(runnerDB, clk, nil, job.WithPollInterval(time.Hour))
 			ran := make(chan string, 100) // never blocks a handler, however many ran
 			r.Handle("quick", func(_ context.Context, j job.Job) error {
@@ -503,7 +507,7 @@ func TestCommittedEnqueueWakesRunnersEverywhere(t *testing.T) {
 			deadline := time.After(10 * time.Second)
 			for {
 				err := d.Tx(context.Background(), func(tx *db.Tx) error {
-					_, err := job.Enqueue(context.Background(), tx, clk.Now(), "quick", "now")
+					_, err := job.Enqueue(context.Background(), tx, "quick", "now")
 					return err
 				})
 				if err != nil {
@@ -527,8 +531,7 @@ func TestCommittedEnqueueWakesRunnersEverywhere(t *testing.T) {
 }
 
 func TestJobsWithOneFairKeyTakeTurns(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		var (
 			mu  sync.Mutex
 			ran []string
@@ -569,8 +572,7 @@ func TestJobsWithOneFairKeyTakeTurns(t *testing.T) {
 }
 
 func TestAKeysRunningJobHoldsItsTurnOnEveryRunner(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		started, release := make(chan struct{}), make(chan struct{})
 		handle := func(_ context.Context, j job.Job) error {
 			if string(j.Payload) == `"slow"` {
@@ -615,8 +617,7 @@ func TestAKeysRunningJobHoldsItsTurnOnEveryRunner(t *testing.T) {
 }
 
 func TestHandlerSeesHowOftenItsLeaseExpired(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, d *db.DB) {
-		clk := clock.NewManual(t0)
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		var (
 			mu   sync.Mutex
 			seen []int

@@ -67,15 +67,15 @@ type Message struct {
 // deliverJob is the job kind that hands a message to the Sender.
 const deliverJob = "outbox.deliver"
 
-// Queue stores m in q (the transaction of the change that causes it) with
-// the job that delivers it, so a message is sent if and only if the change
-// commits. It refuses a message with a code: those go through Outbox.Queue,
-// which keeps the code out of the database.
-func Queue(ctx context.Context, q db.Querier, now time.Time, m Message) (Message, error) {
+// Queue stores m in tx (the transaction of the change that causes it, whose
+// time it is inserted at) with the job that delivers it, so a message is
+// sent if and only if the change commits. It refuses a message with a code:
+// those go through Outbox.Queue, which keeps the code out of the database.
+func Queue(ctx context.Context, tx *db.Tx, m Message) (Message, error) {
 	if m.Code != nil {
 		return m, ErrCodeNeedsOutbox
 	}
-	return insert(ctx, q, now, m, nil, true)
+	return insert(ctx, tx, m, nil, true)
 }
 
 // ErrCodeNeedsOutbox is returned by Queue for a message that carries a code.
@@ -86,19 +86,19 @@ const CodePlaceholder = "[code withheld]"
 
 // insert writes the row (the body as given, sealedCode as given) and, when
 // withJob, the job that delivers it.
-func insert(ctx context.Context, q db.Querier, now time.Time, m Message, sealedCode *string, withJob bool) (Message, error) {
+func insert(ctx context.Context, tx *db.Tx, m Message, sealedCode *string, withJob bool) (Message, error) {
 	m.ID = uuid.Must(uuid.NewV7())
-	m.InsertedAt = now
-	if _, err := q.ExecContext(ctx, `
+	m.InsertedAt = tx.Now()
+	if _, err := tx.ExecContext(ctx, `
 		INSERT INTO outbox_messages (id, user_id, kind, channel, subject, body, sealed_code, inserted_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		m.ID, m.UserID, m.Kind, m.Channel, m.Subject, m.Body, sealedCode, now); err != nil {
+		m.ID, m.UserID, m.Kind, m.Channel, m.Subject, m.Body, sealedCode, m.InsertedAt); err != nil {
 		return m, err
 	}
 	if !withJob {
 		return m, nil
 	}
-	_, err := job.Enqueue(ctx, q, now, deliverJob, deliverPayload{MessageID: m.ID})
+	_, err := job.Enqueue(ctx, tx, deliverJob, deliverPayload{MessageID: m.ID})
 	return m, err
 }
 
@@ -127,7 +127,7 @@ func (o *Outbox) Queue(ctx context.Context, tx *db.Tx, m Message) (Message, erro
 		return m, ErrCodeNeedsOutbox
 	}
 	if m.Code == nil {
-		return insert(ctx, tx, tx.Now, m, nil, true)
+		return insert(ctx, tx, m, nil, true)
 	}
 	code := *m.Code
 	if code == "" {
@@ -137,7 +137,7 @@ func (o *Outbox) Queue(ctx context.Context, tx *db.Tx, m Message) (Message, erro
 	stored.Code = nil
 	stored.Body = strings.ReplaceAll(m.Body, code, CodePlaceholder)
 	if o.Live {
-		saved, err := insert(ctx, tx, tx.Now, stored, nil, false)
+		saved, err := insert(ctx, tx, stored, nil, false)
 		if err != nil {
 			return m, err
 		}
@@ -153,7 +153,7 @@ func (o *Outbox) Queue(ctx context.Context, tx *db.Tx, m Message) (Message, erro
 	if err != nil {
 		return m, err
 	}
-	saved, err := insert(ctx, tx, tx.Now, stored, &sealed, true)
+	saved, err := insert(ctx, tx, stored, &sealed, true)
 	if err != nil {
 		return m, err
 	}
@@ -184,7 +184,7 @@ func (o *Outbox) sendNow(ctx context.Context, m Message) {
 	}
 	if err == nil {
 		err = o.DB.Tx(ctx, func(tx *db.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, m.ID, tx.Now)
+			_, err := tx.ExecContext(ctx, `UPDATE outbox_messages SET delivered_at = $2 WHERE id = $1 AND delivered_at IS NULL`, m.ID, tx.Now())
 			return err
 		})
 	}

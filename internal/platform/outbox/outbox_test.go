@@ -143,7 +143,7 @@ func TestQueueRefusesCodesOutsideTheOutbox(t *testing.T) {
 		ctx := context.Background()
 		code := "654321"
 		err := d.Tx(ctx, func(tx *db.Tx) error {
-			_, err := outbox.Queue(ctx, tx, tx.Now, outbox.Message{Kind: outbox.StepUpEmailCode, Channel: outbox.ChannelEmail, Subject: "s", Body: code, Code: &code})
+			_, err := outbox.Queue(ctx, tx, outbox.Message{Kind: outbox.StepUpEmailCode, Channel: outbox.ChannelEmail, Subject: "s", Body: code, Code: &code})
 			return err
 		})
 		if !errors.Is(err, outbox.ErrCodeNeedsOutbox) {

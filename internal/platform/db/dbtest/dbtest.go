@@ -37,12 +37,13 @@ func Engines() []Engine {
 	return engines
 }
 
-// Each runs test once per engine, each time on a new migrated database.
-func Each(t *testing.T, test func(t *testing.T, d *db.DB)) {
+// Each runs test once per engine, each time on a new migrated database
+// opened with opts.
+func Each(t *testing.T, test func(t *testing.T, d *db.DB), opts ...db.Option) {
 	t.Helper()
 	for _, e := range Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			test(t, Open(t, e.DSN(t)))
+			test(t, Open(t, e.DSN(t), opts...))
 		})
 	}
 }

@@ -1,10 +1,15 @@
-// Package client is the Go client of the Strongroom API.
+// Package client is the Go client of the Strongroom API: one method of
+// [Client] per operation a person or program calls, named after what it
+// does, taking IDs as strings and answering the API's records.
 //
-// Two layers make it up. The generated one (openapi.gen.go, from
-// api/openapi.yaml by oapi-codegen) holds every schema as a Go type and one
-// low-level method per operation; reach it through [Client.API]. The
-// hand-written one, on top, does what every caller would otherwise write
-// again:
+//	c, err := client.New("https://strongroom.example", client.WithAPIKey(key))
+//	accounts, err := c.CurrencyAccounts(ctx, orgID)
+//
+// The records and request bodies (api.Payment, api.BillUpdate, …) and their
+// enum constants are the types of package
+// github.com/strongroom/strongroom/client/api, generated from
+// api/openapi.yaml; import it beside this one. What the helpers add, so that
+// no caller writes it again:
 //
 //   - signing in: password, then the authenticator code, authenticator setup
 //     during sign-in, reuse of a device ([Client.Login]); or an API key as
@@ -14,13 +19,55 @@
 //   - step-up: a call answered 403 step_up_required is shown to the
 //     caller's [StepUpFunc], answered (the app: polled until it is no
 //     longer pending; a code: completed), then retried once;
-//   - page iterators over range-over-func ([Client.Transactions]);
+//   - lists as iterators over every page ([Client.Transactions],
+//     [Client.Bills], …: range over them; stopping the range stops
+//     fetching);
 //   - 429: waits Retry-After (capped, stopped by the context) and retries;
-//   - an Idempotency-Key on every payment execute that has none, so a retry
-//     after a lost answer never pays twice.
+//   - an Idempotency-Key on every payment execute, yours or a fresh one, so
+//     a retry after a lost answer never pays twice;
+//   - waiting: [Client.WaitBill] for a bill's extraction,
+//     [Client.WaitPayment] for a payment's approval, [Client.WaitStepUp].
 //
-// Every call made through a [Client], the generated ones included, gets the
-// bearer, the 429 handling, the step-up and the idempotency key.
+// The helpers by area (see docs/api.md for what each operation does):
+//
+//   - signing in and the person: Login, SignIn, CompleteMFA,
+//     SetupSignInAuthenticator, ActivateSignInAuthenticator, SignOut, Me,
+//     Devices, SetupAuthenticator, ActivateAuthenticator, Passkeys,
+//     BeginPasskeyRegistration, RegisterPasskey, RemovePasskey;
+//   - step-up and the approving app: StepUpStatus, WaitStepUp,
+//     CompleteStepUp, RequestStepUpEmail, ExitStepUp,
+//     RegisterApprovalCredential, Challenges, ApproveChallenge,
+//     DeclineChallenge;
+//   - organization: CurrencyAccounts, RequestCurrencyAccounts, Balances,
+//     Transactions, Transaction, Insights, APIKeys, CreateAPIKey,
+//     UpdateAPIKey, RotateAPIKey, RevokeAPIKey;
+//   - payments: PaymentsConfig, PaymentContacts, PaymentContact,
+//     CreatePaymentContact, CreatePaymentQuote, ExecutePayment, Payment,
+//     WaitPayment, CancelPayment, CreatePaymentBatch, PaymentBatch,
+//     Approvals, ApprovePayment, RejectPayment;
+//   - bills and files: UploadBill, CreateBill, Bills, Bill, WaitBill,
+//     UpdateBill, CancelBill, CreateBillPaymentContact, UploadFile,
+//     CreateFile, File, UploadFileContent, DownloadFileContent;
+//   - cards: Cards, Card, UpdateCard, FreezeCard, UnfreezeCard,
+//     OrderPhysicalCard, ActivateCard, SetCardPIN,
+//     ProvisionCardToMobileWallet;
+//   - expenses: Expenses, Expense, CreateExpense, UpdateExpense,
+//     DeleteExpense, SubmitExpense, ApproveExpense, RejectExpense,
+//     MarkExpensePaid, BindExpense, UnbindExpense, AddExpenseReceipt,
+//     RemoveExpenseReceipt;
+//   - invoicing: BillingContacts, BillingContact, CreateBillingContact,
+//     UpdateBillingContact, DeleteBillingContact, BillingAllocations,
+//     Invoices, Invoice, CreateInvoice, UpdateInvoice, SubmitInvoice,
+//     ApproveInvoice, ReturnInvoice, SendInvoice, FinalizeInvoice,
+//     AllocateInvoice, DeallocateInvoice, CryptoIncoming;
+//   - onboarding: PersonalQuestionnaireOptions, SubscriptionAcknowledgement,
+//     AcknowledgeSubscription, CreateIdentityCheckToken;
+//   - the sandbox (a server started with the sandbox on, with its token as
+//     bearer): the methods named Sandbox….
+//
+// [Client.API] is the generated low-level client, for an operation without
+// a helper; its calls get the same bearer, 429 handling, step-up and
+// idempotency key.
 package client
 
 import (
@@ -37,6 +84,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Defaults of the options.
@@ -55,7 +104,7 @@ type Client struct {
 	pollInterval time.Duration
 	maxRetryWait time.Duration
 	maxRetries   int
-	api          *ClientWithResponses
+	raw          *api.ClientWithResponses
 
 	mu       sync.RWMutex
 	token    string
@@ -117,19 +166,20 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	c.api, err = NewClientWithResponses(c.base, WithHTTPClient(doer{c}))
+	c.raw, err = api.NewClientWithResponses(c.base, api.WithHTTPClient(doer{c}))
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// API is the generated low-level client: one method per operation of the
-// OpenAPI document, answering the raw response with its decoded bodies. Its
-// calls go through this Client (bearer, 429, step-up, idempotency key); a
-// failure answer is not an error there: turn it into one with
-// [ErrorFromResponse].
-func (c *Client) API() *ClientWithResponses { return c.api }
+// API is the generated low-level client (package client/api): one method
+// per operation of the OpenAPI document, answering the raw response with
+// its decoded bodies. Its calls go through this Client (bearer, 429,
+// step-up, idempotency key); a failure answer is not an error there: turn
+// it into one with [ErrorFromResponse]. Prefer the named helpers; this is
+// for what they do not cover (a header of your own, say).
+func (c *Client) API() *api.ClientWithResponses { return c.raw }
 
 // Token is the bearer the client sends ("" for none).
 func (c *Client) Token() string {
@@ -170,6 +220,15 @@ func NewIdempotencyKey() string {
 	return "sr-go-" + hex.EncodeToString(b[:])
 }
 
+// noBearer marks the context of a request sent without the bearer.
+type noBearer struct{}
+
+func withoutBearer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noBearer{}, true)
+}
+
+func bearerless(ctx context.Context) bool { b, _ := ctx.Value(noBearer{}).(bool); return b }
+
 // doer is the HttpRequestDoer of the generated client: every request of
 // this Client passes here.
 type doer struct{ c *Client }
@@ -186,7 +245,7 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	if req.Header.Get("Authorization") == "" {
+	if req.Header.Get("Authorization") == "" && !bearerless(ctx) {
 		if tok := c.Token(); tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -161,7 +162,7 @@ func TestLoginWithPasswordAndAuthenticatorCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != client.SignInStatusAuthenticated || c.Token() == "" || !strings.HasPrefix(c.Token(), "srs_") || c.DeviceID() == "" {
+	if res.Status != api.SignInStatusAuthenticated || c.Token() == "" || !strings.HasPrefix(c.Token(), "srs_") || c.DeviceID() == "" {
 		t.Fatalf("login = %+v, token %q, device %q", res, c.Token(), c.DeviceID())
 	}
 	me, err := c.Me(ctx)
@@ -181,11 +182,11 @@ func TestLoginWithPasswordAndAuthenticatorCode(t *testing.T) {
 	advance(t, s, 30*time.Second)
 	_, err = bad.Login(ctx, client.Credentials{Email: o.email, Password: password, Code: func(context.Context) (string, error) { return "000000", nil }})
 	var se *client.SignInError
-	if !errors.As(err, &se) || se.Status != client.SignInStatusMfaFailed || bad.Token() != "" {
+	if !errors.As(err, &se) || se.Status != api.SignInStatusMfaFailed || bad.Token() != "" {
 		t.Fatalf("wrong code: %v, token %q", err, bad.Token())
 	}
 	// Without a code callback the sign-in stops at mfa_required.
-	if _, err := bad.Login(ctx, client.Credentials{Email: o.email, Password: password}); !errors.As(err, &se) || se.Status != client.SignInStatusMfaRequired {
+	if _, err := bad.Login(ctx, client.Credentials{Email: o.email, Password: password}); !errors.As(err, &se) || se.Status != api.SignInStatusMfaRequired {
 		t.Fatalf("no code: %v", err)
 	}
 
@@ -212,7 +213,7 @@ func TestLoginSetsUpAnAuthenticator(t *testing.T) {
 	var secret string
 	res, err := c.Login(t.Context(), client.Credentials{
 		Email: "new@strict.test", Password: password,
-		SetupAuthenticator: func(_ context.Context, setup *client.SignInTotpSetup) error {
+		SetupAuthenticator: func(_ context.Context, setup *api.SignInTotpSetup) error {
 			if !strings.HasPrefix(setup.Uri, "otpauth://totp/") || !strings.Contains(setup.Uri, setup.SecretEncoded) {
 				return fmt.Errorf("setup = %+v", setup)
 			}
@@ -224,7 +225,7 @@ func TestLoginSetsUpAnAuthenticator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != client.SignInStatusAuthenticated || res.User == nil || secret == "" {
+	if res.Status != api.SignInStatusAuthenticated || res.User == nil || secret == "" {
 		t.Fatalf("login = %+v", res)
 	}
 	me, err := c.Me(t.Context())
@@ -242,7 +243,7 @@ func TestLoginSetsUpAnAuthenticator(t *testing.T) {
 	s.Post(t, "/api/v1/sandbox/organizations/"+created.Organization.ID+"/users", sbx, map[string]any{
 		"email": "other@strict.test", "password": password, "role": "member", "totp": false,
 	}).ExpectStatus(t, 201)
-	if _, err := again.Login(t.Context(), client.Credentials{Email: "other@strict.test", Password: password}); !errors.As(err, &se) || se.Status != client.SignInStatusTotpSetupRequired {
+	if _, err := again.Login(t.Context(), client.Credentials{Email: "other@strict.test", Password: password}); !errors.As(err, &se) || se.Status != api.SignInStatusTotpSetupRequired {
 		t.Fatalf("no setup callback: %v", err)
 	}
 }
@@ -261,7 +262,7 @@ func TestLoginReusesTheDevice(t *testing.T) {
 	if second.DeviceID() != deviceID || second.Token() == first.Token() {
 		t.Fatalf("device %q, want %q", second.DeviceID(), deviceID)
 	}
-	var devices []client.Device
+	var devices []api.Device
 	for d, err := range second.Devices(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
@@ -290,9 +291,9 @@ func TestLoginReusesTheDevice(t *testing.T) {
 // byAuthenticator answers every step-up with a code of the authenticator
 // app of o, and counts the challenges.
 func byAuthenticator(t *testing.T, s *apitest.Server, o org, calls *int) client.StepUpFunc {
-	return func(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	return func(ctx context.Context, ch *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		*calls++
-		if !slices.Contains(ch.Methods, client.StepUpMethod(client.StepUpTOTP)) {
+		if !slices.Contains(ch.Methods, api.StepUpMethod(client.StepUpTOTP)) {
 			return client.StepUpAnswer{}, fmt.Errorf("methods %v lack totp", ch.Methods)
 		}
 		code, err := codeFor(t, s, o.secret)(ctx)
@@ -300,8 +301,8 @@ func byAuthenticator(t *testing.T, s *apitest.Server, o org, calls *int) client.
 	}
 }
 
-func memberKey() client.ApiKeyCreation {
-	return client.ApiKeyCreation{Name: "Treasury dashboard", Role: client.ApiKeyRequestedRoleMember, Scopes: []client.ApiKeyScope{client.ApiKeyScopeBalancesRead}}
+func memberKey() api.ApiKeyCreation {
+	return api.ApiKeyCreation{Name: "Treasury dashboard", Role: api.ApiKeyRequestedRoleMember, Scopes: []api.ApiKeyScope{api.ApiKeyScopeBalancesRead}}
 }
 
 func TestStepUpByAuthenticatorCodeRetriesTheGatedCallOnce(t *testing.T) {
@@ -328,7 +329,7 @@ func TestStepUpByAuthenticatorCodeRetriesTheGatedCallOnce(t *testing.T) {
 
 	// A wrong code fails the call with invalid_code and no retry.
 	other := newOrg(t, s, "grace@other.test")
-	wrong, rec := login(t, s, other, client.WithStepUp(func(context.Context, *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	wrong, rec := login(t, s, other, client.WithStepUp(func(context.Context, *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		return client.StepUpAnswer{Method: client.StepUpTOTP, Code: "000000"}, nil
 	}))
 	_, err = wrong.CreateAPIKey(t.Context(), other.id, memberKey())
@@ -340,7 +341,7 @@ func TestStepUpByAuthenticatorCodeRetriesTheGatedCallOnce(t *testing.T) {
 	}
 	// A callback's error stops the call with that error.
 	refusal := errors.New("the person walked away")
-	gone, _ := login(t, s, other, client.WithStepUp(func(context.Context, *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	gone, _ := login(t, s, other, client.WithStepUp(func(context.Context, *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		return client.StepUpAnswer{}, refusal
 	}))
 	if _, err := gone.CreateAPIKey(t.Context(), other.id, memberKey()); !errors.Is(err, refusal) {
@@ -356,9 +357,9 @@ func TestStepUpByTheSandboxApprovingApp(t *testing.T) {
 	var c *client.Client
 	approved := make(chan error, 1)
 	calls := 0
-	stepUp := func(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	stepUp := func(ctx context.Context, ch *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		calls++
-		if ch.MatchCode == nil || len(*ch.MatchCode) != 3 || !slices.Contains(ch.Methods, client.StepUpMethod(client.StepUpApp)) {
+		if ch.MatchCode == nil || len(*ch.MatchCode) != 3 || !slices.Contains(ch.Methods, api.StepUpMethod(client.StepUpApp)) {
 			return client.StepUpAnswer{}, fmt.Errorf("challenge %+v", ch)
 		}
 		// The person sees the match code and approves on their phone, a
@@ -400,7 +401,7 @@ func TestStepUpByTheSandboxApprovingApp(t *testing.T) {
 
 // challengeOf finds the assurance challenge of a step-up in the person's
 // inbox, as their app would.
-func challengeOf(ctx context.Context, c *client.Client, ch *client.StepUpChallenge) (uuid.UUID, error) {
+func challengeOf(ctx context.Context, c *client.Client, ch *api.StepUpChallenge) (uuid.UUID, error) {
 	r, err := c.API().ListChallengesWithResponse(ctx, nil)
 	if err != nil {
 		return uuid.Nil, err
@@ -424,12 +425,12 @@ func TestStepUpDeclinedInTheAppOrAnsweredByEmail(t *testing.T) {
 	// The person declines: the call fails with a StepUpError wrapping the
 	// step_up_required error, and is not retried.
 	var c *client.Client
-	c, rec := login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	c, rec := login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		id, err := challengeOf(ctx, c, ch)
 		if err != nil {
 			return client.StepUpAnswer{}, err
 		}
-		r, err := c.API().DeclineChallengeWithResponse(ctx, id, nil, client.EmptyObject{})
+		r, err := c.API().DeclineChallengeWithResponse(ctx, id, nil, api.EmptyObject{})
 		if err != nil {
 			return client.StepUpAnswer{}, err
 		}
@@ -446,7 +447,7 @@ func TestStepUpDeclinedInTheAppOrAnsweredByEmail(t *testing.T) {
 
 	// An emailed code.
 	var mail *client.Client
-	mail, rec = login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	mail, rec = login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		if err := mail.RequestStepUpEmail(ctx, ch); err != nil {
 			return client.StepUpAnswer{}, err
 		}
@@ -510,8 +511,8 @@ func TestErrorsAreTyped(t *testing.T) {
 	requestID := "client-test-0001"
 	org := uuid.MustParse(o.id)
 	bad := memberKey()
-	bad.Scopes = []client.ApiKeyScope{client.ApiKeyScopeBalancesRead, "no:such_scope"}
-	r, err := c.API().CreateApiKeyWithResponse(ctx, org, &client.CreateApiKeyParams{XRequestId: &requestID}, bad)
+	bad.Scopes = []api.ApiKeyScope{api.ApiKeyScopeBalancesRead, "no:such_scope"}
+	r, err := c.API().CreateApiKeyWithResponse(ctx, org, &api.CreateApiKeyParams{XRequestId: &requestID}, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,10 +586,10 @@ func TestTransactionsIteratorWalksEveryPage(t *testing.T) {
 	c, rec := login(t, s, o)
 
 	limit := 3
-	types := []client.TransactionType{client.TransactionTypeDeposit}
+	types := []api.TransactionType{api.TransactionTypeDeposit}
 	var amounts []string
 	seen := map[string]bool{}
-	for tx, err := range c.Transactions(t.Context(), o.id, &client.ListTransactionsParams{Limit: &limit, Type: &types}) {
+	for tx, err := range c.Transactions(t.Context(), o.id, &api.ListTransactionsParams{Limit: &limit, Type: &types}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -619,7 +620,7 @@ func TestTransactionsIteratorWalksEveryPage(t *testing.T) {
 
 	// Breaking off stops fetching.
 	n := 0
-	for _, err := range c.Transactions(t.Context(), o.id, &client.ListTransactionsParams{Limit: &limit}) {
+	for _, err := range c.Transactions(t.Context(), o.id, &api.ListTransactionsParams{Limit: &limit}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -720,7 +721,7 @@ func TestExecuteAttachesAnIdempotencyKeyAndReplaysIt(t *testing.T) {
 	s.Post(t, "/api/v1/organizations/"+o.id+"/payment-contacts", c.Token(), map[string]any{
 		"name": "Müller Maschinenbau GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89 3704 0044 0532 0130 00", "swift_code": "COBADEFFXXX",
 	}).ExpectStatus(t, 201).Decode(t, &contact)
-	quote := func(amount string) client.PaymentExecution {
+	quote := func(amount string) api.PaymentExecution {
 		var q struct {
 			ID string `json:"id"`
 		}
@@ -728,7 +729,7 @@ func TestExecuteAttachesAnIdempotencyKeyAndReplaysIt(t *testing.T) {
 			"source_currency": "EUR", "amount": amount, "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
 		id := uuid.MustParse(q.ID)
 		reason, description := "PYR002", "Invoice 2026-118"
-		return client.PaymentExecution{QuoteId: id, PayoutReason: &reason, StatementDescription: &description}
+		return api.PaymentExecution{QuoteId: id, PayoutReason: &reason, StatementDescription: &description}
 	}
 
 	// The answer of the first execute is lost; the client sends it again

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Error types the client itself branches on. The set the server answers is
@@ -32,9 +34,9 @@ type Error struct {
 	// when reporting a problem.
 	RequestID string
 	// Details is error.details: the offending fields of an invalid_request.
-	Details []FieldError
+	Details []api.FieldError
 	// StepUp is error.step_up, the challenge of a 403 step_up_required.
-	StepUp *StepUpChallenge
+	StepUp *api.StepUpChallenge
 	// RetryAfter is the Retry-After of a 429 the client did not wait for.
 	RetryAfter time.Duration
 }
@@ -46,11 +48,11 @@ func (e *Error) Error() string {
 // envelope is the error envelope on the wire.
 type envelope struct {
 	Error struct {
-		Type      string           `json:"type"`
-		Message   string           `json:"message"`
-		RequestID string           `json:"request_id"`
-		Details   []FieldError     `json:"details"`
-		StepUp    *StepUpChallenge `json:"step_up"`
+		Type      string               `json:"type"`
+		Message   string               `json:"message"`
+		RequestID string               `json:"request_id"`
+		Details   []api.FieldError     `json:"details"`
+		StepUp    *api.StepUpChallenge `json:"step_up"`
 	} `json:"error"`
 }
 

@@ -3,38 +3,34 @@ package client
 import (
 	"context"
 	"iter"
+	"net/http"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // APIKeys iterates over the organization's API keys, revoked ones
 // included, every page of them. filters (may be nil) are sent with every
 // page; its Cursor is ignored.
-func (c *Client) APIKeys(ctx context.Context, organizationID string, filters *ListApiKeysParams) iter.Seq2[ApiKey, error] {
-	var params ListApiKeysParams
+func (c *Client) APIKeys(ctx context.Context, organizationID string, filters *api.ListApiKeysParams) iter.Seq2[api.ApiKey, error] {
+	var params api.ListApiKeysParams
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[ApiKey], error) {
+	return list[api.ApiKey](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		org, err := parseUUID("organization id", organizationID)
 		if err != nil {
-			return page[ApiKey]{}, err
+			return nil, err
 		}
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListApiKeysWithResponse(ctx, org, &p)
-		if err != nil {
-			return page[ApiKey]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[ApiKey]{}, err
-		}
-		return page[ApiKey]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListApiKeys(ctx, org, &p)
 	})
 }
 
 // RotateAPIKey gives a key a new secret (rotateApiKey); the previous one
 // keeps working 24 hours. It needs a step-up, answered through the
 // client's [StepUpFunc]. The new secret is shown this once.
-func (c *Client) RotateAPIKey(ctx context.Context, organizationID, apiKeyID string) (*ApiKeyWithSecret, error) {
+func (c *Client) RotateAPIKey(ctx context.Context, organizationID, apiKeyID string) (*api.ApiKeyWithSecret, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -43,19 +39,12 @@ func (c *Client) RotateAPIKey(ctx context.Context, organizationID, apiKeyID stri
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.RotateApiKeyWithResponse(ctx, org, id, nil, EmptyObject{})
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.ApiKeyWithSecret](c.raw.RotateApiKey(ctx, org, id, nil, api.EmptyObject{}))
 }
 
 // RevokeAPIKey stops a key at once, both its secrets (revokeApiKey). No
 // step-up: revoking only protects.
-func (c *Client) RevokeAPIKey(ctx context.Context, organizationID, apiKeyID string) (*ApiKey, error) {
+func (c *Client) RevokeAPIKey(ctx context.Context, organizationID, apiKeyID string) (*api.ApiKey, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
@@ -64,12 +53,18 @@ func (c *Client) RevokeAPIKey(ctx context.Context, organizationID, apiKeyID stri
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.RevokeApiKeyWithResponse(ctx, org, id, nil, EmptyObject{})
+	return decode[api.ApiKey](c.raw.RevokeApiKey(ctx, org, id, nil, api.EmptyObject{}))
+}
+
+// UpdateAPIKey changes an API key's name or scopes (updateApiKey).
+func (c *Client) UpdateAPIKey(ctx context.Context, organizationID, apiKeyID string, update api.ApiKeyChange) (*api.ApiKey, error) {
+	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
 	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
+	apiKey, err := parseUUID("api key id", apiKeyID)
+	if err != nil {
 		return nil, err
 	}
-	return r.JSON200, nil
+	return decode[api.ApiKey](c.raw.UpdateApiKey(ctx, org, apiKey, nil, update))
 }

@@ -2,16 +2,18 @@ package client
 
 import (
 	"context"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // Balances lists the organization's balances, one per currency it holds,
 // available and pending (getBalances).
-func (c *Client) Balances(ctx context.Context, organizationID string) ([]Balance, error) {
+func (c *Client) Balances(ctx context.Context, organizationID string) ([]api.Balance, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.GetBalancesWithResponse(ctx, org, nil)
+	r, err := c.raw.GetBalancesWithResponse(ctx, org, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -24,17 +26,10 @@ func (c *Client) Balances(ctx context.Context, organizationID string) ([]Balance
 // PaymentsConfig is what a payment of the organization may carry: its
 // rails with their fees, the payout reasons and the longest statement
 // description (getPaymentsConfig).
-func (c *Client) PaymentsConfig(ctx context.Context, organizationID string) (*PaymentsConfig, error) {
+func (c *Client) PaymentsConfig(ctx context.Context, organizationID string) (*api.PaymentsConfig, error) {
 	org, err := parseUUID("organization id", organizationID)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.GetPaymentsConfigWithResponse(ctx, org, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.PaymentsConfig](c.raw.GetPaymentsConfig(ctx, org, nil))
 }

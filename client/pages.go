@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"net/http"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // page is one page of a list: its items and the cursor of the next one
@@ -58,46 +61,32 @@ func pages[T any](ctx context.Context, fetch func(ctx context.Context, cursor *s
 //
 // filters (may be nil) are sent unchanged with every page; its Cursor is
 // ignored (the iterator sets it).
-func (c *Client) Transactions(ctx context.Context, organizationID string, filters *ListTransactionsParams) iter.Seq2[Transaction, error] {
-	var params ListTransactionsParams
+func (c *Client) Transactions(ctx context.Context, organizationID string, filters *api.ListTransactionsParams) iter.Seq2[api.Transaction, error] {
+	var params api.ListTransactionsParams
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[Transaction], error) {
+	return list[api.Transaction](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		org, err := parseUUID("organization id", organizationID)
 		if err != nil {
-			return page[Transaction]{}, err
+			return nil, err
 		}
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListTransactionsWithResponse(ctx, org, &p)
-		if err != nil {
-			return page[Transaction]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[Transaction]{}, err
-		}
-		return page[Transaction]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListTransactions(ctx, org, &p)
 	})
 }
 
 // Devices iterates over the signed-in person's devices; the one with
 // ThisDevice true is the client's.
-func (c *Client) Devices(ctx context.Context, filters *ListDevicesParams) iter.Seq2[Device, error] {
-	var params ListDevicesParams
+func (c *Client) Devices(ctx context.Context, filters *api.ListDevicesParams) iter.Seq2[api.Device, error] {
+	var params api.ListDevicesParams
 	if filters != nil {
 		params = *filters
 	}
-	return pages(ctx, func(ctx context.Context, cursor *string) (page[Device], error) {
+	return list[api.Device](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
 		p := params
 		p.Cursor = cursor
-		r, err := c.api.ListDevicesWithResponse(ctx, &p)
-		if err != nil {
-			return page[Device]{}, err
-		}
-		if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-			return page[Device]{}, err
-		}
-		return page[Device]{items: r.JSON200.Data, hasMore: r.JSON200.HasMore, next: r.JSON200.NextCursor}, nil
+		return c.raw.ListDevices(ctx, &p)
 	})
 }

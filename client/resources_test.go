@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -47,15 +48,15 @@ func newContact(t *testing.T, s *apitest.Server, c *client.Client, o org, name s
 }
 
 // pay quotes and executes a payment of amount EUR to contact.
-func pay(t *testing.T, c *client.Client, o org, contact, amount string) *client.Payment {
+func pay(t *testing.T, c *client.Client, o org, contact, amount string) *api.Payment {
 	t.Helper()
-	q, err := c.CreatePaymentQuote(t.Context(), client.PaymentQuoteRequest{OrganizationId: uuid.MustParse(o.id), Rail: client.RailFiat,
-		PaymentContactId: uuid.MustParse(contact), SourceCurrency: "EUR", Amount: amount, AmountSide: client.PaymentQuoteRequestAmountSideSend})
+	q, err := c.CreatePaymentQuote(t.Context(), api.PaymentQuoteRequest{OrganizationId: uuid.MustParse(o.id), Rail: api.RailFiat,
+		PaymentContactId: uuid.MustParse(contact), SourceCurrency: "EUR", Amount: amount, AmountSide: api.PaymentQuoteRequestAmountSideSend})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reason, description := "PYR002", "Invoice 2026-118"
-	p, err := c.ExecutePayment(t.Context(), client.PaymentExecution{QuoteId: q.Id, PayoutReason: &reason, StatementDescription: &description}, nil)
+	p, err := c.ExecutePayment(t.Context(), api.PaymentExecution{QuoteId: q.Id, PayoutReason: &reason, StatementDescription: &description}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestBalancesContactsQuoteAndPayment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(balances, func(b client.Balance) bool { return b.Currency == "EUR" })
+	i := slices.IndexFunc(balances, func(b api.Balance) bool { return b.Currency == "EUR" })
 	if i < 0 || balances[i].Available != "1000.00" || balances[i].Pending != "0.00" {
 		t.Fatalf("balances = %+v", balances)
 	}
@@ -83,7 +84,7 @@ func TestBalancesContactsQuoteAndPayment(t *testing.T) {
 		ids = append(ids, newContact(t, s, c, o, name))
 	}
 	limit := 2
-	contacts := collect(t, c.PaymentContacts(ctx, o.id, &client.ListPaymentContactsParams{Limit: &limit}))
+	contacts := collect(t, c.PaymentContacts(ctx, o.id, &api.ListPaymentContactsParams{Limit: &limit}))
 	var got []string
 	for _, x := range contacts {
 		got = append(got, x.Id.String())
@@ -103,8 +104,8 @@ func TestBalancesContactsQuoteAndPayment(t *testing.T) {
 		t.Fatalf("payments config = %+v, %v", cfg, err)
 	}
 
-	q, err := c.CreatePaymentQuote(ctx, client.PaymentQuoteRequest{OrganizationId: uuid.MustParse(o.id), Rail: client.RailFiat,
-		PaymentContactId: uuid.MustParse(ids[0]), SourceCurrency: "EUR", Amount: "100.00", AmountSide: client.PaymentQuoteRequestAmountSideSend})
+	q, err := c.CreatePaymentQuote(ctx, api.PaymentQuoteRequest{OrganizationId: uuid.MustParse(o.id), Rail: api.RailFiat,
+		PaymentContactId: uuid.MustParse(ids[0]), SourceCurrency: "EUR", Amount: "100.00", AmountSide: api.PaymentQuoteRequestAmountSideSend})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestBalancesContactsQuoteAndPayment(t *testing.T) {
 	}
 	p := pay(t, c, o, ids[0], "100.00")
 	again, err := c.Payment(ctx, p.Id.String())
-	if err != nil || again.Status != client.PaymentStatusAwaitingApproval || again.ApprovalRequestId == nil {
+	if err != nil || again.Status != api.PaymentStatusAwaitingApproval || again.ApprovalRequestId == nil {
 		t.Fatalf("payment = %+v, %v", again, err)
 	}
 	if _, err := c.Payment(ctx, uuid.NewString()); asError(t, err).Type != "not_found" {
@@ -129,8 +130,8 @@ func TestApprovalsApprovedInTheAppOrRejected(t *testing.T) {
 
 	var c *client.Client
 	approved := make(chan error, 1)
-	var methods []client.StepUpMethod
-	c, _ = login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	var methods []api.StepUpMethod
+	c, _ = login(t, s, o, client.WithStepUp(func(ctx context.Context, ch *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		methods = ch.Methods
 		// The phone: the payment-approval challenge in the person's inbox.
 		r, err := c.API().ListChallengesWithResponse(ctx, nil)
@@ -150,9 +151,9 @@ func TestApprovalsApprovedInTheAppOrRejected(t *testing.T) {
 	second := pay(t, c, o, contact, "50.00")
 
 	limit := 1
-	pending := client.ApprovalStatusPending
-	list := collect(t, c.Approvals(t.Context(), o.id, &client.ListApprovalsParams{Status: &pending, Limit: &limit}))
-	if len(list) != 2 || list[0].Kind != client.ApprovalKindPayment {
+	pending := api.ApprovalStatusPending
+	list := collect(t, c.Approvals(t.Context(), o.id, &api.ListApprovalsParams{Status: &pending, Limit: &limit}))
+	if len(list) != 2 || list[0].Kind != api.ApprovalKindPayment {
 		t.Fatalf("pending approvals = %+v", list)
 	}
 
@@ -163,21 +164,21 @@ func TestApprovalsApprovedInTheAppOrRejected(t *testing.T) {
 	if err := <-approved; err != nil {
 		t.Fatal(err)
 	}
-	if a.Status != client.ApprovalStatusApproved || a.TargetId != first.Id || !slices.Equal(methods, []client.StepUpMethod{client.StepUpApp}) {
+	if a.Status != api.ApprovalStatusApproved || a.TargetId != first.Id || !slices.Equal(methods, []api.StepUpMethod{client.StepUpApp}) {
 		t.Fatalf("approval = %+v, methods %v", a, methods)
 	}
-	if p, _ := c.Payment(t.Context(), first.Id.String()); p.Status == client.PaymentStatusAwaitingApproval {
+	if p, _ := c.Payment(t.Context(), first.Id.String()); p.Status == api.PaymentStatusAwaitingApproval {
 		t.Fatalf("approved payment still %s", p.Status)
 	}
 
 	r, err := c.RejectPayment(t.Context(), second.ApprovalRequestId.String(), "Wrong amount")
-	if err != nil || r.Status != client.ApprovalStatusRejected {
+	if err != nil || r.Status != api.ApprovalStatusRejected {
 		t.Fatalf("reject = %+v, %v", r, err)
 	}
-	if p, _ := c.Payment(t.Context(), second.Id.String()); p.Status != client.PaymentStatusRejected {
+	if p, _ := c.Payment(t.Context(), second.Id.String()); p.Status != api.PaymentStatusRejected {
 		t.Fatalf("rejected payment is %s", p.Status)
 	}
-	if left := collect(t, c.Approvals(t.Context(), o.id, &client.ListApprovalsParams{Status: &pending})); len(left) != 0 {
+	if left := collect(t, c.Approvals(t.Context(), o.id, &api.ListApprovalsParams{Status: &pending})); len(left) != 0 {
 		t.Fatalf("pending after deciding both: %+v", left)
 	}
 	if _, err := c.RejectPayment(t.Context(), uuid.NewString(), ""); asError(t, err).Type != "not_found" {
@@ -201,7 +202,7 @@ func TestAPIKeysListedRotatedAndRevoked(t *testing.T) {
 		created = append(created, k.ApiKey.Id.String())
 	}
 	limit := 2
-	keys := collect(t, c.APIKeys(ctx, o.id, &client.ListApiKeysParams{Limit: &limit}))
+	keys := collect(t, c.APIKeys(ctx, o.id, &api.ListApiKeysParams{Limit: &limit}))
 	if len(keys) != 3 {
 		t.Fatalf("%d keys listed, want 3 over two pages", len(keys))
 	}
@@ -247,7 +248,7 @@ func TestCardsFrozenAndUnfrozen(t *testing.T) {
 	ctx := t.Context()
 
 	limit := 2
-	cards := collect(t, c.Cards(ctx, o.id, &client.ListCardsParams{Limit: &limit}))
+	cards := collect(t, c.Cards(ctx, o.id, &api.ListCardsParams{Limit: &limit}))
 	if len(cards) != 3 {
 		t.Fatalf("%d cards, want 3 over two pages", len(cards))
 	}
@@ -256,7 +257,7 @@ func TestCardsFrozenAndUnfrozen(t *testing.T) {
 		t.Fatalf("freeze = %+v, %v", frozen, err)
 	}
 	yes := true
-	if f := collect(t, c.Cards(ctx, o.id, &client.ListCardsParams{Frozen: &yes})); len(f) != 1 || f[0].Id.String() != ids[1] {
+	if f := collect(t, c.Cards(ctx, o.id, &api.ListCardsParams{Frozen: &yes})); len(f) != 1 || f[0].Id.String() != ids[1] {
 		t.Fatalf("frozen cards = %+v", f)
 	}
 	thawed, err := c.UnfreezeCard(ctx, ids[1])
@@ -283,7 +284,7 @@ func TestUploadBillAndWaitForTheExtraction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Status != client.BillStatusExtracting || b.FileId == nil {
+	if b.Status != api.BillStatusExtracting || b.FileId == nil {
 		t.Fatalf("uploaded bill = %+v", b)
 	}
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -292,7 +293,7 @@ func TestUploadBillAndWaitForTheExtraction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done.Status != client.BillStatusExtracted || done.ExtractionFailedAt != nil || deref(done.SupplierName) != "Atelier Verhaegen BV" ||
+	if done.Status != api.BillStatusExtracted || done.ExtractionFailedAt != nil || deref(done.SupplierName) != "Atelier Verhaegen BV" ||
 		deref(done.BillNumber) != "BE-2026-000318" || deref(done.Currency) != "EUR" || deref(done.Amount) != "1234.63" || done.DueDate == nil {
 		t.Fatalf("extracted bill = %+v (supplier %q, number %q, amount %q)", done, deref(done.SupplierName), deref(done.BillNumber), deref(done.Amount))
 	}
@@ -309,7 +310,7 @@ func TestUploadBillAndWaitForTheExtraction(t *testing.T) {
 	defer cancel2()
 	began := time.Now()
 	got, err := c.WaitBill(short, b2.Id.String(), time.Minute)
-	if (err == nil && got.Status == client.BillStatusExtracting) || (err != nil && !errors.Is(err, context.DeadlineExceeded)) || time.Since(began) > 5*time.Second {
+	if (err == nil && got.Status == api.BillStatusExtracting) || (err != nil && !errors.Is(err, context.DeadlineExceeded)) || time.Since(began) > 5*time.Second {
 		t.Fatalf("wait past its context: %+v, %v after %v", got, err, time.Since(began))
 	}
 	if _, err := c.UploadBill(ctx, o.id, "notes.txt", strings.NewReader("just some text")); asError(t, err).StatusCode/100 != 4 {

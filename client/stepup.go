@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // How a person answers a step-up challenge (the challenge's Methods).
@@ -35,7 +37,7 @@ type StepUpAnswer struct {
 // that code). The client then retries the gated call once. An error
 // returned stops the call with that error. Gated calls made at the same
 // time from several goroutines call it at the same time, once each.
-type StepUpFunc func(ctx context.Context, challenge *StepUpChallenge) (StepUpAnswer, error)
+type StepUpFunc func(ctx context.Context, challenge *api.StepUpChallenge) (StepUpAnswer, error)
 
 // StepUpError is returned when a step-up ended without opening the sudo
 // window: the person declined it, or it expired. It wraps the
@@ -61,7 +63,7 @@ func (c *Client) answerStepUp(ctx context.Context, apiErr *Error) error {
 	if err != nil {
 		return fmt.Errorf("strongroom: step-up: %w", err)
 	}
-	var st *StepUpStatus
+	var st *api.StepUpStatus
 	switch ans.Method {
 	case StepUpApp, "":
 		st, err = c.WaitStepUp(ctx, ch.Id.String())
@@ -73,7 +75,7 @@ func (c *Client) answerStepUp(ctx context.Context, apiErr *Error) error {
 	if err != nil {
 		return err
 	}
-	if st.Status != StepUpStatusStatusActive {
+	if st.Status != api.StepUpStatusStatusActive {
 		return &StepUpError{Status: string(st.Status), Err: apiErr}
 	}
 	return nil
@@ -81,30 +83,23 @@ func (c *Client) answerStepUp(ctx context.Context, apiErr *Error) error {
 
 // StepUpStatus reads the state of a step-up (sudo session) of this
 // client's session.
-func (c *Client) StepUpStatus(ctx context.Context, sudoSessionID string) (*StepUpStatus, error) {
+func (c *Client) StepUpStatus(ctx context.Context, sudoSessionID string) (*api.StepUpStatus, error) {
 	id, err := parseUUID("sudo session id", sudoSessionID)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.GetStepUpStatusWithResponse(ctx, id, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := ErrorFromResponse(r.HTTPResponse, r.Body); err != nil {
-		return nil, err
-	}
-	return r.JSON200, nil
+	return decode[api.StepUpStatus](c.raw.GetStepUpStatus(ctx, id, nil))
 }
 
 // WaitStepUp polls the step-up until its status is anything but pending
 // and returns that status. ctx bounds the wait.
-func (c *Client) WaitStepUp(ctx context.Context, sudoSessionID string) (*StepUpStatus, error) {
+func (c *Client) WaitStepUp(ctx context.Context, sudoSessionID string) (*api.StepUpStatus, error) {
 	for {
 		st, err := c.StepUpStatus(ctx, sudoSessionID)
 		if err != nil {
 			return nil, err
 		}
-		if st.Status != StepUpStatusStatusPending {
+		if st.Status != api.StepUpStatusStatusPending {
 			return st, nil
 		}
 		if err := sleep(ctx, c.pollInterval); err != nil {
@@ -115,14 +110,14 @@ func (c *Client) WaitStepUp(ctx context.Context, sudoSessionID string) (*StepUpS
 
 // CompleteStepUp answers a step-up with a code: method is StepUpTOTP or
 // StepUpEmail. A wrong code is an [*Error] of type invalid_code.
-func (c *Client) CompleteStepUp(ctx context.Context, sudoSessionID, method, code string) (*StepUpStatus, error) {
+func (c *Client) CompleteStepUp(ctx context.Context, sudoSessionID, method, code string) (*api.StepUpStatus, error) {
 	id, err := parseUUID("sudo session id", sudoSessionID)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.api.CompleteStepUpWithResponse(ctx, nil, CompleteStepUpJSONRequestBody{
+	r, err := c.raw.CompleteStepUpWithResponse(ctx, nil, api.CompleteStepUpJSONRequestBody{
 		SudoSessionId: id,
-		Method:        StepUpCompletionMethod(method),
+		Method:        api.StepUpCompletionMethod(method),
 		Code:          code,
 	})
 	if err != nil {
@@ -136,16 +131,26 @@ func (c *Client) CompleteStepUp(ctx context.Context, sudoSessionID, method, code
 
 // RequestStepUpEmail has a step-up code sent to the person by email, to
 // answer the challenge with StepUpEmail.
-func (c *Client) RequestStepUpEmail(ctx context.Context, challenge *StepUpChallenge) error {
+func (c *Client) RequestStepUpEmail(ctx context.Context, challenge *api.StepUpChallenge) error {
 	if challenge == nil {
 		return errors.New("strongroom: no step-up challenge")
 	}
-	r, err := c.api.RequestStepUpFallbackWithResponse(ctx, nil, RequestStepUpFallbackJSONRequestBody{
+	r, err := c.raw.RequestStepUpFallbackWithResponse(ctx, nil, api.RequestStepUpFallbackJSONRequestBody{
 		StepUpAuthenticationId: challenge.StepUpAuthenticationId,
-		Method:                 StepUpFallbackRequestMethodEmail,
+		Method:                 api.StepUpFallbackRequestMethodEmail,
 	})
 	if err != nil {
 		return err
 	}
 	return ErrorFromResponse(r.HTTPResponse, r.Body)
+}
+
+// ExitStepUp closes a sudo window before it runs out (exitStepUp): the next
+// gated call asks for a step-up again.
+func (c *Client) ExitStepUp(ctx context.Context, sudoSessionID string) (*api.ExpiredSudoSession, error) {
+	id, err := parseUUID("sudo session id", sudoSessionID)
+	if err != nil {
+		return nil, err
+	}
+	return decode[api.ExpiredSudoSession](c.raw.ExitStepUp(ctx, nil, api.StepUpExit{Id: id}))
 }

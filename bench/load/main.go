@@ -36,6 +36,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/app"
 )
 
@@ -223,9 +224,9 @@ func authorizations(e *env, concurrency int, duration time.Duration, cards int) 
 	if err := e.deposit(o.orgID, "USD"); err != nil {
 		return err
 	}
-	ids := make([]client.CardId, cards)
+	ids := make([]api.CardId, cards)
 	for i := range ids {
-		r, err := e.sandbox.API().SandboxCreateCardWithResponse(ctx, o.orgID, nil, client.SandboxNewCard{MonthlyLimit: 1000000})
+		r, err := e.sandbox.API().SandboxCreateCardWithResponse(ctx, o.orgID, nil, api.SandboxNewCard{MonthlyLimit: 1000000})
 		if err := check(r, err); err != nil {
 			return err
 		}
@@ -233,8 +234,8 @@ func authorizations(e *env, concurrency int, duration time.Duration, cards int) 
 	}
 	var next atomic.Int64
 	res := forDuration(concurrency, duration, func() error {
-		r, err := e.sandbox.API().SandboxAuthorizeCardWithResponse(ctx, ids[int(next.Add(1))%cards], nil, client.SandboxCardAuthorization{
-			Amount: "0.01", Currency: client.SandboxCardAuthorizationCurrencyUSD, Merchant: "Load Shop", Channel: client.SandboxCardAuthorizationChannelOnline})
+		r, err := e.sandbox.API().SandboxAuthorizeCardWithResponse(ctx, ids[int(next.Add(1))%cards], nil, api.SandboxCardAuthorization{
+			Amount: "0.01", Currency: api.SandboxCardAuthorizationCurrencyUSD, Merchant: "Load Shop", Channel: api.SandboxCardAuthorizationChannelOnline})
 		if err := check(r, err); err != nil {
 			return err
 		}
@@ -260,8 +261,8 @@ func signIns(e *env, concurrency, rounds, users int) error {
 	accounts := make([]account, users)
 	for i := range accounts {
 		email := fmt.Sprintf("user%d-%s@load.test", i, e.run)
-		r, err := e.sandbox.API().SandboxAddOrganizationUserWithResponse(ctx, org.orgID, nil, client.SandboxNewMember{
-			Email: email, Password: ptr(password), Role: client.RoleMember})
+		r, err := e.sandbox.API().SandboxAddOrganizationUserWithResponse(ctx, org.orgID, nil, api.SandboxNewMember{
+			Email: email, Password: ptr(password), Role: api.RoleMember})
 		if err := check(r, err); err != nil {
 			return err
 		}
@@ -322,7 +323,7 @@ func (e *env) client(token string, opts ...client.Option) (*client.Client, error
 // advance moves the manual clock to the next 30-second step and returns
 // the time it shows.
 func (e *env) advance() (time.Time, error) {
-	r, err := e.sandbox.API().SandboxAdvanceClockWithResponse(context.Background(), nil, client.SandboxClockAdvance{Seconds: 30})
+	r, err := e.sandbox.API().SandboxAdvanceClockWithResponse(context.Background(), nil, api.SandboxClockAdvance{Seconds: 30})
 	if err := check(r, err); err != nil {
 		return time.Time{}, err
 	}
@@ -330,9 +331,9 @@ func (e *env) advance() (time.Time, error) {
 }
 
 // deposit gives the organization money enough in currency.
-func (e *env) deposit(orgID client.OrganizationId, currency client.CurrencyCode) error {
+func (e *env) deposit(orgID api.OrganizationId, currency api.CurrencyCode) error {
 	r, err := e.sandbox.API().SandboxDepositWithResponse(context.Background(), orgID, nil,
-		client.SandboxDeposit{Currency: currency, Amount: "100000000.00"})
+		api.SandboxDeposit{Currency: currency, Amount: "100000000.00"})
 	return check(r, err)
 }
 
@@ -340,15 +341,15 @@ func (e *env) deposit(orgID client.OrganizationId, currency client.CurrencyCode)
 // authenticator the sandbox gave them.
 type owner struct {
 	e      *env
-	orgID  client.OrganizationId
+	orgID  api.OrganizationId
 	email  string
 	secret string
 }
 
 func (e *env) newOwner() (*owner, error) {
 	email := "owner-" + e.run + "@load.test"
-	r, err := e.sandbox.API().SandboxCreateOrganizationWithResponse(context.Background(), nil, client.SandboxNewOrganization{
-		Name: "Load Ltd " + e.run, Owner: client.SandboxPerson{Email: email, Password: ptr(password)},
+	r, err := e.sandbox.API().SandboxCreateOrganizationWithResponse(context.Background(), nil, api.SandboxNewOrganization{
+		Name: "Load Ltd " + e.run, Owner: api.SandboxPerson{Email: email, Password: ptr(password)},
 	})
 	if err := check(r, err); err != nil {
 		return nil, err
@@ -372,7 +373,7 @@ func (o *owner) code(context.Context) (string, error) {
 func (o *owner) signIn(platform string, stepUpWithCode bool) (*client.Client, error) {
 	var opts []client.Option
 	if stepUpWithCode {
-		opts = append(opts, client.WithStepUp(func(ctx context.Context, _ *client.StepUpChallenge) (client.StepUpAnswer, error) {
+		opts = append(opts, client.WithStepUp(func(ctx context.Context, _ *api.StepUpChallenge) (client.StepUpAnswer, error) {
 			code, err := o.code(ctx)
 			return client.StepUpAnswer{Method: client.StepUpTOTP, Code: code}, err
 		}))
@@ -387,19 +388,19 @@ func (o *owner) signIn(platform string, stepUpWithCode bool) (*client.Client, er
 
 // apiKey makes an organization and a balances:read key, answering the
 // key's step-up with the owner's authenticator code.
-func apiKey(e *env) (client.OrganizationId, string, error) {
+func apiKey(e *env) (api.OrganizationId, string, error) {
 	o, err := e.newOwner()
 	if err != nil {
-		return client.OrganizationId{}, "", err
+		return api.OrganizationId{}, "", err
 	}
 	web, err := o.signIn("web", true)
 	if err != nil {
-		return client.OrganizationId{}, "", err
+		return api.OrganizationId{}, "", err
 	}
-	key, err := web.CreateAPIKey(context.Background(), o.orgID.String(), client.ApiKeyCreation{
-		Name: "load", Role: client.ApiKeyRequestedRoleMember, Scopes: []client.ApiKeyScope{client.ApiKeyScopeBalancesRead}})
+	key, err := web.CreateAPIKey(context.Background(), o.orgID.String(), api.ApiKeyCreation{
+		Name: "load", Role: api.ApiKeyRequestedRoleMember, Scopes: []api.ApiKeyScope{api.ApiKeyScopeBalancesRead}})
 	if err != nil {
-		return client.OrganizationId{}, "", fmt.Errorf("create key: %w", err)
+		return api.OrganizationId{}, "", fmt.Errorf("create key: %w", err)
 	}
 	return o.orgID, key.Secret, nil
 }
@@ -425,23 +426,23 @@ func payments(e *env, concurrency int, duration time.Duration) error {
 		return err
 	}
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
-	cr, err := app.API().RegisterApprovalCredentialWithResponse(ctx, nil, client.ApprovalCredentialRegistration{
+	cr, err := app.API().RegisterApprovalCredentialWithResponse(ctx, nil, api.ApprovalCredentialRegistration{
 		PublicKey: base64.RawURLEncoding.EncodeToString(pub), Label: "load"})
 	if err := check(cr, err); err != nil {
 		return err
 	}
-	contact, err := web.API().CreatePaymentContactWithResponse(ctx, orgID, nil, client.PaymentContactCreation{
-		Name: "Supplier", Currency: "EUR", Rail: client.RailFiat, Iban: ptr("DE89370400440532013000")})
+	contact, err := web.API().CreatePaymentContactWithResponse(ctx, orgID, nil, api.PaymentContactCreation{
+		Name: "Supplier", Currency: "EUR", Rail: api.RailFiat, Iban: ptr("DE89370400440532013000")})
 	if err := check(contact, err); err != nil {
 		return err
 	}
 	res := forDuration(concurrency, duration, func() error {
-		quote, err := web.API().CreatePaymentQuoteWithResponse(ctx, nil, client.PaymentQuoteRequest{OrganizationId: orgID, Rail: client.RailFiat,
-			PaymentContactId: contact.JSON201.Id, SourceCurrency: "EUR", Amount: "10.00", AmountSide: client.PaymentQuoteRequestAmountSideSend})
+		quote, err := web.API().CreatePaymentQuoteWithResponse(ctx, nil, api.PaymentQuoteRequest{OrganizationId: orgID, Rail: api.RailFiat,
+			PaymentContactId: contact.JSON201.Id, SourceCurrency: "EUR", Amount: "10.00", AmountSide: api.PaymentQuoteRequestAmountSideSend})
 		if err := check(quote, err); err != nil {
 			return err
 		}
-		payment, err := web.ExecutePayment(ctx, client.PaymentExecution{QuoteId: quote.JSON201.Id, PayoutReason: ptr("PYR002"),
+		payment, err := web.ExecutePayment(ctx, api.PaymentExecution{QuoteId: quote.JSON201.Id, PayoutReason: ptr("PYR002"),
 			StatementDescription: ptr("Load test")}, nil)
 		if err != nil {
 			return err
@@ -450,14 +451,14 @@ func payments(e *env, concurrency int, duration time.Duration) error {
 			return errors.New("execute: the payment has no approval request")
 		}
 		approval := *payment.ApprovalRequestId
-		r, err := web.API().ApprovePaymentWithResponse(ctx, approval, nil, client.EmptyObject{})
+		r, err := web.API().ApprovePaymentWithResponse(ctx, approval, nil, api.EmptyObject{})
 		err = check(r, err)
 		var stepUp *client.Error
 		if !errors.As(err, &stepUp) || stepUp.Type != client.TypeStepUpRequired || stepUp.StepUp == nil || stepUp.StepUp.MatchCode == nil {
 			return fmt.Errorf("approve: want a step-up, got %v", err)
 		}
 		// The app finds the challenge of this approval in its inbox.
-		inbox, err := app.API().ListChallengesWithResponse(ctx, &client.ListChallengesParams{Limit: ptr(100)})
+		inbox, err := app.API().ListChallengesWithResponse(ctx, &api.ListChallengesParams{Limit: ptr(100)})
 		if err := check(inbox, err); err != nil {
 			return err
 		}
@@ -466,7 +467,7 @@ func payments(e *env, concurrency int, duration time.Duration) error {
 				continue
 			}
 			payload, _ := base64.RawURLEncoding.DecodeString(c.SigningPayload)
-			r, err := app.API().ApproveChallengeWithResponse(ctx, c.Id, nil, client.ChallengeApproval{
+			r, err := app.API().ApproveChallengeWithResponse(ctx, c.Id, nil, api.ChallengeApproval{
 				MatchCode: stepUp.StepUp.MatchCode, Signature: base64.RawURLEncoding.EncodeToString(ed25519.Sign(key, payload))})
 			return check(r, err)
 		}

@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // subcommand splits "group sub args…", printing the group's usage when the
@@ -34,16 +34,16 @@ func approvalsList(e *env, args []string) error {
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	var params client.ListApprovalsParams
+	var params api.ListApprovalsParams
 	if *status != "all" {
-		s := client.ApprovalStatus(*status)
+		s := api.ApprovalStatus(*status)
 		params.Status = &s
 	}
 	org, err := e.orgID()
 	if err != nil {
 		return err
 	}
-	all := []client.Approval{}
+	all := []api.Approval{}
 	for a, err := range e.c.Approvals(e.ctx, org, &params) {
 		if err != nil {
 			return err
@@ -58,7 +58,7 @@ func approvalsList(e *env, args []string) error {
 	var rows [][]string
 	for _, a := range all {
 		amount, debited, to := "-", "-", "-"
-		if a.Kind == client.ApprovalKindPayment {
+		if a.Kind == api.ApprovalKindPayment {
 			p, err := e.c.Payment(e.ctx, a.TargetId.String())
 			if err != nil {
 				return err

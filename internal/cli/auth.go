@@ -10,6 +10,7 @@ import (
 	"github.com/skip2/go-qrcode"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 func cmdLogin(e *env, args []string) error {
@@ -51,7 +52,7 @@ func cmdLogin(e *env, args []string) error {
 			code, err := e.readLine("Authenticator code: ")
 			return strings.TrimSpace(code), err
 		},
-		SetupAuthenticator: func(_ context.Context, setup *client.SignInTotpSetup) error {
+		SetupAuthenticator: func(_ context.Context, setup *api.SignInTotpSetup) error {
 			fmt.Fprintln(e.errw, "Your account needs an authenticator app. Add this key to it:")
 			fmt.Fprintf(e.errw, "  key: %s\n  uri: %s\n", setup.SecretEncoded, setup.Uri)
 			if *qr {

@@ -3,7 +3,7 @@ package cli
 import (
 	"strconv"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 func cmdCards(e *env, args []string) error {
@@ -14,7 +14,7 @@ func cmdCards(e *env, args []string) error {
 
 var cardHeader = []string{"ID", "CARD", "HOLDER", "STATUS", "FROZEN", "SPENT THIS MONTH", "MONTHLY LIMIT"}
 
-func cardRow(c client.Card) []string {
+func cardRow(c api.Card) []string {
 	holder := "-"
 	if c.User != nil {
 		holder = string(c.User.Email)
@@ -57,7 +57,7 @@ func cardAction(e *env, sub string, args []string) error {
 	if err != nil {
 		return err
 	}
-	var card *client.Card
+	var card *api.Card
 	if sub == "freeze" {
 		card, err = c.FreezeCard(e.ctx, pos[0])
 	} else {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/app"
 )
 
@@ -245,11 +246,11 @@ func exitCodeOf(e *client.Error) int {
 	return ExitError
 }
 
-func signInMessage(status client.SignInStatus) string {
+func signInMessage(status api.SignInStatus) string {
 	switch status {
-	case client.SignInStatusMfaFailed:
+	case api.SignInStatusMfaFailed:
 		return "the authenticator code was wrong; sign in again"
-	case client.SignInStatusChallengeExpired:
+	case api.SignInStatusChallengeExpired:
 		return "the sign-in took too long; sign in again"
 	}
 	return fmt.Sprintf("the sign-in stopped at %s", status)

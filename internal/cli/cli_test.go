@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -40,7 +41,7 @@ func TestLoginWhoamiLogout(t *testing.T) {
 
 	h.golden("whoami", h.ok("", "whoami"))
 	h.golden("orgs", h.ok("", "orgs"))
-	me := decodeJSON[client.Me](t, h.ok("", "whoami", "-o", "json"))
+	me := decodeJSON[api.Me](t, h.ok("", "whoami", "-o", "json"))
 	if string(me.User.Email) != o.email || len(me.Memberships) != 1 || me.Memberships[0].OrganizationId.String() != o.id {
 		t.Fatalf("whoami -o json = %+v", me)
 	}
@@ -137,7 +138,7 @@ func TestLoginSetsUpAnAuthenticatorWithAQRCode(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "otpauth://totp/") || !strings.Contains(r.stderr, "█") {
 		t.Fatalf("login with setup: %+v", r)
 	}
-	me := decodeJSON[client.Me](t, h.ok("", "whoami", "-o", "json"))
+	me := decodeJSON[api.Me](t, h.ok("", "whoami", "-o", "json"))
 	if !me.User.TotpEnabled {
 		t.Fatal("the authenticator was not enabled")
 	}
@@ -155,7 +156,7 @@ func TestTokenFromTheEnvironmentAndExitCodes(t *testing.T) {
 	// No token file: STRONGROOM_TOKEN is used.
 	h.env["STRONGROOM_TOKEN"] = c.Token()
 	h.golden("balances", h.ok("", "balances"))
-	balances := decodeJSON[[]client.Balance](t, h.ok("", "balances", "-o", "json", "--org", o.id))
+	balances := decodeJSON[[]api.Balance](t, h.ok("", "balances", "-o", "json", "--org", o.id))
 	if len(balances) == 0 {
 		t.Fatal("no balances")
 	}
@@ -196,7 +197,7 @@ func TestExitCodesByErrorType(t *testing.T) {
 		{&client.Error{StatusCode: 422, Type: "insufficient_funds"}, ExitRefused},
 		{&client.Error{StatusCode: 429, Type: "rate_limited"}, ExitRateLimited},
 		{&client.Error{StatusCode: 500, Type: "internal_error"}, ExitError},
-		{&client.SignInError{Status: client.SignInStatusMfaFailed}, ExitAuth},
+		{&client.SignInError{Status: api.SignInStatusMfaFailed}, ExitAuth},
 		{fmt.Errorf("wrapped: %w", errNotSignedIn), ExitAuth},
 		{usagef("bad flag"), ExitUsage},
 		{errNotConfirmed, ExitError},

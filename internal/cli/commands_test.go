@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -35,7 +35,7 @@ func TestKeysCreateWalksThroughStepUpOnThePhone(t *testing.T) {
 		t.Fatalf("secret %q", secret)
 	}
 
-	keys := decodeJSON[[]client.ApiKey](t, h.ok("", "keys", "list", "-o", "json"))
+	keys := decodeJSON[[]api.ApiKey](t, h.ok("", "keys", "list", "-o", "json"))
 	if len(keys) != 1 || keys[0].Name != "Treasury dashboard" {
 		t.Fatalf("keys = %+v", keys)
 	}
@@ -118,10 +118,10 @@ func TestPayApproveAndReject(t *testing.T) {
 		t.Fatalf("pay -o json: %+v", r)
 	}
 	paid := decodeJSON[struct {
-		Quote   client.Quote   `json:"quote"`
-		Payment client.Payment `json:"payment"`
+		Quote   api.Quote   `json:"quote"`
+		Payment api.Payment `json:"payment"`
 	}](t, r.stdout)
-	if paid.Quote.Source.Amount != "40.00" || paid.Payment.Status != client.PaymentStatusAwaitingApproval || paid.Payment.ApprovalRequestId == nil {
+	if paid.Quote.Source.Amount != "40.00" || paid.Payment.Status != api.PaymentStatusAwaitingApproval || paid.Payment.ApprovalRequestId == nil {
 		t.Fatalf("pay -o json = %+v", paid)
 	}
 	// A bank transfer without its reason lists the reasons.
@@ -133,7 +133,7 @@ func TestPayApproveAndReject(t *testing.T) {
 	h.advance(time.Second)
 	r = h.run("", "pay", "--contact", "Müller Maschinenbau GmbH", "--amount", "5000.00", "--reason", "PYR002", "--reference", "x", "--yes", "-o", "json")
 	big := decodeJSON[struct {
-		Payment client.Payment `json:"payment"`
+		Payment api.Payment `json:"payment"`
 	}](t, r.stdout).Payment
 	if r.code != 0 || big.ApprovalRequestId == nil {
 		t.Fatalf("pay 5000: %+v", r)
@@ -145,7 +145,7 @@ func TestPayApproveAndReject(t *testing.T) {
 	h.ok("", "approvals", "reject", big.ApprovalRequestId.String())
 
 	h.golden("approvals-list", h.ok("", "approvals", "list"))
-	approvals := decodeJSON[[]client.Approval](t, h.ok("", "approvals", "list", "-o", "json"))
+	approvals := decodeJSON[[]api.Approval](t, h.ok("", "approvals", "list", "-o", "json"))
 	if len(approvals) != 2 {
 		t.Fatalf("approvals = %+v", approvals)
 	}
@@ -189,7 +189,7 @@ func TestTransactionsFollowPages(t *testing.T) {
 	if n := strings.Count(out, "deposit"); n != 5 {
 		t.Fatalf("%d rows over pages of 2, want 5:\n%s", n, out)
 	}
-	txs := decodeJSON[[]client.Transaction](t, h.ok("", "transactions", "--page-size", "2", "--max", "3", "-o", "json"))
+	txs := decodeJSON[[]api.Transaction](t, h.ok("", "transactions", "--page-size", "2", "--max", "3", "-o", "json"))
 	if len(txs) != 3 || txs[0].Effect.Total != "104.00" {
 		t.Fatalf("--max 3 = %+v", txs)
 	}
@@ -220,7 +220,7 @@ func TestCardsFreezeAndUnfreeze(t *testing.T) {
 
 	h.golden("cards-list", h.ok("", "cards", "list"))
 	h.golden("cards-freeze", h.ok("", "cards", "freeze", card.ID))
-	frozen := decodeJSON[[]client.Card](t, h.ok("", "cards", "list", "-o", "json"))
+	frozen := decodeJSON[[]api.Card](t, h.ok("", "cards", "list", "-o", "json"))
 	n := 0
 	for _, c := range frozen {
 		if c.Frozen {
@@ -249,8 +249,8 @@ func TestBillsUploadWaitsForTheExtraction(t *testing.T) {
 		t.Fatalf("bills upload: %+v", r)
 	}
 	h.golden("bills-upload", r.stdout)
-	b := decodeJSON[client.Bill](t, h.ok("", "bills", "upload", "-o", "json", file))
-	if b.Status != client.BillStatusExtracted || b.Amount == nil || *b.Amount != "1234.63" {
+	b := decodeJSON[api.Bill](t, h.ok("", "bills", "upload", "-o", "json", file))
+	if b.Status != api.BillStatusExtracted || b.Amount == nil || *b.Amount != "1234.63" {
 		t.Fatalf("bills upload -o json = %+v", b)
 	}
 	h.fails(ExitUsage, "", "bills", "upload", filepath.Join(t.TempDir(), "missing.pdf"))

@@ -17,6 +17,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -200,36 +201,29 @@ func (h *harness) answerOnPhone(errw *apitest.Buffer, decline bool) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	r, err := c.API().ListChallengesWithResponse(h.t.Context(), nil)
-	if err != nil || client.ErrorFromResponse(r.HTTPResponse, r.Body) != nil {
-		h.t.Fatalf("inbox: %v %s", err, r.Body)
+	sandbox, err := client.New(h.s.URL, client.WithToken(sbx))
+	if err != nil {
+		h.t.Fatal(err)
 	}
-	for _, ch := range r.JSON200.Data {
-		if ch.Status == "pending" && decline {
-			d, err := c.API().DeclineChallengeWithResponse(h.t.Context(), ch.Id, nil, client.EmptyObject{})
-			if err != nil || client.ErrorFromResponse(d.HTTPResponse, d.Body) != nil {
-				h.t.Fatalf("decline: %v %s", err, d.Body)
+	for ch, err := range c.Challenges(h.t.Context(), nil) {
+		if err != nil {
+			h.t.Fatalf("inbox: %v", err)
+		}
+		if ch.Status != "pending" {
+			continue
+		}
+		if decline {
+			if _, err := c.DeclineChallenge(h.t.Context(), ch.Id.String()); err != nil {
+				h.t.Fatalf("decline: %v", err)
 			}
 			return
 		}
-		if ch.Status == "pending" {
-			body, _ := json.Marshal(map[string]any{"match_code": code})
-			req, _ := http.NewRequest("POST", h.s.URL+"/api/v1/sandbox/challenges/"+ch.Id.String()+"/approve", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+sbx)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				h.t.Fatal(err)
-			}
-			raw, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				h.t.Fatalf("sandbox approve: %d %s", resp.StatusCode, raw)
-			}
-			return
+		if _, err := sandbox.SandboxApproveChallenge(h.t.Context(), ch.Id.String(), api.SandboxChallengeApproval{MatchCode: &code}); err != nil {
+			h.t.Fatalf("sandbox approve: %v", err)
 		}
+		return
 	}
-	h.t.Fatalf("no pending challenge in %s", r.Body)
+	h.t.Fatalf("no pending challenge in the inbox")
 }
 
 // --- golden files ---

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 func cmdKeys(e *env, args []string) error {
@@ -13,7 +13,7 @@ func cmdKeys(e *env, args []string) error {
 	}, "create --name NAME [--role member|admin] [--scope S] | list | rotate ID | revoke ID")
 }
 
-func keyRow(k client.ApiKey) []string {
+func keyRow(k api.ApiKey) []string {
 	state := "active"
 	if k.RevokedAt != nil {
 		state = "revoked"
@@ -25,7 +25,7 @@ func keyRow(k client.ApiKey) []string {
 var keyHeader = []string{"ID", "NAME", "ROLE", "SCOPES", "STATE", "LAST USED"}
 
 // printSecret prints a key with its secret, shown this once.
-func (e *env) printSecret(k *client.ApiKeyWithSecret) error {
+func (e *env) printSecret(k *api.ApiKeyWithSecret) error {
 	if e.jsonOut() {
 		return e.printJSON(k)
 	}
@@ -54,9 +54,9 @@ func keysCreate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	req := client.ApiKeyCreation{Name: *name, Role: client.ApiKeyRequestedRole(*role), Scopes: []client.ApiKeyScope{}}
+	req := api.ApiKeyCreation{Name: *name, Role: api.ApiKeyRequestedRole(*role), Scopes: []api.ApiKeyScope{}}
 	for _, s := range scopes {
-		req.Scopes = append(req.Scopes, client.ApiKeyScope(s))
+		req.Scopes = append(req.Scopes, api.ApiKeyScope(s))
 	}
 	k, err := e.c.CreateAPIKey(e.ctx, org, req)
 	if err != nil {

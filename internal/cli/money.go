@@ -9,6 +9,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 func cmdBalances(e *env, args []string) error {
@@ -69,7 +70,7 @@ func cmdTransactions(e *env, args []string) error {
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	params := client.ListTransactionsParams{Limit: pageSize}
+	params := api.ListTransactionsParams{Limit: pageSize}
 	var err error
 	if params.DateStart, err = parseDate("since", *since); err != nil {
 		return err
@@ -78,9 +79,9 @@ func cmdTransactions(e *env, args []string) error {
 		return err
 	}
 	if len(types) > 0 {
-		tt := make([]client.TransactionType, len(types))
+		tt := make([]api.TransactionType, len(types))
 		for i, t := range types {
-			tt[i] = client.TransactionType(t)
+			tt[i] = api.TransactionType(t)
 		}
 		params.Type = &tt
 	}
@@ -88,7 +89,7 @@ func cmdTransactions(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var all []client.Transaction
+	var all []api.Transaction
 	var rows [][]string
 	for tx, err := range e.c.Transactions(e.ctx, org, &params) {
 		if err != nil {
@@ -98,7 +99,7 @@ func cmdTransactions(e *env, args []string) error {
 		amount, currency := "-", ""
 		if tx.Effect != nil {
 			sign := "+"
-			if tx.Effect.Direction == client.TransactionEffectDirectionOut {
+			if tx.Effect.Direction == api.TransactionEffectDirectionOut {
 				sign = "-"
 			}
 			amount, currency = sign+tx.Effect.Total, string(tx.Effect.Currency)
@@ -110,7 +111,7 @@ func cmdTransactions(e *env, args []string) error {
 	}
 	if e.jsonOut() {
 		if all == nil {
-			all = []client.Transaction{}
+			all = []api.Transaction{}
 		}
 		return e.printJSON(all)
 	}
@@ -136,17 +137,17 @@ func cmdContacts(e *env, args []string) error {
 		return err
 	}
 	return printList(e, e.c.PaymentContacts(e.ctx, org, nil), []string{"ID", "NAME", "RAIL", "CURRENCY", "ACCOUNT"},
-		func(pc client.PaymentContact) []string {
+		func(pc api.PaymentContact) []string {
 			return []string{pc.Id.String(), pc.Name, string(pc.Rail), pc.Currency, account(pc.Iban, pc.AccountNumber, pc.CryptoAddress)}
 		})
 }
 
 // contact finds a payment contact of org by id or exact name.
-func (e *env) contact(org, ref string) (*client.PaymentContact, error) {
+func (e *env) contact(org, ref string) (*api.PaymentContact, error) {
 	if _, err := uuid.Parse(ref); err == nil {
 		return e.c.PaymentContact(e.ctx, ref)
 	}
-	var found []client.PaymentContact
+	var found []api.PaymentContact
 	for pc, err := range e.c.PaymentContacts(e.ctx, org, nil) {
 		if err != nil {
 			return nil, err
@@ -193,7 +194,7 @@ func cmdPay(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if pc.Rail == client.RailFiat && (*reason == "" || *reference == "") {
+	if pc.Rail == api.RailFiat && (*reason == "" || *reference == "") {
 		cfg, err := e.c.PaymentsConfig(e.ctx, org)
 		if err != nil {
 			return err
@@ -209,11 +210,11 @@ func cmdPay(e *env, args []string) error {
 	if source == "" {
 		source = pc.Currency
 	}
-	side := client.PaymentQuoteRequestAmountSideSend
+	side := api.PaymentQuoteRequestAmountSideSend
 	if *receive {
-		side = client.PaymentQuoteRequestAmountSideReceive
+		side = api.PaymentQuoteRequestAmountSideReceive
 	}
-	q, err := e.c.CreatePaymentQuote(e.ctx, client.PaymentQuoteRequest{
+	q, err := e.c.CreatePaymentQuote(e.ctx, api.PaymentQuoteRequest{
 		OrganizationId: uuid.MustParse(org), Rail: pc.Rail, PaymentContactId: pc.Id,
 		SourceCurrency: source, Amount: *amount, AmountSide: side,
 	})
@@ -241,7 +242,7 @@ func cmdPay(e *env, args []string) error {
 			return errNotConfirmed
 		}
 	}
-	exec := client.PaymentExecution{QuoteId: q.Id}
+	exec := api.PaymentExecution{QuoteId: q.Id}
 	for _, f := range []struct {
 		dst **string
 		v   string
@@ -257,12 +258,12 @@ func cmdPay(e *env, args []string) error {
 	}
 	if e.jsonOut() {
 		return e.printJSON(struct {
-			Quote   *client.Quote   `json:"quote"`
-			Payment *client.Payment `json:"payment"`
+			Quote   *api.Quote   `json:"quote"`
+			Payment *api.Payment `json:"payment"`
 		}{q, p})
 	}
 	fmt.Fprintf(e.out, "Payment %s: %s.\n", p.Id, strings.ReplaceAll(string(p.Status), "_", " "))
-	if p.ApprovalRequestId != nil && p.Status == client.PaymentStatusAwaitingApproval {
+	if p.ApprovalRequestId != nil && p.Status == api.PaymentStatusAwaitingApproval {
 		fmt.Fprintf(e.out, "Approve it with: strongroom approvals approve %s\n", p.ApprovalRequestId)
 	}
 	return nil

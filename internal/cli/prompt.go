@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 )
 
 // readLine prompts on stderr and reads one line of stdin, without its end.
@@ -63,8 +64,8 @@ func (e *env) progress(format string, a ...any) {
 // stepUp walks the person through a step-up challenge: the match code to
 // enter on their phone (then the client waits for the phone), or a code of
 // their authenticator app or sent by email, read from stdin.
-func (e *env) stepUp(ctx context.Context, ch *client.StepUpChallenge) (client.StepUpAnswer, error) {
-	offered := func(m string) bool { return slices.Contains(ch.Methods, client.StepUpMethod(m)) }
+func (e *env) stepUp(ctx context.Context, ch *api.StepUpChallenge) (client.StepUpAnswer, error) {
+	offered := func(m string) bool { return slices.Contains(ch.Methods, api.StepUpMethod(m)) }
 	method := e.method
 	if method == "" {
 		switch {

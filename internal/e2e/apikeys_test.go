@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/httpapi"
 )
@@ -50,7 +51,7 @@ func approveStepUpInApp(t *testing.T, s *apitest.Server, p *person, id, matchCod
 // webClient is p's web session as a client whose step-ups p approves in
 // the app, as a person at a desk with their phone.
 func (p *person) webClient(t *testing.T, s *apitest.Server) *client.Client {
-	return s.Client(t, p.web, client.WithStepUp(func(_ context.Context, up *client.StepUpChallenge) (client.StepUpAnswer, error) {
+	return s.Client(t, p.web, client.WithStepUp(func(_ context.Context, up *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		if up.MatchCode == nil {
 			t.Fatalf("step-up without a match code: %+v", up)
 		}
@@ -74,7 +75,7 @@ func gatedCall(t *testing.T, s *apitest.Server, p *person, req apitest.Request) 
 
 // createKey creates an API key from p's web session, approving its
 // step-up in the app.
-func createKey(t *testing.T, s *apitest.Server, p *person, orgID string, key client.ApiKeyCreation) client.ApiKeyWithSecret {
+func createKey(t *testing.T, s *apitest.Server, p *person, orgID string, key api.ApiKeyCreation) api.ApiKeyWithSecret {
 	t.Helper()
 	k, err := p.webClient(t, s).CreateAPIKey(t.Context(), orgID, key)
 	if err != nil {
@@ -84,15 +85,15 @@ func createKey(t *testing.T, s *apitest.Server, p *person, orgID string, key cli
 }
 
 // keyOf is the creation of a key.
-func keyOf(name, role string, scopes ...string) client.ApiKeyCreation {
-	sc := make([]client.ApiKeyScope, len(scopes))
+func keyOf(name, role string, scopes ...string) api.ApiKeyCreation {
+	sc := make([]api.ApiKeyScope, len(scopes))
 	for i, x := range scopes {
-		sc[i] = client.ApiKeyScope(x)
+		sc[i] = api.ApiKeyScope(x)
 	}
-	return client.ApiKeyCreation{Name: name, Role: client.ApiKeyRequestedRole(role), Scopes: sc}
+	return api.ApiKeyCreation{Name: name, Role: api.ApiKeyRequestedRole(role), Scopes: sc}
 }
 
-func balancesKey(t *testing.T, s *apitest.Server, p *person, orgID string) client.ApiKeyWithSecret {
+func balancesKey(t *testing.T, s *apitest.Server, p *person, orgID string) api.ApiKeyWithSecret {
 	t.Helper()
 	return createKey(t, s, p, orgID, keyOf("Treasury sync", "member", "balances:read"))
 }
@@ -130,7 +131,7 @@ func TestAPIKeyCreationNeedsStepUpAndShowsTheSecretOnce(t *testing.T) {
 	if len(accounts) != 10 {
 		t.Fatalf("%d currencies, want the 10 configured", len(accounts))
 	}
-	var list client.ApiKeyPage
+	var list api.ApiKeyPage
 	s.Get(t, "/api/v1/organizations/"+org+"/api-keys", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 || list.Data[0].LastUsedAt == nil || strings.Contains(string(s.Get(t, "/api/v1/organizations/"+org+"/api-keys", p.web).Body), k.Secret) {
 		t.Fatalf("list = %+v, want one key with last_used_at and no secret", list.Data)
@@ -193,7 +194,7 @@ func TestAPIKeyRoleAndScopeRules(t *testing.T) {
 		Body: map[string]any{"name": "x", "role": "member", "scopes": []string{"everything"}}}).ExpectError(t, 400, "invalid_request")
 	// Update is gated and follows the same rules.
 	k := balancesKey(t, s, p, org)
-	var updated client.ApiKey
+	var updated api.ApiKey
 	gatedCall(t, s, p, apitest.Request{Method: "PATCH", Path: keyPath(org, k.ApiKey.Id.String(), ""),
 		Body: map[string]any{"role": "admin", "scopes": []string{"balances:read", "refunds:write"}}}).ExpectStatus(t, 200).Decode(t, &updated)
 	if updated.Role != "admin" || len(updated.Scopes) != 2 {
@@ -222,7 +223,7 @@ func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
 	first := balancesKey(t, s, p, org)
-	var second client.ApiKeyWithSecret
+	var second api.ApiKeyWithSecret
 	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.ApiKey.Id.String(), "rotate")}).ExpectStatus(t, 200).Decode(t, &second)
 	if second.ApiKey.Lookup != first.ApiKey.Lookup || second.Secret == first.Secret || second.ApiKey.RotatedAt == nil ||
 		second.ApiKey.PreviousSecretExpiresAt == nil || !second.ApiKey.PreviousSecretExpiresAt.Equal(now(t, s).Add(24*time.Hour)) {
@@ -238,7 +239,7 @@ func TestAPIKeyRotationKeepsTheOldSecretForADay(t *testing.T) {
 
 	// Rotating twice within a day: only the two latest secrets work.
 	p.signInAgain(t, s) // a day has passed: the sessions ended
-	var third, fourth client.ApiKeyWithSecret
+	var third, fourth api.ApiKeyWithSecret
 	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.ApiKey.Id.String(), "rotate")}).ExpectStatus(t, 200).Decode(t, &third)
 	gatedCall(t, s, p, apitest.Request{Method: "POST", Path: keyPath(org, first.ApiKey.Id.String(), "rotate")}).ExpectStatus(t, 200).Decode(t, &fourth)
 	s.Get(t, accountsPath(org), second.Secret).ExpectError(t, 401, "invalid_api_key")
@@ -252,7 +253,7 @@ func TestRevokedKeysStopAtOnceAndCannotChange(t *testing.T) {
 	org := orgOf(t, s, p)
 	k := balancesKey(t, s, p, org)
 	s.Get(t, accountsPath(org), k.Secret).ExpectStatus(t, 200)
-	var revoked client.ApiKey
+	var revoked api.ApiKey
 	s.Post(t, keyPath(org, k.ApiKey.Id.String(), "revoke"), p.web, nil).ExpectStatus(t, 200).Decode(t, &revoked)
 	if revoked.RevokedAt == nil {
 		t.Fatal("revoked_at not set")
@@ -282,7 +283,7 @@ func TestBanRevokesEveryKeyForGood(t *testing.T) {
 	s.Get(t, accountsPath(org), k.Secret).ExpectError(t, 401, "invalid_api_key")
 	setStatus("active")
 	s.Get(t, accountsPath(org), k.Secret).ExpectError(t, 401, "invalid_api_key")
-	var list client.ApiKeyPage
+	var list api.ApiKeyPage
 	s.Get(t, "/api/v1/organizations/"+org+"/api-keys", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if list.Data[0].RevokedAt == nil {
 		t.Fatal("the ban did not record the revocation")
@@ -314,7 +315,7 @@ func TestFiftyActiveKeysAtMost(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPerson(t, s, "ada@acme.test")
 	org := orgOf(t, s, p)
-	var last client.ApiKeyWithSecret
+	var last api.ApiKeyWithSecret
 	for range 50 {
 		last = balancesKey(t, s, p, org)
 	}

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 // fields is the bill's fillable fields by JSON name, set ones only.
-func billFields(t *testing.T, b client.Bill) map[string]string {
+func billFields(t *testing.T, b api.Bill) map[string]string {
 	t.Helper()
 	raw, err := json.Marshal(b)
 	if err != nil {
@@ -112,7 +112,7 @@ func newFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string,
 	if status != 201 {
 		t.Fatalf("createFile: %d %s", status, raw)
 	}
-	var f client.FileCreated
+	var f api.FileCreated
 	if err := json.Unmarshal(raw, &f); err != nil || f.Status != "pending" || !strings.HasPrefix(f.UploadUrl, "/") {
 		t.Fatalf("createFile answered %s", raw)
 	}
@@ -150,18 +150,18 @@ func uploadBill(t *testing.T, s *apitest.Server, token, org, field, fileName, co
 }
 
 // uploadCorpus uploads a sample of the corpus as a bill.
-func uploadCorpus(t *testing.T, s *apitest.Server, token, org, name string) client.Bill {
+func uploadCorpus(t *testing.T, s *apitest.Server, token, org, name string) api.Bill {
 	t.Helper()
-	var b client.Bill
+	var b api.Bill
 	uploadBill(t, s, token, org, "file", name, mimeOf(name), corpusFile(t, name)).ExpectStatus(t, 201).Decode(t, &b)
 	expectNewBill(t, b, org)
 	return b
 }
 
 // createBill opens a bill on stored file fileID with createBill.
-func createBill(t *testing.T, s *apitest.Server, token, org, fileID string) client.Bill {
+func createBill(t *testing.T, s *apitest.Server, token, org, fileID string) api.Bill {
 	t.Helper()
-	var b client.Bill
+	var b api.Bill
 	s.Post(t, billsPath(org), token, map[string]any{"file_id": fileID}).ExpectStatus(t, 201).Decode(t, &b)
 	expectNewBill(t, b, org)
 	if b.FileId == nil || b.FileId.String() != fileID {
@@ -170,7 +170,7 @@ func createBill(t *testing.T, s *apitest.Server, token, org, fileID string) clie
 	return b
 }
 
-func expectNewBill(t *testing.T, b client.Bill, org string) {
+func expectNewBill(t *testing.T, b api.Bill, org string) {
 	t.Helper()
 	if b.Status != "extracting" || b.OrganizationId.String() != org || b.FileId == nil || len(billFields(t, b)) != 0 ||
 		b.ApprovalRequestId != nil || b.FiatOutgoingId != nil || b.ExtractionFailedAt != nil {
@@ -178,16 +178,16 @@ func expectNewBill(t *testing.T, b client.Bill, org string) {
 	}
 }
 
-func getBill(t *testing.T, s *apitest.Server, token, id string) client.Bill {
+func getBill(t *testing.T, s *apitest.Server, token, id string) api.Bill {
 	t.Helper()
-	var b client.Bill
+	var b api.Bill
 	s.Get(t, billPath(id, ""), token).ExpectStatus(t, 200).Decode(t, &b)
 	return b
 }
 
 // extracted polls the bill until its extraction is over (a background job),
 // within a deadline, and returns it.
-func extracted(t *testing.T, s *apitest.Server, token, id string) client.Bill {
+func extracted(t *testing.T, s *apitest.Server, token, id string) api.Bill {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		b := getBill(t, s, token, id)
@@ -205,16 +205,16 @@ func patchBill(t *testing.T, s *apitest.Server, token, id string, body any) *api
 	return s.Do(t, apitest.Request{Method: "PATCH", Path: billPath(id, ""), Bearer: token, Body: body})
 }
 
-func patchBillOK(t *testing.T, s *apitest.Server, token, id string, body any) client.Bill {
+func patchBillOK(t *testing.T, s *apitest.Server, token, id string, body any) api.Bill {
 	t.Helper()
-	var b client.Bill
+	var b api.Bill
 	patchBill(t, s, token, id, body).ExpectStatus(t, 200).Decode(t, &b)
 	return b
 }
 
 // blankBill uploads a photo, which nothing can be read from, and returns
 // the bill once extraction gave up: extracted, with every field empty.
-func blankBill(t *testing.T, s *apitest.Server, token, org string) client.Bill {
+func blankBill(t *testing.T, s *apitest.Server, token, org string) api.Bill {
 	t.Helper()
 	b := extracted(t, s, token, uploadCorpus(t, s, token, org, "unreadable-photo.png").Id.String())
 	if b.Status != "extracted" || b.ExtractionFailedAt == nil || len(billFields(t, b)) != 0 {
@@ -230,11 +230,11 @@ func supplierFields(amt string) map[string]any {
 }
 
 // payableBill is an extracted EUR bill of amt with its payment contact.
-func payableBill(t *testing.T, s *apitest.Server, p *payer, amt string) client.Bill {
+func payableBill(t *testing.T, s *apitest.Server, p *payer, amt string) api.Bill {
 	t.Helper()
 	b := blankBill(t, s, p.web, p.org)
 	patchBillOK(t, s, p.web, b.Id.String(), supplierFields(amt))
-	var out client.Bill
+	var out api.Bill
 	s.Post(t, billPath(b.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &out)
 	if out.PaymentContactId == nil || out.Status != "extracted" {
 		t.Fatalf("bill with contact = %+v", out)
@@ -243,9 +243,9 @@ func payableBill(t *testing.T, s *apitest.Server, p *payer, amt string) client.B
 }
 
 // billQuote quotes a payment to contact that delivers amt (amount_side receive).
-func billQuote(t *testing.T, s *apitest.Server, p *payer, contact, amt string) client.Quote {
+func billQuote(t *testing.T, s *apitest.Server, p *payer, contact, amt string) api.Quote {
 	t.Helper()
-	var q client.Quote
+	var q api.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": contact,
 		"source_currency": "EUR", "amount": amt, "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
 	return q
@@ -258,16 +258,16 @@ func billExecuteBody(quoteID, billID string) map[string]any {
 }
 
 // payBill executes a payment of the bill's amount to its contact.
-func payBill(t *testing.T, s *apitest.Server, p *payer, b client.Bill) client.Payment {
+func payBill(t *testing.T, s *apitest.Server, p *payer, b api.Bill) api.Payment {
 	t.Helper()
-	var pay client.Payment
+	var pay api.Payment
 	q := billQuote(t, s, p, b.PaymentContactId.String(), *b.Amount)
 	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.Id.String())).ExpectStatus(t, 201).Decode(t, &pay)
 	return pay
 }
 
 // expectRequested checks that bill id waits for payment pay.
-func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay client.Payment) client.Bill {
+func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay api.Payment) api.Bill {
 	t.Helper()
 	b := getBill(t, s, token, id)
 	if b.Status != "payment_requested" || b.FiatOutgoingId == nil || b.FiatOutgoingId.String() != pay.Id.String() ||
@@ -278,7 +278,7 @@ func expectRequested(t *testing.T, s *apitest.Server, token, id string, pay clie
 }
 
 // expectReleased checks that bill id is extracted again, without payment.
-func expectReleased(t *testing.T, s *apitest.Server, token, id string) client.Bill {
+func expectReleased(t *testing.T, s *apitest.Server, token, id string) api.Bill {
 	t.Helper()
 	b := getBill(t, s, token, id)
 	if b.Status != "extracted" || b.FiatOutgoingId != nil || b.ApprovalRequestId != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -142,7 +142,7 @@ func TestCancelBill(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	b := payableBill(t, s, p, "50.00")
-	var c client.Bill
+	var c api.Bill
 	s.Post(t, billPath(b.Id.String(), "cancel"), p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
 	if c.Status != "cancelled" || !mapsEqual(billFields(t, c), billFields(t, b)) {
 		t.Fatalf("cancelled bill = %+v", c)
@@ -174,15 +174,15 @@ func TestCancelBill(t *testing.T) {
 func TestBillPaymentContact(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	contactOf := func(b client.Bill) client.PaymentContact {
+	contactOf := func(b api.Bill) api.PaymentContact {
 		t.Helper()
-		var c client.PaymentContact
+		var c api.PaymentContact
 		s.Get(t, "/api/v1/payment-contacts/"+str(b.PaymentContactId), p.web).ExpectStatus(t, 200).Decode(t, &c)
 		return c
 	}
 	// From an extracted e-invoice (EUR, IBAN and BIC).
 	eu := extracted(t, s, p.web, uploadCorpus(t, s, p.web, p.org, "cii-de-xrechnung.xml").Id.String())
-	var withContact client.Bill
+	var withContact api.Bill
 	s.Post(t, billPath(eu.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &withContact)
 	c := contactOf(withContact)
 	if withContact.PaymentContactId == nil || c.Name != "Müller Maschinenbau GmbH" || c.Currency != "EUR" || c.Rail != "fiat" ||
@@ -198,14 +198,14 @@ func TestBillPaymentContact(t *testing.T) {
 	uk := blankBill(t, s, p.web, p.org)
 	patchBillOK(t, s, p.web, uk.Id.String(), map[string]any{"supplier_name": "Brightside Design Studio", "currency": "GBP", "account_number": "73815590",
 		"sort_code": "090128", "account_holder_name": "Brightside Design Ltd", "bank_name": "Santander UK"})
-	var ukBill client.Bill
+	var ukBill api.Bill
 	s.Post(t, billPath(uk.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &ukBill)
 	if c := contactOf(ukBill); c.Name != "Brightside Design Studio" || c.Currency != "GBP" || str(c.AccountNumber) != "73815590" ||
 		str(c.SortCode) != "090128" || str(c.AccountHolderName) != "Brightside Design Ltd" || str(c.BankName) != "Santander UK" || c.Iban != nil {
 		t.Fatalf("contact from the UK bill = %+v", c)
 	}
 	// Calling again makes a new contact and points the bill at it.
-	var again client.Bill
+	var again api.Bill
 	s.Post(t, billPath(uk.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &again)
 	if str(again.PaymentContactId) == str(ukBill.PaymentContactId) {
 		t.Fatal("a second call kept the first contact")
@@ -218,7 +218,7 @@ func TestBillPaymentContact(t *testing.T) {
 	expectInvalidFields(t, s.Post(t, billPath(blank.Id.String(), "payment-contact"), p.web, nil), "supplier_name", "iban")
 	patchBillOK(t, s, p.web, blank.Id.String(), map[string]any{"supplier_name": "Cascade Cloud Services, Inc.", "account_number": "483920175"})
 	expectInvalidFields(t, s.Post(t, billPath(blank.Id.String(), "payment-contact"), p.web, nil), "account_number")
-	var us client.Bill
+	var us api.Bill
 	patchBillOK(t, s, p.web, blank.Id.String(), map[string]any{"aba_code": "021000021"})
 	s.Post(t, billPath(blank.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &us)
 	if c := contactOf(us); c.Name != "Cascade Cloud Services, Inc." || c.Currency != "USD" || str(c.AbaCode) != "021000021" {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -102,7 +102,7 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 	type started struct {
 		sample corpusSample
 		via    string
-		bill   client.Bill
+		bill   api.Bill
 	}
 	var bills []started
 	for _, c := range samples {
@@ -127,7 +127,7 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 			if b.ExtractionFailedAt != nil {
 				t.Fatalf("extraction_failed_at = %v for a readable file", b.ExtractionFailedAt)
 			}
-			if want := map[bool]client.BillDocumentType{false: "invoice", true: "credit_note"}[x.sample.creditNote]; b.DocumentType != want {
+			if want := map[bool]api.BillDocumentType{false: "invoice", true: "credit_note"}[x.sample.creditNote]; b.DocumentType != want {
 				t.Errorf("document_type = %q, want %q", b.DocumentType, want)
 			}
 			for k, want := range x.sample.want {
@@ -171,7 +171,7 @@ func TestBillExtractionKeepsWhatPeopleSet(t *testing.T) {
 		t.Fatalf("edited while extracting = %+v", edited)
 	}
 	// Cancelling from extracting ends it; extraction then fills nothing.
-	var c client.Bill
+	var c api.Bill
 	s.Post(t, billPath(other.Id.String(), "cancel"), p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
 	if c.Status != "cancelled" {
 		t.Fatalf("cancel from extracting = %+v", c)
@@ -235,7 +235,7 @@ func TestCreateBillRefusals(t *testing.T) {
 	// Someone else's organization, and an organization that does not exist.
 	s.Post(t, billsPath(p.org), eve.web, map[string]any{"file_id": mine}).ExpectError(t, 404, "not_found")
 	s.Post(t, billsPath("0190f5c2-0000-7000-8000-000000000000"), p.web, map[string]any{"file_id": mine}).ExpectError(t, 404, "not_found")
-	var list client.BillPage
+	var list api.BillPage
 	s.Get(t, billsPath(p.org), p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("refused creations left %d bills", len(list.Data))
@@ -272,13 +272,13 @@ func TestUploadBillRefusals(t *testing.T) {
 	// Another organization's upload path.
 	eve := newPayer(t, s, "eve@evil.test", "")
 	uploadBill(t, s, eve.web, p.org, "file", "a.pdf", "application/pdf", pdf).ExpectError(t, 404, "not_found")
-	var list client.BillPage
+	var list api.BillPage
 	s.Get(t, billsPath(p.org), p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("refused uploads left %d bills", len(list.Data))
 	}
 	// The type is read from the bytes: a generic declared type and no file name are fine.
-	var b client.Bill
+	var b api.Bill
 	up("file", "", "application/octet-stream", pdf).ExpectStatus(t, 201).Decode(t, &b)
 	if got := extracted(t, s, p.web, b.Id.String()); str(got.BillNumber) != "HLP-10231" {
 		t.Fatalf("bill of an upload without a name or type = %+v", got)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -156,9 +156,9 @@ func TestHostilePDFsFailExtractionAndLeaveTheServerSmall(t *testing.T) {
 	runtime.GC() // what made the files is not the server's
 
 	stop := heapPeak()
-	bills := map[string]client.Bill{}
+	bills := map[string]api.Bill{}
 	for name, data := range files {
-		var b client.Bill
+		var b api.Bill
 		uploadBill(t, s, hostile.web, hostile.org, "file", "invoice.pdf", "application/pdf", data).ExpectStatus(t, 201).Decode(t, &b)
 		bills[name] = b
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestListBillsFiltersAndPages(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
-	mk := func(fields map[string]any) client.Bill {
+	mk := func(fields map[string]any) api.Bill {
 		return patchBillOK(t, s, p.web, blankBill(t, s, p.web, p.org).Id.String(), fields)
 	}
 	a := mk(map[string]any{"supplier_name": "Müller Maschinenbau GmbH", "bill_number": "RE-2026-0117", "due_date": "2026-02-14"})
@@ -30,7 +30,7 @@ func TestListBillsFiltersAndPages(t *testing.T) {
 
 	list := func(query string) []string {
 		t.Helper()
-		var pg client.BillPage
+		var pg api.BillPage
 		s.Get(t, billsPath(p.org)+"?"+query, p.web).ExpectStatus(t, 200).Decode(t, &pg)
 		var ids []string
 		for _, x := range pg.Data {
@@ -82,7 +82,7 @@ func TestListBillsFiltersAndPages(t *testing.T) {
 		var ids []string
 		path := billsPath(p.org) + "?limit=2" + query
 		for pages := 0; ; pages++ {
-			var pg client.BillPage
+			var pg api.BillPage
 			s.Get(t, path, p.web).ExpectStatus(t, 200).Decode(t, &pg)
 			if len(pg.Data) > 2 {
 				t.Fatalf("page of %d bills with limit 2", len(pg.Data))
@@ -109,7 +109,7 @@ func TestListBillsFiltersAndPages(t *testing.T) {
 		t.Fatalf("walk of extracted = %v, want %v", got, want)
 	}
 	// A cursor is bound to its filters and must be one of ours.
-	var first client.BillPage
+	var first api.BillPage
 	s.Get(t, billsPath(p.org)+"?limit=2&search=acme", p.web).ExpectStatus(t, 200).Decode(t, &first)
 	if first.NextCursor != nil {
 		t.Fatal("two acme bills fit on one page of two")

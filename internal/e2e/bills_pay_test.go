@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -20,7 +20,7 @@ func execute(t *testing.T, s *apitest.Server, token string, body map[string]any,
 
 func paymentBillID(t *testing.T, r *apitest.Response) string {
 	t.Helper()
-	var p client.Payment
+	var p api.Payment
 	r.Decode(t, &p)
 	return str(p.BillId)
 }
@@ -37,7 +37,7 @@ func TestPayBillLifecycle(t *testing.T) {
 	// Rejected.
 	q := billQuote(t, s, p, b.PaymentContactId.String(), "1234.56")
 	r := s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.Id.String())).ExpectStatus(t, 201)
-	var pay client.Payment
+	var pay api.Payment
 	r.Decode(t, &pay)
 	if paymentBillID(t, r) != b.Id.String() || pay.Status != "awaiting_approval" || pay.Delivered != moneyOf("1234.56", "EUR") {
 		t.Fatalf("payment of the bill = %+v (%s)", pay, r.Body)
@@ -79,7 +79,7 @@ func TestPayBillLifecycle(t *testing.T) {
 func TestPayBillMismatch(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
-	exec := func(q client.Quote, billID string) *apitest.Response {
+	exec := func(q api.Quote, billID string) *apitest.Response {
 		return s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), billID))
 	}
 	b := payableBill(t, s, p, "100.00")
@@ -92,7 +92,7 @@ func TestPayBillMismatch(t *testing.T) {
 	exec(billQuote(t, s, p, contact, "99.99"), b.Id.String()).ExpectError(t, 422, "bill_mismatch")
 	exec(billQuote(t, s, p, contact, "100.01"), b.Id.String()).ExpectError(t, 422, "bill_mismatch")
 	// What counts is the amount delivered, whichever side was quoted.
-	var sent client.Quote
+	var sent api.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": contact,
 		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &sent)
 	if sent.Destination != moneyOf("100.00", "EUR") {
@@ -116,7 +116,7 @@ func TestPayBillMismatch(t *testing.T) {
 	exec(billQuote(t, s, p, gone.PaymentContactId.String(), "100.00"), gone.Id.String()).ExpectError(t, 422, "bill_mismatch")
 
 	// Nothing was created by the refusals: no approval, and the quotes are unused.
-	var approvals client.ApprovalPage
+	var approvals api.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 0 {
 		t.Fatalf("%d approvals after refusals", len(approvals.Data))
@@ -126,7 +126,7 @@ func TestPayBillMismatch(t *testing.T) {
 	}
 	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(other.Id.String())).ExpectStatus(t, 201)
 	// The matching quote pays it.
-	var pay client.Payment
+	var pay api.Payment
 	exec(sent, b.Id.String()).ExpectStatus(t, 201).Decode(t, &pay)
 	expectRequested(t, s, p.web, b.Id.String(), pay)
 	// A payment is already requested for it.
@@ -147,7 +147,7 @@ func TestPayBillIdempotency(t *testing.T) {
 	// The same key on two bills makes two payments.
 	first := execute(t, s, p.web, billExecuteBody(q1.Id.String(), b1.Id.String()), "invoice-42").ExpectStatus(t, 201)
 	second := execute(t, s, p.web, billExecuteBody(q2.Id.String(), b2.Id.String()), "invoice-42").ExpectStatus(t, 201)
-	var pay1, pay2 client.Payment
+	var pay1, pay2 api.Payment
 	first.Decode(t, &pay1)
 	second.Decode(t, &pay2)
 	if pay1.Id == pay2.Id || second.Header.Get("Idempotent-Replayed") != "" {
@@ -168,7 +168,7 @@ func TestPayBillIdempotency(t *testing.T) {
 	execute(t, s, p.web, billExecuteBody(q1.Id.String(), "0190f5d0-0000-7000-8000-000000000000"), "invoice-42").ExpectError(t, 404, "not_found")
 	// The key on the organization's scope (no bill) is another key.
 	execute(t, s, p.web, executeBody(billQuote(t, s, p, p.contact, "5.00").Id.String()), "invoice-42").ExpectStatus(t, 201)
-	var approvals client.ApprovalPage
+	var approvals api.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 3 {
 		t.Fatalf("%d payments, want 3", len(approvals.Data))
@@ -182,10 +182,10 @@ func TestPayBillConcurrently(t *testing.T) {
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
 	for round := range 3 {
 		b := payableBill(t, s, p, "25.00")
-		quotes := []client.Quote{billQuote(t, s, p, b.PaymentContactId.String(), "25.00"), billQuote(t, s, p, b.PaymentContactId.String(), "25.00")}
+		quotes := []api.Quote{billQuote(t, s, p, b.PaymentContactId.String(), "25.00"), billQuote(t, s, p, b.PaymentContactId.String(), "25.00")}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		var created []client.Payment
+		var created []api.Payment
 		mismatches := 0
 		for _, q := range quotes {
 			wg.Add(1)
@@ -196,7 +196,7 @@ func TestPayBillConcurrently(t *testing.T) {
 				defer mu.Unlock()
 				switch r.Status {
 				case 201:
-					var pay client.Payment
+					var pay api.Payment
 					r.Decode(t, &pay)
 					created = append(created, pay)
 				case 422:
@@ -213,7 +213,7 @@ func TestPayBillConcurrently(t *testing.T) {
 		}
 		expectRequested(t, s, p.web, b.Id.String(), created[0])
 	}
-	var approvals client.ApprovalPage
+	var approvals api.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if len(approvals.Data) != 3 {
 		t.Fatalf("%d approvals, want 3", len(approvals.Data))
@@ -241,7 +241,7 @@ func TestBillsOfAnotherOrganization(t *testing.T) {
 	// Eve's quote with Ada's bill: the bill is not found in Eve's organization.
 	s.Post(t, "/api/v1/payments/execute", eve.web, billExecuteBody(billQuote(t, s, eve, eve.contact, "10.00").Id.String(), b.Id.String())).ExpectError(t, 404, "not_found")
 	// Eve's list does not show it.
-	var list client.BillPage
+	var list api.BillPage
 	s.Get(t, billsPath(eve.org), eve.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("eve sees %d bills", len(list.Data))
@@ -265,7 +265,7 @@ func TestBillsOfAnotherOrganization(t *testing.T) {
 	if got := getBill(t, s, p.web, b.Id.String()); got.Status != "extracted" || str(got.BillNumber) != "RE-2026-0117" {
 		t.Fatalf("bill after the pause = %+v", got)
 	}
-	var pay client.Payment
+	var pay api.Payment
 	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), b.Id.String())).ExpectStatus(t, 201).Decode(t, &pay)
 	expectRequested(t, s, p.web, b.Id.String(), pay)
 	createBill(t, s, p.web, p.org, mine)
@@ -281,21 +281,21 @@ func TestBillsOfAnotherOrganization(t *testing.T) {
 func TestACreditNoteIsNeverPaid(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "10000.00")
-	if b := payableBill(t, s, p, "10.00"); b.DocumentType != client.BillDocumentTypeInvoice {
+	if b := payableBill(t, s, p, "10.00"); b.DocumentType != api.BillDocumentTypeInvoice {
 		t.Fatalf("a bill of a person's own is %q, want invoice", b.DocumentType)
 	}
 
 	note := extracted(t, s, p.web, uploadCorpus(t, s, p.web, p.org, "cii-it-creditnote.xml").Id.String())
-	if note.DocumentType != client.BillDocumentTypeCreditNote || str(note.Amount) != "610.00" || str(note.Currency) != "EUR" {
+	if note.DocumentType != api.BillDocumentTypeCreditNote || str(note.Amount) != "610.00" || str(note.Currency) != "EUR" {
 		t.Fatalf("credit note read as %s %s %s, want credit_note 610.00 EUR", note.DocumentType, str(note.Amount), str(note.Currency))
 	}
-	var withContact client.Bill
+	var withContact api.Bill
 	s.Post(t, billPath(note.Id.String(), "payment-contact"), p.web, nil).ExpectStatus(t, 200).Decode(t, &withContact)
 	q := billQuote(t, s, p, withContact.PaymentContactId.String(), "610.00")
 	s.Post(t, "/api/v1/payments/execute", p.web, billExecuteBody(q.Id.String(), note.Id.String())).ExpectError(t, 422, "bill_not_payable")
 	// Nothing was created: the bill is as it was and the quote is still unused.
 	after := getBill(t, s, p.web, note.Id.String())
-	if after.Status != "extracted" || after.ApprovalRequestId != nil || after.FiatOutgoingId != nil || after.DocumentType != client.BillDocumentTypeCreditNote {
+	if after.Status != "extracted" || after.ApprovalRequestId != nil || after.FiatOutgoingId != nil || after.DocumentType != api.BillDocumentTypeCreditNote {
 		t.Fatalf("after the refused payment: %+v", after)
 	}
 	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.Id.String())).ExpectStatus(t, 201)

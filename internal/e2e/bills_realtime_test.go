@@ -3,16 +3,16 @@ package e2e_test
 import (
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 // nextBillEvent is the next message, a bill.event_appended one.
-func nextBillEvent(t *testing.T, st *apitest.Stream, org string) client.BillEventAppendedMessage {
+func nextBillEvent(t *testing.T, st *apitest.Stream, org string) api.BillEventAppendedMessage {
 	t.Helper()
 	m := st.Next(t, realtimeWait)
 	expectMessage(t, m, "bill.event_appended", org)
-	var e client.BillEventAppendedMessage
+	var e api.BillEventAppendedMessage
 	decodeMessage(t, m, &e)
 	return e
 }
@@ -36,7 +36,7 @@ func TestBillExtractionIsToldOnTheRealtimeChannel(t *testing.T) {
 	}
 
 	image := uploadBill(t, s, p.web, p.org, "file", "receipt.png", "image/png", pngOf(t, 40, 30))
-	var failed client.Bill
+	var failed api.Bill
 	image.ExpectStatus(t, 201).Decode(t, &failed)
 	if e := nextBillEvent(t, st, p.org); e.Data.Event != "extraction_started" || e.Data.BillId != failed.Id {
 		t.Fatalf("message %+v, want extraction_started of bill %s", e, failed.Id.String())

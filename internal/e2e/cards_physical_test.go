@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -40,7 +40,7 @@ var activationCodeShape = regexp.MustCompile(`^[0-9]{6}$`)
 // the code of its letter.
 func shipCard(t *testing.T, s *apitest.Server, cardID string) string {
 	t.Helper()
-	var got client.SandboxShippedCard
+	var got api.SandboxShippedCard
 	s.Post(t, "/api/v1/sandbox/cards/"+cardID+"/ship", sbx, nil).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Card.Id.String() != cardID || got.Card.Physical.State != "awaiting_activation" || !activationCodeShape.MatchString(got.ActivationCode) {
 		t.Fatalf("shipped: %+v", got)
@@ -140,7 +140,7 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 	s.Post(t, "/api/v1/sandbox/cards/"+c.Id.String()+"/ship", sbx, nil).ExpectError(t, 409, "conflict")
 	activate(t, s, o.alice.token, c.Id.String(), "482913").ExpectError(t, 409, "conflict")
 
-	var ordered client.Card
+	var ordered api.Card
 	orderPhysical(t, s, o.alice.token, c.Id.String()).ExpectStatus(t, 200).Decode(t, &ordered)
 	if ordered.Physical.State != "awaiting_activation" || ordered.Physical.Replacement {
 		t.Fatalf("ordered: %+v", ordered.Physical)
@@ -151,7 +151,7 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 	orderPhysical(t, s, o.alice.token, c.Id.String()).ExpectError(t, 409, "conflict")
 	orderPhysical(t, s, o.owner.token, c.Id.String()).ExpectError(t, 409, "conflict")
 	// An owner may order one for the holder, and for a card without a holder, which never offers activation.
-	var forOrg client.Card
+	var forOrg api.Card
 	orderPhysical(t, s, o.owner.token, orgCard.Id.String()).ExpectStatus(t, 200).Decode(t, &forOrg)
 	expectActions(t, "organization card, awaiting activation", forOrg, "freeze")
 
@@ -171,7 +171,7 @@ func TestOrderingShippingAndActivatingAPhysicalCard(t *testing.T) {
 	if got := getCard(t, s, o.alice.token, c.Id.String()); got.Physical.State != "awaiting_activation" {
 		t.Fatalf("refused activations changed the card: %+v", got.Physical)
 	}
-	var active client.Card
+	var active api.Card
 	activate(t, s, o.alice.token, c.Id.String(), code).ExpectStatus(t, 200).Decode(t, &active)
 	if active.Physical.State != "active" || active.LastFour != c.LastFour {
 		t.Fatalf("activated: %+v", active)
@@ -217,7 +217,7 @@ func TestCardActivationNeedsTheLettersCode(t *testing.T) {
 	o := newCardOrg(t, s, "acme.test")
 	first := cardFor(t, s, o.id, o.alice.id, 100)
 	second := cardFor(t, s, o.id, o.alice.id, 100)
-	var ordered client.Card
+	var ordered api.Card
 	orderPhysical(t, s, o.alice.token, first.Id.String()).ExpectStatus(t, 200).Decode(t, &ordered)
 	// The letter's code is made when the card is ordered, so it works before shipping too;
 	// shipping is how the sandbox hands it over.
@@ -241,7 +241,7 @@ func TestCardActivationNeedsTheLettersCode(t *testing.T) {
 	record(s.Get(t, cardPath(first.Id.String(), ""), o.alice.token))
 	record(s.Get(t, cardPath(first.Id.String(), ""), o.owner.token))
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", o.owner.token))
-	var active client.Card
+	var active api.Card
 	record(activate(t, s, o.alice.token, first.Id.String(), firstCode)).ExpectStatus(t, 200).Decode(t, &active)
 	if active.Physical.State != "active" {
 		t.Fatalf("activated: %+v", active.Physical)
@@ -299,7 +299,7 @@ func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
 	}
 	retry := locked(activate(t, s, o.alice.token, second.Id.String(), secondCode))
 	locked(activate(t, s, o.alice.token, first.Id.String(), firstCode))
-	for _, c := range []client.Card{first, second} {
+	for _, c := range []api.Card{first, second} {
 		if got := getCard(t, s, o.alice.token, c.Id.String()); got.Physical.State != "awaiting_activation" {
 			t.Fatalf("a locked activation went through: %+v", got.Physical)
 		}
@@ -316,7 +316,7 @@ func TestCardActivationGuessesAreLimitedPerPerson(t *testing.T) {
 	} else {
 		advance(t, s, time.Duration(retry)*time.Second)
 	}
-	var got client.Card
+	var got api.Card
 	activate(t, s, o.alice.token, second.Id.String(), secondCode).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Physical.State != "active" {
 		t.Fatalf("activation after the lock: %+v", got.Physical)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -21,8 +21,8 @@ import (
 // deposit funds org with amt of currency in the sandbox.
 func deposit(t *testing.T, s *apitest.Server, org, currency, amt string) {
 	t.Helper()
-	ok[*client.SandboxDepositResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, org), nil,
-		client.SandboxDeposit{Currency: currency, Amount: amt}))
+	ok[*api.SandboxDepositResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, org), nil,
+		api.SandboxDeposit{Currency: currency, Amount: amt}))
 }
 
 func authorizationsPath(cardID string) string {
@@ -32,20 +32,20 @@ func authorizationsPath(cardID string) string {
 const merchant = "Blue Bottle Coffee"
 
 // authorize asks the card network's question: may this card pay amount?
-func authorize(t *testing.T, s *apitest.Server, cardID, amt, currency, channel, kind string) client.SandboxCardAuthorizationResult {
+func authorize(t *testing.T, s *apitest.Server, cardID, amt, currency, channel, kind string) api.SandboxCardAuthorizationResult {
 	t.Helper()
-	var a client.SandboxCardAuthorizationResult
+	var a api.SandboxCardAuthorizationResult
 	s.Post(t, authorizationsPath(cardID), sbx, map[string]any{"amount": amt, "currency": currency, "merchant": merchant,
 		"channel": channel, "kind": kind}).ExpectStatus(t, 200).Decode(t, &a)
 	return a
 }
 
-func purchase(t *testing.T, s *apitest.Server, cardID, amt string) client.SandboxCardAuthorizationResult {
+func purchase(t *testing.T, s *apitest.Server, cardID, amt string) api.SandboxCardAuthorizationResult {
 	t.Helper()
 	return authorize(t, s, cardID, amt, "USD", "online", "purchase")
 }
 
-func expectDecline(t *testing.T, a client.SandboxCardAuthorizationResult, reason string) {
+func expectDecline(t *testing.T, a api.SandboxCardAuthorizationResult, reason string) {
 	t.Helper()
 	if a.Approved || a.DeclineReason == nil || string(*a.DeclineReason) != reason || a.Transaction != nil {
 		t.Fatalf("authorization %+v (reason %q), want declined for %s with no transaction", a, deref(a.DeclineReason), reason)
@@ -54,7 +54,7 @@ func expectDecline(t *testing.T, a client.SandboxCardAuthorizationResult, reason
 
 // expectApproved checks an approved authorization and its feed row: total in
 // USD, direction out for a purchase and in for a refund.
-func expectApproved(t *testing.T, a client.SandboxCardAuthorizationResult, direction, usd string) client.Transaction {
+func expectApproved(t *testing.T, a api.SandboxCardAuthorizationResult, direction, usd string) api.Transaction {
 	t.Helper()
 	if !a.Approved || a.DeclineReason != nil || a.Transaction == nil {
 		t.Fatalf("authorization approved %v, reason %q, transaction %v; want approved", a.Approved, deref(a.DeclineReason), a.Transaction)
@@ -72,14 +72,14 @@ func expectApproved(t *testing.T, a client.SandboxCardAuthorizationResult, direc
 }
 
 // cardFeed is the card_transaction rows of org's feed, newest first.
-func cardFeed(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
+func cardFeed(t *testing.T, s *apitest.Server, token, org string) []api.Transaction {
 	t.Helper()
-	var page client.TransactionPage
+	var page api.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions?limit=100", token).ExpectStatus(t, 200).Decode(t, &page)
 	if page.HasMore {
 		t.Fatal("the feed has more than one page")
 	}
-	var out []client.Transaction
+	var out []api.Transaction
 	for _, x := range page.Data {
 		if x.Type == "card_transaction" {
 			out = append(out, x)
@@ -97,7 +97,7 @@ func usdAvailable(t *testing.T, s *apitest.Server, token, org string) string {
 	return av
 }
 
-func expectSpent(t *testing.T, s *apitest.Server, token, cardID, spent, utilization string) client.Card {
+func expectSpent(t *testing.T, s *apitest.Server, token, cardID, spent, utilization string) api.Card {
 	t.Helper()
 	c := getCard(t, s, token, cardID)
 	if c.Limit.SpentThisMonth != spent || c.Limit.Utilization != utilization {
@@ -113,7 +113,7 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 	c := cardFor(t, s, o.id, o.owner.id, 200)
 	tok := o.owner.token
 
-	var txs []client.Transaction
+	var txs []api.Transaction
 	txs = append(txs, expectApproved(t, purchase(t, s, c.Id.String(), "50.00"), "out", "50.00"))
 	expectSpent(t, s, tok, c.Id.String(), "50.00", "25")
 	// A euro purchase is converted at the sandbox rate (1 EUR = 1.0834 USD).
@@ -140,7 +140,7 @@ func TestCardSpendingFollowsPurchasesAndRefunds(t *testing.T) {
 	s.Get(t, "/api/v1/organizations/"+o.id+"/transactions/"+txs[0].Id.String(), tok).ExpectStatus(t, 200)
 
 	// Utilization follows the limit; a purchase may take spending to the limit exactly, not a cent past it.
-	var patched client.Card
+	var patched api.Card
 	patchCard(t, s, tok, c.Id.String(), map[string]any{"monthly_limit": 100}).ExpectStatus(t, 200).Decode(t, &patched)
 	if patched.Limit.SpentThisMonth != "67.92" || patched.Limit.Utilization != "68" {
 		t.Fatalf("after lowering the limit: %+v", patched.Limit)
@@ -258,7 +258,7 @@ func TestCardAuthorizationRequestsAreChecked(t *testing.T) {
 	s.Post(t, authorizationsPath(uuid.NewString()), sbx, good).ExpectError(t, 404, "not_found")
 	// kind defaults to purchase; the largest amount is only over the limit.
 	expectApproved(t, authorize(t, s, c.Id.String(), "1.00", "USD", "online", "purchase"), "out", "1.00")
-	var a client.SandboxCardAuthorizationResult
+	var a api.SandboxCardAuthorizationResult
 	s.Post(t, authorizationsPath(c.Id.String()), sbx, with("amount", "999999999999999.99")).ExpectStatus(t, 200).Decode(t, &a)
 	expectDecline(t, a, "limit_exceeded")
 	s.Post(t, authorizationsPath(c.Id.String()), sbx, good).ExpectStatus(t, 200).Decode(t, &a)
@@ -397,7 +397,7 @@ func concurrently(t *testing.T, s *apitest.Server, n int, body func(i int) (card
 		if r.Status != 200 {
 			return fmt.Sprintf("status %d", r.Status)
 		}
-		var a client.SandboxCardAuthorizationResult
+		var a api.SandboxCardAuthorizationResult
 		r.Decode(t, &a)
 		if !a.Approved {
 			return deref(a.DeclineReason)
@@ -463,7 +463,7 @@ func TestCardConcurrentPurchasesNeverOverdraw(t *testing.T) {
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "acme.test")
 	deposit(t, s, o.id, "USD", "50.00")
-	var cards []client.Card
+	var cards []api.Card
 	for range 5 {
 		cards = append(cards, cardFor(t, s, o.id, o.owner.id, 1000))
 	}

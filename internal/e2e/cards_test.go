@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -54,11 +54,11 @@ func newCardOwner(t *testing.T, s *apitest.Server, domain string) *cardOrg {
 // addCardUser adds a staff member with an authenticator and signs them in.
 func addCardUser(t *testing.T, s *apitest.Server, org, email, role, first, last string) cardUser {
 	t.Helper()
-	member := client.SandboxNewMember{Email: email, Password: ptr(password), Role: client.Role(role), Totp: ptr(true)}
+	member := api.SandboxNewMember{Email: email, Password: ptr(password), Role: api.Role(role), Totp: ptr(true)}
 	if first != "" {
 		member.FirstName, member.LastName = &first, &last
 	}
-	r := ok[*client.SandboxAddOrganizationUserResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(),
+	r := ok[*api.SandboxAddOrganizationUserResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(),
 		uuidOf(t, org), nil, member))
 	u := cardUser{id: r.JSON201.UserId.String(), email: email, secret: *r.JSON201.TotpSecret}
 	u.token = signInFully(t, s, email, u.secret)
@@ -72,22 +72,22 @@ func (u *cardUser) signInAgain(t *testing.T, s *apitest.Server) {
 }
 
 // issueCard creates a card through the sandbox.
-func issueCard(t *testing.T, s *apitest.Server, org string, body map[string]any) client.Card {
+func issueCard(t *testing.T, s *apitest.Server, org string, body map[string]any) api.Card {
 	t.Helper()
-	var c client.Card
+	var c api.Card
 	s.Post(t, "/api/v1/sandbox/organizations/"+org+"/cards", sbx, body).ExpectStatus(t, http.StatusCreated).Decode(t, &c)
 	return c
 }
 
 // cardFor is a visa card of userID with monthlyLimit USD.
-func cardFor(t *testing.T, s *apitest.Server, org, userID string, monthlyLimit int) client.Card {
+func cardFor(t *testing.T, s *apitest.Server, org, userID string, monthlyLimit int) api.Card {
 	t.Helper()
 	return issueCard(t, s, org, map[string]any{"user_id": userID, "monthly_limit": monthlyLimit})
 }
 
-func setCardStatus(t *testing.T, s *apitest.Server, cardID, status string) client.Card {
+func setCardStatus(t *testing.T, s *apitest.Server, cardID, status string) api.Card {
 	t.Helper()
-	var c client.Card
+	var c api.Card
 	s.Post(t, "/api/v1/sandbox/cards/"+cardID+"/status", sbx, map[string]any{"status": status}).ExpectStatus(t, 200).Decode(t, &c)
 	if string(c.Status) != status {
 		t.Fatalf("sandbox status %s answered a card with status %s", status, c.Status)
@@ -102,17 +102,17 @@ func cardPath(cardID, action string) string {
 	return "/api/v1/cards/" + cardID + "/" + action
 }
 
-func getCard(t *testing.T, s *apitest.Server, token, cardID string) client.Card {
+func getCard(t *testing.T, s *apitest.Server, token, cardID string) api.Card {
 	t.Helper()
-	var c client.Card
+	var c api.Card
 	s.Get(t, cardPath(cardID, ""), token).ExpectStatus(t, 200).Decode(t, &c)
 	return c
 }
 
 // cardAction posts to a card operation (no body) and decodes the card it answers.
-func cardAction(t *testing.T, s *apitest.Server, token, cardID, action string) client.Card {
+func cardAction(t *testing.T, s *apitest.Server, token, cardID, action string) api.Card {
 	t.Helper()
-	var c client.Card
+	var c api.Card
 	s.Post(t, cardPath(cardID, action), token, nil).ExpectStatus(t, 200).Decode(t, &c)
 	return c
 }
@@ -122,14 +122,14 @@ func patchCard(t *testing.T, s *apitest.Server, token, cardID string, body any) 
 	return s.Do(t, apitest.Request{Method: "PATCH", Path: cardPath(cardID, ""), Bearer: token, Body: body})
 }
 
-func listCards(t *testing.T, s *apitest.Server, token, org, query string) client.CardPage {
+func listCards(t *testing.T, s *apitest.Server, token, org, query string) api.CardPage {
 	t.Helper()
-	var p client.CardPage
+	var p api.CardPage
 	s.Get(t, "/api/v1/organizations/"+org+"/cards?"+query, token).ExpectStatus(t, 200).Decode(t, &p)
 	return p
 }
 
-func cardIDs(cs []client.Card) []string {
+func cardIDs(cs []api.Card) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Id.String()
@@ -160,7 +160,7 @@ func expectIDs(t *testing.T, what string, got []string, want ...string) {
 }
 
 // actions are the card's available_actions as strings.
-func actions(c client.Card) []string {
+func actions(c api.Card) []string {
 	out := []string{}
 	for _, a := range c.AvailableActions {
 		out = append(out, string(a))
@@ -168,7 +168,7 @@ func actions(c client.Card) []string {
 	return out
 }
 
-func expectActions(t *testing.T, what string, c client.Card, want ...string) {
+func expectActions(t *testing.T, what string, c api.Card, want ...string) {
 	t.Helper()
 	got := actions(c)
 	if want == nil {
@@ -318,7 +318,7 @@ func TestChangingACardsLimitAndHolderName(t *testing.T) {
 	c := cardFor(t, s, o.id, o.alice.id, 1000)
 	bobs := cardFor(t, s, o.id, o.bob.id, 100)
 
-	var got client.Card
+	var got api.Card
 	patchCard(t, s, o.owner.token, c.Id.String(), map[string]any{"monthly_limit": 2500}).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Limit.MonthlyLimit != 2500 || deref(got.CardHolderName) != "Alice Liddell" {
 		t.Fatalf("owner set the limit: %+v", got)
@@ -562,7 +562,7 @@ func TestCardOperationsRefuseAPIKeys(t *testing.T) {
 	keyBody := map[string]any{"name": "Card sync", "role": "admin", "scopes": []string{"balances:read", "transactions:read"}}
 	keys := "/api/v1/organizations/" + o.id + "/api-keys"
 	stepUpByCode(t, s, o.owner.token, o.owner.secret, s.Post(t, keys, o.owner.token, keyBody))
-	var k client.ApiKeyWithSecret
+	var k api.ApiKeyWithSecret
 	s.Post(t, keys, o.owner.token, keyBody).ExpectStatus(t, http.StatusCreated).Decode(t, &k)
 
 	for _, req := range []apitest.Request{

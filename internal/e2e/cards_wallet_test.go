@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -186,7 +186,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	// Then a step-up with the authenticator.
 	up := expectStepUp(t, provision(o.alice.token, visa.Id.String(), ids))
 	completeStepUp(t, s, o.alice.token, up.Id.String(), "totp", code(t, s, o.alice.secret)).ExpectStatus(t, 200)
-	var w client.WalletProvision
+	var w api.WalletProvision
 	r := provision(o.alice.token, visa.Id.String(), ids).ExpectStatus(t, 200)
 	r.Decode(t, &w)
 	address := r.JSON(t)["address"].(map[string]any)
@@ -212,7 +212,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	}
 
 	// Within the window, a second call: a fresh nonce, the same card; absent and null identifiers are null.
-	var w2 client.WalletProvision
+	var w2 api.WalletProvision
 	provision(o.alice.token, visa.Id.String(), map[string]any{"server_session_id": "push-session-2", "client_device_id": nil}).ExpectStatus(t, 200).Decode(t, &w2)
 	p2, fields2 := openPaymentCard(t, w2.OpaquePaymentCard, visaKey, visaKid)
 	if p2.Nonce == p1.Nonce || p2.PAN != p1.PAN || w2.OpaquePaymentCard == w.OpaquePaymentCard {
@@ -225,7 +225,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	provision(o.alice.token, frozen.Id.String(), ids).ExpectError(t, 409, "conflict")
 
 	// A mastercard goes to MDES; with no physical card every address field is null.
-	var w3 client.WalletProvision
+	var w3 api.WalletProvision
 	r = provision(o.alice.token, mc.Id.String(), map[string]any{}).ExpectStatus(t, 200)
 	r.Decode(t, &w3)
 	address = r.JSON(t)["address"].(map[string]any)
@@ -251,7 +251,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	tok := o.owner.token
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", tok))
 	record(s.Get(t, "/api/v1/organizations/"+o.id+"/cards", o.alice.token))
-	for _, c := range []client.Card{visa, mc, frozen, inactive} {
+	for _, c := range []api.Card{visa, mc, frozen, inactive} {
 		record(s.Get(t, cardPath(c.Id.String(), ""), tok))
 		record(s.Get(t, cardPath(c.Id.String(), ""), o.alice.token))
 	}
@@ -259,7 +259,7 @@ func TestCardMobileWalletProvisioning(t *testing.T) {
 	record(s.Post(t, cardPath(mc.Id.String(), "freeze"), tok, nil))
 	record(s.Post(t, cardPath(mc.Id.String(), "unfreeze"), tok, nil))
 	record(orderPhysical(t, s, o.alice.token, mc.Id.String()))
-	var mcShipped client.SandboxShippedCard
+	var mcShipped api.SandboxShippedCard
 	record(s.Post(t, "/api/v1/sandbox/cards/"+mc.Id.String()+"/ship", sbx, nil)).Decode(t, &mcShipped)
 	record(activate(t, s, o.alice.token, mc.Id.String(), mcShipped.ActivationCode)).ExpectStatus(t, 200)
 	record(activate(t, s, o.alice.token, visa.Id.String(), visaCode)).ExpectStatus(t, 200)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -68,7 +68,7 @@ func TestCoinAmountsInEveryRecord(t *testing.T) {
 	if avail, _ := balance(t, s, o.owner.token, o.id, "USDC"); avail != "100.000000" {
 		t.Errorf("USDC balance %s, want 100.000000", avail)
 	}
-	var feed client.TransactionPage
+	var feed api.TransactionPage
 	s.Get(t, orgPath(o.id, "/transactions"), o.owner.token).ExpectStatus(t, http.StatusOK).Decode(t, &feed)
 	coins := 0
 	for _, row := range feed.Data {

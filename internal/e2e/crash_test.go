@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
@@ -35,8 +35,8 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 		up := expectStepUp(t, first.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 		pending = append(pending, approval{pay.Id.String(), pay.ApprovalRequestId.String(), *up.MatchCode})
 	}
-	challenges := map[string]client.Challenge{}
-	var page client.ChallengePage
+	challenges := map[string]api.Challenge{}
+	var page api.ChallengePage
 	first.Get(t, "/api/v1/me/challenges?limit=100", p.app).ExpectStatus(t, 200).Decode(t, &page)
 	for _, c := range page.Data {
 		challenges[c.ApprovalId.String()] = c
@@ -81,7 +81,7 @@ func TestKillDuringApprovalsLeavesNothingHalfDone(t *testing.T) {
 			t.Errorf("payment %s is %s", pay.Id.String(), pay.Status)
 		}
 	}
-	var list client.ApprovalPage
+	var list api.ApprovalPage
 	second.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status=approved&limit=100", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != approved {
 		t.Errorf("%d approvals recorded but %d payments approved", len(list.Data), approved)

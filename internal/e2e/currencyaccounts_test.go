@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -19,27 +19,27 @@ func startWithPartner(t *testing.T) *apitest.Server {
 }
 
 // accounts lists the organization's currency accounts through the client.
-func accounts(t *testing.T, s *apitest.Server, token, org string) map[string]client.CurrencyAccount {
+func accounts(t *testing.T, s *apitest.Server, token, org string) map[string]api.CurrencyAccount {
 	t.Helper()
 	list, err := s.Client(t, token).CurrencyAccounts(t.Context(), org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]client.CurrencyAccount{}
+	out := map[string]api.CurrencyAccount{}
 	for _, a := range list {
 		out[a.Currency] = a
 	}
 	return out
 }
 
-func request(t *testing.T, s *apitest.Server, token, org string, currencies ...string) client.CurrencyAccountRequestResult {
+func request(t *testing.T, s *apitest.Server, token, org string, currencies ...string) api.CurrencyAccountRequestResult {
 	t.Helper()
-	var res client.CurrencyAccountRequestResult
+	var res api.CurrencyAccountRequestResult
 	s.Post(t, accountsPath(org), token, map[string]any{"currencies": currencies}).ExpectStatus(t, 200).Decode(t, &res)
 	return res
 }
 
-func outcomes(r client.CurrencyAccountRequestResult) map[string]string {
+func outcomes(r api.CurrencyAccountRequestResult) map[string]string {
 	out := map[string]string{}
 	for _, o := range r.Outcomes {
 		out[o.Currency] = string(o.Result)
@@ -66,7 +66,7 @@ func eventually(t *testing.T, what string, check func() bool) {
 func TestCurrencyAccountListHasEveryConfiguredCurrency(t *testing.T) {
 	s := startWithPartner(t)
 	p := newPerson(t, s, "ada@acme.test")
-	var res client.CurrencyAccountList
+	var res api.CurrencyAccountList
 	s.Get(t, accountsPath(orgOf(t, s, p)), p.web).ExpectStatus(t, 200).Decode(t, &res)
 	want := []string{"AUD", "CAD", "CHF", "EUR", "GBP", "HKD", "JPY", "MXN", "SGD", "USD"}
 	if len(res.Data) != len(want) {

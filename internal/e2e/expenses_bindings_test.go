@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -41,7 +41,7 @@ func TestCardPurchaseFilesAPendingExpenseForTheCardholder(t *testing.T) {
 		t.Fatalf("totals: %+v", e.Totals)
 	}
 	// The feed row the binding names is the purchase.
-	var tx client.Transaction
+	var tx api.Transaction
 	s.Get(t, "/api/v1/organizations/"+o.id+"/transactions/"+row.Id.String(), o.alice.token).ExpectStatus(t, 200).Decode(t, &tx)
 	if tx.Type != "card_transaction" {
 		t.Fatalf("bound row: %+v", tx)
@@ -93,7 +93,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	deposit(t, s, p.org, "USD", "1000.00")
 	a := bindable(t, s, p.org, "10.25")
 	b := bindable(t, s, p.org, "4.75")
-	var got client.Expense
+	var got api.Expense
 	bind(t, s, tok, e.Id.String(), a, "card_transaction").ExpectStatus(t, 200).Decode(t, &got)
 	if got.Status != "draft" || len(got.Bindings) != 1 || got.Totals.Bill[0] != moneyOf("10.25", "USD") || len(got.Totals.Bill) != 1 ||
 		got.Totals.Local[0] != moneyOf("5.00", "EUR") {
@@ -175,7 +175,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	// Unbinding frees the transaction and the totals follow; nothing bound
 	// leaves the bill amount.
 	bindingA := got.Bindings[0].Id.String()
-	var after client.Expense
+	var after api.Expense
 	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.Id.String(), "bindings/"+bindingA), Bearer: tok}).ExpectStatus(t, 200).Decode(t, &after)
 	if len(after.Bindings) != 4 || after.Totals.Bill[1] != moneyOf("1.75", "USD") {
 		t.Fatalf("after unbinding: %+v", after.Totals)
@@ -185,7 +185,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 	bind(t, s, tok, e2.Id.String(), a, "card_transaction").ExpectStatus(t, 200)
 	s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e2.Id.String(), "bindings/"+after.Bindings[0].Id.String()), Bearer: tok}).ExpectError(t, 404, "not_found")
 	left := after.Bindings
-	after = client.Expense{}
+	after = api.Expense{}
 	for _, bd := range left {
 		s.Do(t, apitest.Request{Method: "DELETE", Path: expensePath(e.Id.String(), "bindings/"+bd.Id.String()), Bearer: tok}).ExpectStatus(t, 200).Decode(t, &after)
 	}
@@ -197,7 +197,7 @@ func TestExpenseBindingTargetsAndTotals(t *testing.T) {
 // newestFeedRow is the id of the newest feed row of org of kind.
 func newestFeedRow(t *testing.T, s *apitest.Server, token, org, kind string) string {
 	t.Helper()
-	var page client.TransactionPage
+	var page api.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions?type="+kind, token).ExpectStatus(t, 200).Decode(t, &page)
 	if len(page.Data) == 0 {
 		t.Fatalf("no %s row in the feed", kind)
@@ -288,18 +288,18 @@ func TestExpenseTotalsNeverOverflow(t *testing.T) {
 func TestExpenseBindsCryptoPayments(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var contact client.PaymentContact
+	var contact api.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Vendor DAO", "currency": "USD",
 		"rail": "crypto", "network": "ethereum", "crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &contact)
-	var q client.Quote
+	var q api.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": contact.Id.String(),
 		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
-	var pay client.Payment
+	var pay api.Payment
 	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.Id.String()}).ExpectStatus(t, 201).Decode(t, &pay)
 
 	e := createExpense(t, s, p.web, p.org, nil)
 	bind(t, s, p.web, e.Id.String(), pay.Id.String(), "fiat_outgoing").ExpectError(t, 404, "not_found")
-	var got client.Expense
+	var got api.Expense
 	bind(t, s, p.web, e.Id.String(), pay.Id.String(), "crypto_outgoing").ExpectStatus(t, 200).Decode(t, &got)
 	if len(got.Bindings) != 1 || got.Bindings[0].TargetType != "crypto_outgoing" || got.Bindings[0].TransactionId != nil ||
 		len(got.Totals.Bill) != 1 || got.Totals.Bill[0] != moneyOf("100.00", "USD") {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -13,15 +13,15 @@ import (
 // combined, search that treats LIKE wildcards as text, and keyset pages
 // whose cursor is bound to the filters.
 
-func listExpenses(t *testing.T, s *apitest.Server, token, org, query string) client.ExpensePage {
+func listExpenses(t *testing.T, s *apitest.Server, token, org, query string) api.ExpensePage {
 	t.Helper()
-	var p client.ExpensePage
+	var p api.ExpensePage
 	s.Get(t, expensesPath(org)+"?"+query, token).ExpectStatus(t, 200).Decode(t, &p)
 	return p
 }
 
-func expenseIDs(es []client.Expense) []string {
-	return idsOf(es, func(e client.Expense) string { return e.Id.String() })
+func expenseIDs(es []api.Expense) []string {
+	return idsOf(es, func(e api.Expense) string { return e.Id.String() })
 }
 
 // idsOf lists the ids of xs, in order.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -45,7 +45,7 @@ func TestExpenseReceipts(t *testing.T) {
 
 	// A receipt is enough to submit.
 	moveExpense(t, s, o.alice.token, e.Id.String(), "submit").ExpectError(t, 422, "expense_incomplete")
-	var got client.Expense
+	var got api.Expense
 	addReceipt(t, s, o.alice.token, e.Id.String(), photo).ExpectStatus(t, 200).Decode(t, &got)
 	addReceipt(t, s, o.alice.token, e.Id.String(), pdf).ExpectStatus(t, 200).Decode(t, &got)
 	if len(got.Receipts) != 2 {
@@ -81,7 +81,7 @@ func TestExpenseReceipts(t *testing.T) {
 	addReceipt(t, s, o.bob.token, e.Id.String(), pending).ExpectError(t, 404, "not_found")
 
 	// Removing one leaves the file, which can be attached again.
-	var after client.Expense
+	var after api.Expense
 	removePath := expensePath(e.Id.String(), "receipts/"+doc.Id.String())
 	s.Do(t, apitest.Request{Method: "DELETE", Path: removePath, Bearer: o.alice.token}).ExpectStatus(t, 200).Decode(t, &after)
 	if len(after.Receipts) != 1 || after.Receipts[0].Id != img.Id {

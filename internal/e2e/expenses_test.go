@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -25,16 +25,16 @@ func expensePath(id, action string) string {
 }
 
 // createExpense files a draft through the API and decodes it.
-func createExpense(t *testing.T, s *apitest.Server, token, org string, body map[string]any) client.Expense {
+func createExpense(t *testing.T, s *apitest.Server, token, org string, body map[string]any) api.Expense {
 	t.Helper()
-	var e client.Expense
+	var e api.Expense
 	s.Post(t, expensesPath(org), token, body).ExpectStatus(t, http.StatusCreated).Decode(t, &e)
 	return e
 }
 
-func getExpense(t *testing.T, s *apitest.Server, token, id string) client.Expense {
+func getExpense(t *testing.T, s *apitest.Server, token, id string) api.Expense {
 	t.Helper()
-	var e client.Expense
+	var e api.Expense
 	s.Get(t, expensePath(id, ""), token).ExpectStatus(t, 200).Decode(t, &e)
 	return e
 }
@@ -60,9 +60,9 @@ func moveExpense(t *testing.T, s *apitest.Server, token, id, action string) *api
 }
 
 // expectStatus decodes an expense answered 200 and checks its status.
-func expectExpenseStatus(t *testing.T, r *apitest.Response, status string) client.Expense {
+func expectExpenseStatus(t *testing.T, r *apitest.Response, status string) api.Expense {
 	t.Helper()
-	var e client.Expense
+	var e api.Expense
 	r.ExpectStatus(t, 200).Decode(t, &e)
 	if string(e.Status) != status {
 		t.Fatalf("status %s, want %s", e.Status, status)
@@ -72,7 +72,7 @@ func expectExpenseStatus(t *testing.T, r *apitest.Response, status string) clien
 
 // completeDraft is a draft with everything submit needs but a binding or
 // receipt; bind one to submit it.
-func completeDraft(t *testing.T, s *apitest.Server, token, org string) client.Expense {
+func completeDraft(t *testing.T, s *apitest.Server, token, org string) api.Expense {
 	t.Helper()
 	return createExpense(t, s, token, org, map[string]any{"category": "meals", "transaction_date": "2026-01-15",
 		"bill_amount": "12.50", "bill_currency": "EUR", "business_name": "Blue Bottle Coffee"})
@@ -103,7 +103,7 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 		len(empty.Receipts) != 0 || len(empty.Totals.Bill) != 0 || len(empty.Totals.Local) != 0 {
 		t.Fatalf("empty draft: %+v", empty)
 	}
-	var none client.Expense
+	var none api.Expense
 	s.Do(t, apitest.Request{Method: "POST", Path: expensesPath(o.id), Bearer: o.bob.token}).ExpectStatus(t, 201).Decode(t, &none)
 	if none.CreatedBy.Id.String() != o.bob.id || none.CreatedBy.FirstName != nil {
 		t.Fatalf("bodiless draft: %+v", none.CreatedBy)
@@ -128,7 +128,7 @@ func TestExpenseFieldsAreCreatedReadAndChanged(t *testing.T) {
 	}
 
 	// A change keeps what it leaves out and clears what it sends null.
-	var changed client.Expense
+	var changed api.Expense
 	patchExpense(t, s, o.alice.token, full.Id.String(), map[string]any{"category": "travel_is_not_one"}).ExpectError(t, 400, "invalid_request")
 	patchExpense(t, s, o.alice.token, full.Id.String(), map[string]any{"category": "transport", "description": nil,
 		"local_amount": nil, "local_currency": nil}).ExpectStatus(t, 200).Decode(t, &changed)
@@ -220,7 +220,7 @@ func TestExpenseMovesAndWhoMayMakeThem(t *testing.T) {
 	moveExpense(t, s, o.alice.token, e.Id.String(), "approve").ExpectError(t, 403, "forbidden")
 	moveExpense(t, s, o.alice.token, e.Id.String(), "reject").ExpectError(t, 403, "forbidden")
 	moveExpense(t, s, o.bob.token, e.Id.String(), "approve").ExpectError(t, 404, "not_found")
-	var rejected client.Expense
+	var rejected api.Expense
 	s.Post(t, expensePath(e.Id.String(), "reject"), o.admin.token, map[string]any{"reason": "Which client was this for?"}).
 		ExpectStatus(t, 200).Decode(t, &rejected)
 	if rejected.Status != "rejected" || deref(rejected.RejectionReason) != "Which client was this for?" {
@@ -268,7 +268,7 @@ func TestDeletingADraftExpense(t *testing.T) {
 	bind(t, s, o.alice.token, d.Id.String(), target, "card_transaction").ExpectStatus(t, 200)
 
 	deleteExpense(t, s, o.bob.token, d.Id.String()).ExpectError(t, 404, "not_found")
-	var gone client.Expense
+	var gone api.Expense
 	deleteExpense(t, s, o.alice.token, d.Id.String()).ExpectStatus(t, 200).Decode(t, &gone)
 	if gone.Id != d.Id || gone.Status != "draft" || len(gone.Bindings) != 1 {
 		t.Fatalf("deleted expense as it was: %+v", gone)

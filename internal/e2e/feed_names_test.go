@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 var uuidPattern = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // feedRows reads the whole transactions feed of org (one page is enough here).
-func feedRows(t *testing.T, s *apitest.Server, token, org string) []client.Transaction {
+func feedRows(t *testing.T, s *apitest.Server, token, org string) []api.Transaction {
 	t.Helper()
-	feed := ok[*client.ListTransactionsResponse](t, 200)(s.Client(t, token).API().ListTransactionsWithResponse(t.Context(), uuidOf(t, org),
-		&client.ListTransactionsParams{Limit: ptr(100)})).JSON200
+	feed := ok[*api.ListTransactionsResponse](t, 200)(s.Client(t, token).API().ListTransactionsWithResponse(t.Context(), uuidOf(t, org),
+		&api.ListTransactionsParams{Limit: ptr(100)})).JSON200
 	if feed.HasMore {
 		t.Fatal("the feed has more than one page")
 	}
@@ -24,8 +24,8 @@ func feedRows(t *testing.T, s *apitest.Server, token, org string) []client.Trans
 
 func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) string {
 	t.Helper()
-	c := ok[*client.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
-		client.PaymentContactCreation{Name: name, Currency: "EUR", Rail: client.RailFiat, Iban: &iban}))
+	c := ok[*api.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
+		api.PaymentContactCreation{Name: name, Currency: "EUR", Rail: api.RailFiat, Iban: &iban}))
 	return c.JSON201.Id.String()
 }
 
@@ -50,7 +50,7 @@ func TestFeedNamesTheCounterparty(t *testing.T) {
 	q1 := p.quote(t, s, "10.00")
 	p.contact = dupont
 	q2 := p.quote(t, s, "20.00")
-	var batch client.PaymentBatch
+	var batch api.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.Id.String()), executeBody(q2.Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
 	p.approveInApp(t, s, batch.ApprovalRequestId.String())

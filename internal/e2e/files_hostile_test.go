@@ -8,7 +8,7 @@ import (
 	"runtime/metrics"
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/file/filetest"
@@ -42,7 +42,7 @@ func TestDecompressionBombHasNoThumbnail(t *testing.T) {
 
 	e := completeDraft(t, s, o.owner.token, o.id)
 	addReceipt(t, s, o.owner.token, e.Id.String(), f.Id.String()).ExpectStatus(t, http.StatusOK)
-	var got client.Expense
+	var got api.Expense
 	addReceipt(t, s, o.owner.token, e.Id.String(), small.Id.String()).ExpectStatus(t, http.StatusOK).Decode(t, &got)
 	if len(got.Receipts) != 2 || got.Receipts[0].ThumbnailUrl != nil || got.Receipts[1].ThumbnailUrl == nil {
 		t.Fatalf("receipts %+v: want no thumbnail for the bomb, one for the photo", got.Receipts)
@@ -127,7 +127,7 @@ func TestMultipartTextMustBeUTF8(t *testing.T) {
 			expectInvalidField(t, s.Do(t, apitest.Request{Method: "POST", Path: filesPath(p.org), Bearer: p.web, Body: body}), "file_name")
 		})
 	}
-	var list client.BillPage
+	var list api.BillPage
 	s.Get(t, billsPath(p.org), p.web).ExpectStatus(t, http.StatusOK).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("refused uploads left %d bills", len(list.Data))
@@ -178,7 +178,7 @@ func TestActiveContentIsRefused(t *testing.T) {
 			uploadBill(t, s, p.web, p.org, "file", c.name, "application/octet-stream", body).ExpectError(t, http.StatusUnprocessableEntity, "file_type_mismatch")
 		})
 	}
-	var list client.BillPage
+	var list api.BillPage
 	s.Get(t, billsPath(p.org), p.web).ExpectStatus(t, http.StatusOK).Decode(t, &list)
 	if len(list.Data) != 0 {
 		t.Fatalf("refused uploads left %d bills", len(list.Data))

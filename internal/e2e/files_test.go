@@ -23,7 +23,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -52,10 +52,10 @@ func filesPath(org string) string { return "/api/v1/organizations/" + org + "/fi
 
 func filePath(id string) string { return "/api/v1/files/" + id }
 
-func createFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string, size int) client.FileCreated {
+func createFile(t *testing.T, s *apitest.Server, token, org, name, mimeType string, size int) api.FileCreated {
 	t.Helper()
-	r := ok[*client.CreateFileResponse](t, http.StatusCreated)(s.Client(t, token).API().CreateFileWithResponse(t.Context(), uuidOf(t, org), nil,
-		client.CreateFileRequest{FileName: name, MimeType: client.FileMimeType(mimeType), Size: int64(size)}))
+	r := ok[*api.CreateFileResponse](t, http.StatusCreated)(s.Client(t, token).API().CreateFileWithResponse(t.Context(), uuidOf(t, org), nil,
+		api.CreateFileRequest{FileName: name, MimeType: api.FileMimeType(mimeType), Size: int64(size)}))
 	f := *r.JSON201
 	var raw map[string]any
 	if err := json.Unmarshal(r.Body, &raw); err != nil {
@@ -67,9 +67,9 @@ func createFile(t *testing.T, s *apitest.Server, token, org, name, mimeType stri
 	return f
 }
 
-func getFile(t *testing.T, s *apitest.Server, token, id string) client.File {
+func getFile(t *testing.T, s *apitest.Server, token, id string) api.File {
 	t.Helper()
-	return *ok[*client.GetFileResponse](t, http.StatusOK)(s.Client(t, token).API().GetFileWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
+	return *ok[*api.GetFileResponse](t, http.StatusOK)(s.Client(t, token).API().GetFileWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
 }
 
 // put sends body to a signed upload URL, with no bearer.
@@ -83,9 +83,9 @@ func put(t *testing.T, s *apitest.Server, link string, body any, header map[stri
 }
 
 // upload PUTs body to f's upload URL and expects it stored.
-func upload(t *testing.T, s *apitest.Server, f client.FileCreated, body []byte) client.File {
+func upload(t *testing.T, s *apitest.Server, f api.FileCreated, body []byte) api.File {
 	t.Helper()
-	var got client.File
+	var got api.File
 	put(t, s, f.UploadUrl, body, map[string]string{"Content-Type": string(f.MimeType)}).ExpectStatus(t, http.StatusOK).Decode(t, &got)
 	if got.Id != f.Id || got.Status != "stored" || got.DownloadUrl == nil || got.ExpiresAt == nil {
 		t.Fatalf("uploaded file: %+v", got)
@@ -114,7 +114,7 @@ func download(t *testing.T, s *apitest.Server, link, mimeType, name string, want
 
 // expectNothingStored checks that f is still pending and that no bytes can
 // be read, even through a correctly signed download URL.
-func expectNothingStored(t *testing.T, s *apitest.Server, token string, f client.FileCreated) {
+func expectNothingStored(t *testing.T, s *apitest.Server, token string, f api.FileCreated) {
 	t.Helper()
 	got := getFile(t, s, token, f.Id.String())
 	if got.Status != "pending" || got.DownloadUrl != nil || got.ExpiresAt != nil {
@@ -472,7 +472,7 @@ func TestFileOperationsRefuseAPIKeys(t *testing.T) {
 	keyBody := map[string]any{"name": "Files sync", "role": "admin", "scopes": []string{"balances:read"}}
 	keys := "/api/v1/organizations/" + o.id + "/api-keys"
 	stepUpByCode(t, s, o.owner.token, o.owner.secret, s.Post(t, keys, o.owner.token, keyBody))
-	var k client.ApiKeyWithSecret
+	var k api.ApiKeyWithSecret
 	s.Post(t, keys, o.owner.token, keyBody).ExpectStatus(t, http.StatusCreated).Decode(t, &k)
 
 	body := pdfOf("x", 300)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/app"
 )
@@ -23,10 +23,10 @@ const sbx = apitest.SandboxToken
 
 // createOrg creates an organization (Acme Ltd) in the sandbox whose owner,
 // Ada, has email, the test password and an authenticator app.
-func createOrg(t *testing.T, s *apitest.Server, email string) client.SandboxCreatedOrganization {
+func createOrg(t *testing.T, s *apitest.Server, email string) api.SandboxCreatedOrganization {
 	t.Helper()
-	r := ok[*client.SandboxCreateOrganizationResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxCreateOrganizationWithResponse(t.Context(), nil,
-		client.SandboxNewOrganization{Name: "Acme Ltd", Owner: client.SandboxPerson{Email: email, Password: ptr(password), FirstName: ptr("Ada")}}))
+	r := ok[*api.SandboxCreateOrganizationResponse](t, http.StatusCreated)(sandboxClient(t, s).API().SandboxCreateOrganizationWithResponse(t.Context(), nil,
+		api.SandboxNewOrganization{Name: "Acme Ltd", Owner: api.SandboxPerson{Email: email, Password: ptr(password), FirstName: ptr("Ada")}}))
 	return *r.JSON201
 }
 
@@ -93,7 +93,7 @@ func TestStrictJSONDecoding(t *testing.T) {
 	path := "/api/v1/sandbox/organizations"
 	owner := map[string]any{"email": "o@example.com", "password": "long enough password"}
 	countMessages := func() int {
-		var page client.OutboxMessagePage
+		var page api.OutboxMessagePage
 		s.Get(t, "/api/v1/sandbox/outbox", sbx).ExpectStatus(t, 200).Decode(t, &page)
 		return len(page.Data)
 	}
@@ -158,7 +158,7 @@ func TestPaginationLimitsAndCursors(t *testing.T) {
 	var firstCursor string
 	path := "/api/v1/sandbox/outbox?kind=notification&limit=2"
 	for pages := 0; ; pages++ {
-		var p client.OutboxMessagePage
+		var p api.OutboxMessagePage
 		s.Get(t, path, sbx).ExpectStatus(t, 200).Decode(t, &p)
 		for _, m := range p.Data {
 			seen = append(seen, m.Id.String())
@@ -208,7 +208,7 @@ func TestSandboxHelpers(t *testing.T) {
 	orgPath := "/api/v1/sandbox/organizations/" + org.Organization.Id.String()
 
 	// An email that exists, in any letter case, adds a membership to that user.
-	var again client.SandboxCreatedUser
+	var again api.SandboxCreatedUser
 	other := createOrg(t, s, "other-owner@acme.test")
 	s.Post(t, "/api/v1/sandbox/organizations/"+other.Organization.Id.String()+"/users", sbx, map[string]any{
 		"email": "OWNER@acme.test", "password": "ignored password", "role": "admin",
@@ -236,7 +236,7 @@ func TestSandboxHelpers(t *testing.T) {
 	}
 
 	// The manual clock stands still until advanced.
-	var t0, t1 client.SandboxClock
+	var t0, t1 api.SandboxClock
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": 0}).ExpectStatus(t, 200).Decode(t, &t0)
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": 1800}).ExpectStatus(t, 200).Decode(t, &t1)
 	if got := t1.Now.Sub(t0.Now); got != 30*time.Minute {
@@ -248,7 +248,7 @@ func TestSandboxHelpers(t *testing.T) {
 	s.Post(t, "/api/v1/sandbox/clock/advance", sbx, map[string]any{"seconds": -5}).ExpectError(t, 400, "invalid_request")
 
 	// Messages can be filtered by person.
-	var msgs client.OutboxMessagePage
+	var msgs api.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200).Decode(t, &msgs)
 	if len(msgs.Data) != 2 || msgs.Data[0].UserId == nil || *msgs.Data[0].UserId != org.Owner.UserId || msgs.Data[0].Kind != "notification" {
 		t.Fatalf("owner's messages = %+v, want two membership notices", msgs.Data)

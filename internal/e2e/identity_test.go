@@ -11,6 +11,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -24,8 +25,8 @@ func now(t *testing.T, s *apitest.Server) time.Time {
 
 func advance(t *testing.T, s *apitest.Server, d time.Duration) time.Time {
 	t.Helper()
-	r := ok[*client.SandboxAdvanceClockResponse](t, 200)(sandboxClient(t, s).API().SandboxAdvanceClockWithResponse(t.Context(), nil,
-		client.SandboxClockAdvance{Seconds: int(d.Seconds())}))
+	r := ok[*api.SandboxAdvanceClockResponse](t, 200)(sandboxClient(t, s).API().SandboxAdvanceClockWithResponse(t.Context(), nil,
+		api.SandboxClockAdvance{Seconds: int(d.Seconds())}))
 	return r.JSON200.Now
 }
 
@@ -39,16 +40,16 @@ func code(t *testing.T, s *apitest.Server, secret string) string {
 	return c
 }
 
-func signIn(t *testing.T, s *apitest.Server, body map[string]any) client.SignInResult {
+func signIn(t *testing.T, s *apitest.Server, body map[string]any) api.SignInResult {
 	t.Helper()
-	var out client.SignInResult
+	var out api.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in", "", body).ExpectStatus(t, 200).Decode(t, &out)
 	return out
 }
 
-func mfa(t *testing.T, s *apitest.Server, challenge, code string) client.SignInResult {
+func mfa(t *testing.T, s *apitest.Server, challenge, code string) api.SignInResult {
 	t.Helper()
-	var out client.SignInResult
+	var out api.SignInResult
 	s.Post(t, "/api/v1/auth/mfa", "", map[string]any{"challenge_token": challenge, "code": code}).ExpectStatus(t, 200).Decode(t, &out)
 	return out
 }
@@ -62,14 +63,14 @@ func signInFully(t *testing.T, s *apitest.Server, email, secret string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if step1.Status != client.SignInStatusMfaRequired {
+	if step1.Status != api.SignInStatusMfaRequired {
 		t.Fatalf("sign-in status %q, want mfa_required", step1.Status)
 	}
 	step2, err := c.CompleteMFA(t.Context(), *step1.ChallengeToken, code(t, s, secret))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if step2.Status != client.SignInStatusAuthenticated || step2.Token == nil || c.Token() != *step2.Token {
+	if step2.Status != api.SignInStatusAuthenticated || step2.Token == nil || c.Token() != *step2.Token {
 		t.Fatalf("mfa status %q, want authenticated", step2.Status)
 	}
 	// The next code must come from a later time step: each code works once.
@@ -81,8 +82,8 @@ func signInFully(t *testing.T, s *apitest.Server, email, secret string) string {
 // sandbox and returns their id and authenticator secret ("" without one).
 func addUser(t *testing.T, s *apitest.Server, orgID, email, role string, withTOTP bool) (string, string) {
 	t.Helper()
-	r := ok[*client.SandboxAddOrganizationUserResponse](t, 201)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(), uuidOf(t, orgID), nil,
-		client.SandboxNewMember{Email: email, Password: ptr(password), Role: client.Role(role), Totp: &withTOTP}))
+	r := ok[*api.SandboxAddOrganizationUserResponse](t, 201)(sandboxClient(t, s).API().SandboxAddOrganizationUserWithResponse(t.Context(), uuidOf(t, orgID), nil,
+		api.SandboxNewMember{Email: email, Password: ptr(password), Role: api.Role(role), Totp: &withTOTP}))
 	if r.JSON201.TotpSecret == nil {
 		return r.JSON201.UserId.String(), ""
 	}
@@ -113,7 +114,7 @@ func TestSignInWithAuthenticatorCode(t *testing.T) {
 	if step2.Status != "authenticated" || step2.Token == nil || step2.User == nil || step2.User.Id != org.Owner.UserId || !step2.User.TotpEnabled {
 		t.Fatalf("step 2 = %+v", step2)
 	}
-	var me client.Me
+	var me api.Me
 	s.Get(t, "/api/v1/me", *step2.Token).ExpectStatus(t, 200).Decode(t, &me)
 	if len(me.Memberships) != 1 || me.Memberships[0].OrganizationId != org.Organization.Id || me.Memberships[0].Role != "owner" || me.Session.DeviceId != *step1.DeviceId {
 		t.Fatalf("me = %+v", me)
@@ -133,7 +134,7 @@ func TestSignInWithoutAuthenticatorIsPasswordAlone(t *testing.T) {
 
 func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 	s := apitest.Start(t)
-	var org client.SandboxCreatedOrganization
+	var org api.SandboxCreatedOrganization
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, map[string]any{
 		"name": "Strict Ltd", "requires_totp": true,
 		"owner": map[string]any{"email": "boss@strict.test", "password": password},
@@ -144,7 +145,7 @@ func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 	if res.Status != "totp_setup_required" || res.ChallengeToken == nil || res.Token != nil {
 		t.Fatalf("sign-in = %+v, want totp_setup_required", res)
 	}
-	var setup client.SignInTotpSetup
+	var setup api.SignInTotpSetup
 	s.Post(t, "/api/v1/auth/sign-in/totp/setup", "", map[string]any{"challenge_token": *res.ChallengeToken}).ExpectStatus(t, 200).Decode(t, &setup)
 	if !strings.HasPrefix(setup.Uri, "otpauth://totp/") || !strings.Contains(setup.Uri, setup.SecretEncoded) {
 		t.Fatalf("setup = %+v", setup)
@@ -153,13 +154,13 @@ func TestSignInRequiresAuthenticatorSetupWhenTheOrganizationDoes(t *testing.T) {
 	if r := mfa(t, s, *res.ChallengeToken, code(t, s, setup.SecretEncoded)); r.Status == "authenticated" {
 		t.Fatal("a setup challenge signed in through the MFA call")
 	}
-	var wrong client.SignInResult
+	var wrong api.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": "000000"}).
 		ExpectStatus(t, 200).Decode(t, &wrong)
 	if wrong.Status != "mfa_failed" {
 		t.Fatalf("wrong activation code: %q, want mfa_failed", wrong.Status)
 	}
-	var done client.SignInResult
+	var done api.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": code(t, s, setup.SecretEncoded)}).
 		ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "authenticated" || done.Token == nil || !done.User.TotpEnabled {
@@ -266,7 +267,7 @@ func TestSessionEndsThirtyDaysAfterSignInHoweverUsed(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_ADDRESS=off", "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
-	var me client.Me
+	var me api.Me
 	s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200).Decode(t, &me)
 	// Use the session every 25 minutes until just before its absolute end.
 	for now(t, s).Add(25 * time.Minute).Before(me.Session.ExpiresAt) {
@@ -310,13 +311,13 @@ func TestDevicesAndNewDeviceNotices(t *testing.T) {
 	if other.DeviceId.String() == first.DeviceId.String() {
 		t.Fatal("a sign-in without device_id reused a device")
 	}
-	var notices client.OutboxMessagePage
+	var notices api.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=new_device&user_id="+org.Owner.UserId.String(), sbx).ExpectStatus(t, 200).Decode(t, &notices)
 	if len(notices.Data) != 2 || !strings.Contains(notices.Data[1].Body, "Laptop") {
 		t.Fatalf("new-device notices = %+v, want two, the first naming Laptop", notices.Data)
 	}
 
-	var devices client.DevicePage
+	var devices api.DevicePage
 	s.Get(t, "/api/v1/devices", token).ExpectStatus(t, 200).Decode(t, &devices)
 	if len(devices.Data) != 2 || devices.HasMore {
 		t.Fatalf("devices = %+v", devices)
@@ -384,12 +385,12 @@ func TestSignedInAuthenticatorSetup(t *testing.T) {
 	userID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	token := *signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password}).Token
 
-	var setup client.AuthenticatedTotpSetup
+	var setup api.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/setup", token, nil).ExpectStatus(t, 200).Decode(t, &setup)
 	if setup.Enabled || setup.SecretEncoded == "" {
 		t.Fatalf("setup = %+v", setup)
 	}
-	var msgs client.OutboxMessagePage
+	var msgs api.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=totp_activation_code&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &msgs)
 	if len(msgs.Data) != 1 || msgs.Data[0].Code == nil || msgs.Data[0].Channel != "messaging_app" {
 		t.Fatalf("messaging code = %+v", msgs.Data)
@@ -403,7 +404,7 @@ func TestSignedInAuthenticatorSetup(t *testing.T) {
 	s.Post(t, "/api/v1/auth/totp/activate", token, map[string]any{"code": code(t, s, setup.SecretEncoded)}).
 		ExpectError(t, 400, "invalid_request")
 	advance(t, s, 30*time.Second)
-	var active client.AuthenticatedTotpSetup
+	var active api.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/activate", token, map[string]any{"code": code(t, s, setup.SecretEncoded), "messaging_code": messaging}).
 		ExpectStatus(t, 200).Decode(t, &active)
 	if !active.Enabled {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -221,20 +221,20 @@ func TestAmountsHaveAtMostFifteenIntegerDigits(t *testing.T) {
 func TestBatchTotalsFitTheLedger(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var kwd client.PaymentContact
+	var kwd api.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
 		"name": "Gulf Trading", "currency": "KWD", "rail": "fiat", "iban": "KW81CBKU0000000000001234560101",
 	}).ExpectStatus(t, 201).Decode(t, &kwd)
 	var payments []any
 	for range 10 {
-		var q client.Quote
+		var q api.Quote
 		s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": kwd.Id.String(),
 			"source_currency": "KWD", "amount": "999999999999999.999", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
 		payments = append(payments, executeBody(q.Id.String()))
 	}
 	expectInvalidField(t, s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": payments}), "payments")
 	// Nine fit: created, and approving them finds the empty KWD balance short.
-	var b client.PaymentBatch
+	var b api.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": payments[1:]}).ExpectStatus(t, 201).Decode(t, &b)
 	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectError(t, 422, "insufficient_funds")
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
@@ -16,15 +16,15 @@ func insightsPath(org, query string) string {
 	return "/api/v1/organizations/" + org + "/insights?" + query
 }
 
-func getInsights(t *testing.T, s *apitest.Server, token, org, query string) client.Insights {
+func getInsights(t *testing.T, s *apitest.Server, token, org, query string) api.Insights {
 	t.Helper()
-	var out client.Insights
+	var out api.Insights
 	s.Get(t, insightsPath(org, query), token).ExpectStatus(t, http.StatusOK).Decode(t, &out)
 	return out
 }
 
 // show writes a list of amounts as "1000.00 EUR, 5.00 USD" ("-" when empty).
-func show(as []client.AssetMoney) string {
+func show(as []api.AssetMoney) string {
 	if as == nil {
 		return "null"
 	}
@@ -39,14 +39,14 @@ func show(as []client.AssetMoney) string {
 }
 
 // line is a period (or the summary) as one line: in | out | payments | net.
-func sumsLine(s client.InsightSums) string {
+func sumsLine(s api.InsightSums) string {
 	return show(s.Incoming) + " | " + show(s.Outgoing) + " | " + show(s.Payments) + " | " + show(s.Net)
 }
 
-func lines(r client.Insights) []string {
+func lines(r api.Insights) []string {
 	var out []string
 	for _, p := range r.Periods {
-		out = append(out, p.Period+": "+sumsLine(client.InsightSums{Incoming: p.Incoming, Outgoing: p.Outgoing, Payments: p.Payments, Net: p.Net}))
+		out = append(out, p.Period+": "+sumsLine(api.InsightSums{Incoming: p.Incoming, Outgoing: p.Outgoing, Payments: p.Payments, Net: p.Net}))
 	}
 	return out
 }
@@ -79,7 +79,7 @@ func advanceTo(t *testing.T, s *apitest.Server, at time.Time) time.Time {
 	return advance(t, s, at.Sub(n))
 }
 
-func minor(t *testing.T, a client.Money) int64 {
+func minor(t *testing.T, a api.Money) int64 {
 	t.Helper()
 	m, err := money.Parse(a.Amount, a.Currency)
 	if err != nil {
@@ -111,7 +111,7 @@ func TestInsightsSumTheFeed(t *testing.T) {
 	p.approveInApp(t, s, failed.ApprovalRequestId.String())
 	late := p.pay(t, s, "20.00")
 	p.approveInApp(t, s, late.ApprovalRequestId.String())
-	for _, pay := range []client.Payment{done, failed, late} {
+	for _, pay := range []api.Payment{done, failed, late} {
 		eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.Id.String()).Status == "processing" })
 	}
 	s.Post(t, "/api/v1/sandbox/payments/"+done.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200)

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -26,7 +26,7 @@ func TestCryptoDepositsAndAllocations(t *testing.T) {
 	if avail, _ := balance(t, s, o.owner.token, o.id, "USDC"); avail != "100.000000" {
 		t.Fatalf("USDC balance %s", avail)
 	}
-	var feed client.TransactionPage
+	var feed api.TransactionPage
 	s.Get(t, orgPath(o.id, "/transactions?type=crypto_incoming"), o.owner.token).ExpectStatus(t, 200).Decode(t, &feed)
 	if len(feed.Data) != 2 || feed.Data[1].Effect.Total != "100.000000" || feed.Data[1].Effect.Currency != "USDC" {
 		t.Fatalf("feed: %+v", feed.Data)
@@ -41,7 +41,7 @@ func TestCryptoDepositsAndAllocations(t *testing.T) {
 	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "1.001").ExpectError(t, http.StatusBadRequest, "invalid_request")
 	allocate(t, s, o.owner.token, o.id, inv.Id.String(), dep.Id.String(), "0").ExpectError(t, http.StatusBadRequest, "invalid_request")
 
-	var first, second client.BillingAllocation
+	var first, second api.BillingAllocation
 	allocate(t, s, o.admin.token, o.id, inv.Id.String(), dep.Id.String(), "20.00").ExpectStatus(t, http.StatusCreated).Decode(t, &first)
 	if first.Credit != "20.00" || first.BillingContactId != c.Id || first.UserId.String() != o.admin.id || first.CryptoIncoming.Amount != "100.000000" {
 		t.Fatalf("allocation: %+v", first)
@@ -61,7 +61,7 @@ func TestCryptoDepositsAndAllocations(t *testing.T) {
 	big := simpleInvoice(t, s, o.owner.token, o.id, c.Id.String(), "USD", "80.00", "2025-06-02")
 	movedInvoice(t, s, o.owner.token, o.id, big.Id.String(), "send", "sent")
 	allocate(t, s, o.owner.token, o.id, big.Id.String(), dep.Id.String(), "50.01").ExpectError(t, http.StatusUnprocessableEntity, "allocation_exceeds")
-	var deposits client.CryptoIncomingPage
+	var deposits api.CryptoIncomingPage
 	s.Get(t, orgPath(o.id, "/crypto-incoming"), o.bob.token).ExpectStatus(t, 200).Decode(t, &deposits)
 	if len(deposits.Data) != 2 || deposits.Data[1].Id != dep.Id || deposits.Data[1].Unallocated != "50.000000" || deposits.Data[0].Unallocated != "5.500000" {
 		t.Fatalf("deposits: %+v", deposits.Data)
@@ -74,7 +74,7 @@ func TestCryptoDepositsAndAllocations(t *testing.T) {
 		t.Fatalf("deallocated invoice keeps accepted_amount or completed_at: %+v", back)
 	}
 	invoiceMove(t, s, o.owner.token, o.id, inv.Id.String(), "deallocate").ExpectError(t, http.StatusConflict, "conflict")
-	var ledger client.BillingAllocationPage
+	var ledger api.BillingAllocationPage
 	s.Get(t, orgPath(o.id, "/billing-contacts/"+c.Id.String()+"/allocations?limit=3"), o.bob.token).ExpectStatus(t, 200).Decode(t, &ledger)
 	if len(ledger.Data) != 3 || !ledger.HasMore {
 		t.Fatalf("ledger page: %+v", ledger)
@@ -110,7 +110,7 @@ func TestCryptoDepositsAndAllocations(t *testing.T) {
 	s.Get(t, orgPath(other.id, "/billing-contacts/"+c.Id.String()+"/allocations"), other.owner.token).ExpectError(t, http.StatusNotFound, "not_found")
 }
 
-func expectNext(t *testing.T, inv client.BillingInvoice, want ...string) {
+func expectNext(t *testing.T, inv api.BillingInvoice, want ...string) {
 	t.Helper()
 	expectIDs(t, "next_valid_states of "+string(inv.State), states(inv), want...)
 }
@@ -150,7 +150,7 @@ func TestConcurrentAllocationsNeverExceedADeposit(t *testing.T) {
 		if created != 1 || refused != 1 {
 			t.Fatalf("round %d: statuses %v, want one 201 and one 422", round, statuses)
 		}
-		var deposits client.CryptoIncomingPage
+		var deposits api.CryptoIncomingPage
 		s.Get(t, orgPath(o.id, "/crypto-incoming?limit=1"), o.owner.token).ExpectStatus(t, 200).Decode(t, &deposits)
 		if deposits.Data[0].Id != dep.Id || deposits.Data[0].Unallocated != "40.000000" {
 			t.Fatalf("round %d: deposit %+v", round, deposits.Data[0])

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -28,7 +28,7 @@ func TestInvoicingContacts(t *testing.T) {
 	gone := createBillingContact(t, s, o.alice.token, o.id, "Globex")
 	inv := simpleInvoice(t, s, o.alice.token, o.id, gone.Id.String(), "USD", "10.00", "2025-01-10")
 
-	var patched client.BillingContact
+	var patched api.BillingContact
 	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/billing-contacts/"+kept.Id.String()), Bearer: o.bob.token,
 		Body: map[string]any{"emails": nil}}).ExpectStatus(t, 200).Decode(t, &patched)
 	if patched.Emails != nil || patched.CompanyName != "Initech" {
@@ -39,17 +39,17 @@ func TestInvoicingContacts(t *testing.T) {
 		return s.Do(t, apitest.Request{Method: "DELETE", Path: orgPath(o.id, "/billing-contacts/"+gone.Id.String()), Bearer: token})
 	}
 	del(o.bob.token).ExpectError(t, http.StatusForbidden, "forbidden")
-	var deleted client.BillingContact
+	var deleted api.BillingContact
 	del(o.admin.token).ExpectStatus(t, 200).Decode(t, &deleted)
 	if deleted.DeletedAt == nil {
 		t.Fatal("deleted contact has no deleted_at")
 	}
-	var list client.BillingContactPage
+	var list api.BillingContactPage
 	s.Get(t, orgPath(o.id, "/billing-contacts"), o.bob.token).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 || list.Data[0].Id != kept.Id {
 		t.Fatalf("list after delete: %+v", list.Data)
 	}
-	var got client.BillingContact
+	var got api.BillingContact
 	s.Get(t, orgPath(o.id, "/billing-contacts/"+gone.Id.String()), o.bob.token).ExpectStatus(t, 200).Decode(t, &got)
 	if got.DeletedAt == nil {
 		t.Fatal("GET of a deleted contact lost deleted_at")
@@ -151,7 +151,7 @@ func TestInvoiceUnitPricesFinerThanTheCurrency(t *testing.T) {
 	))
 	wantPrices := []string{"0.0125", "0.125", "0.000001", "0.0125", "2.50"}
 	wantTotals := []string{"12.50", "0.38", "0.00", "0.06", "2.50"}
-	check := func(inv client.BillingInvoice) {
+	check := func(inv api.BillingInvoice) {
 		t.Helper()
 		for i, it := range inv.LineItems {
 			if it.Price != wantPrices[i] || it.Total != wantTotals[i] {
@@ -165,7 +165,7 @@ func TestInvoiceUnitPricesFinerThanTheCurrency(t *testing.T) {
 	check(usd)
 	check(getInvoice(t, s, o.owner.token, o.id, usd.Id.String()))
 	// Editing another field keeps the prices as they were, unrounded.
-	var edited client.BillingInvoice
+	var edited api.BillingInvoice
 	s.Do(t, apitest.Request{Method: http.MethodPatch, Path: orgPath(o.id, "/invoices/"+usd.Id.String()), Bearer: o.owner.token,
 		Body: map[string]any{"comments": "Thanks"}}).ExpectStatus(t, 200).Decode(t, &edited)
 	check(edited)
@@ -188,7 +188,7 @@ func TestInvoiceMovesAndRoles(t *testing.T) {
 	}
 
 	// A member may edit and submit a draft; not send it.
-	var edited client.BillingInvoice
+	var edited api.BillingInvoice
 	s.Do(t, apitest.Request{Method: "PATCH", Path: orgPath(o.id, "/invoices/"+inv.Id.String()), Bearer: o.bob.token,
 		Body: map[string]any{"line_items": []any{line("More work", "50.00", "3", "20")}, "comments": "Thanks"}}).ExpectStatus(t, 200).Decode(t, &edited)
 	if edited.DueAmount != "180.00" {
@@ -260,7 +260,7 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 	draft := simpleInvoice(t, s, o.owner.token, o.id, c.Id.String(), "USD", "5.00", today)
 
 	overdueIDs := func() []string {
-		var p client.BillingInvoicePage
+		var p api.BillingInvoicePage
 		s.Get(t, orgPath(o.id, "/invoices?overdue=true"), o.owner.token).ExpectStatus(t, 200).Decode(t, &p)
 		var ids []string
 		for _, inv := range p.Data {
@@ -287,7 +287,7 @@ func TestInvoiceOverdueFlipsAtUTCMidnight(t *testing.T) {
 		t.Fatal("a draft is overdue")
 	}
 	expectIDs(t, "overdue=true", overdueIDs(), due.Id.String())
-	var notOverdue client.BillingInvoicePage
+	var notOverdue api.BillingInvoicePage
 	s.Get(t, orgPath(o.id, "/invoices?overdue=false"), o.owner.token).ExpectStatus(t, 200).Decode(t, &notOverdue)
 	if len(notOverdue.Data) != 1 || notOverdue.Data[0].Id != draft.Id {
 		t.Fatalf("overdue=false: %+v", notOverdue.Data)
@@ -312,7 +312,7 @@ func TestInvoiceListFiltersAndPagination(t *testing.T) {
 		var ids []string
 		q := query
 		for i := 0; i < 10; i++ {
-			var p client.BillingInvoicePage
+			var p api.BillingInvoicePage
 			s.Get(t, orgPath(o.id, "/invoices?limit=2&"+q), o.owner.token).ExpectStatus(t, 200).Decode(t, &p)
 			for _, inv := range p.Data {
 				ids = append(ids, inv.Id.String())
@@ -332,7 +332,7 @@ func TestInvoiceListFiltersAndPagination(t *testing.T) {
 	expectIDs(t, "contact 2", walk("billing_contact_id="+c2.Id.String()), b.Id.String(), d.Id.String())
 	expectIDs(t, "contact 1 drafts", walk("billing_contact_id="+c1.Id.String()+"&state=draft"), e.Id.String(), cc.Id.String(), a.Id.String())
 
-	var p client.BillingInvoicePage
+	var p api.BillingInvoicePage
 	s.Get(t, orgPath(o.id, "/invoices?limit=1&state=draft"), o.owner.token).ExpectStatus(t, 200).Decode(t, &p)
 	s.Get(t, orgPath(o.id, "/invoices?limit=1&state=sent&cursor="+url.QueryEscape(*p.NextCursor)), o.owner.token).ExpectError(t, http.StatusBadRequest, "invalid_cursor")
 	s.Get(t, orgPath(o.id, "/invoices?state=paid&state=open"), o.owner.token).ExpectError(t, http.StatusBadRequest, "invalid_request")

@@ -16,7 +16,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
@@ -47,7 +47,7 @@ func newOnboardingOrg(t *testing.T, s *apitest.Server, domain string, body map[s
 	}
 	body["name"] = "Acme Ltd"
 	body["owner"] = map[string]any{"email": "owner@" + domain, "password": password, "totp": false}
-	var created client.SandboxCreatedOrganization
+	var created api.SandboxCreatedOrganization
 	s.Post(t, "/api/v1/sandbox/organizations", sbx, body).ExpectStatus(t, http.StatusCreated).Decode(t, &created)
 	o := onboardingOrg{id: created.Organization.Id.String(), ownerID: created.Owner.UserId.String()}
 	o.owner = passwordSignIn(t, s, "owner@"+domain)
@@ -73,9 +73,9 @@ func TestQuestionnaireOptionIDsAreStableAcrossServers(t *testing.T) {
 	o := newOnboardingOrg(t, first, "options.test", nil)
 	const path = "/api/v1/onboarding/questionnaire-options/personal"
 	before := first.Get(t, path, o.member).ExpectStatus(t, http.StatusOK)
-	var opts client.PersonalQuestionnaireOptions
+	var opts api.PersonalQuestionnaireOptions
 	before.Decode(t, &opts)
-	for list, options := range map[string]client.QuestionnaireOptions{"monthly_volumes": opts.MonthlyVolumes, "occupations": opts.Occupations,
+	for list, options := range map[string]api.QuestionnaireOptions{"monthly_volumes": opts.MonthlyVolumes, "occupations": opts.Occupations,
 		"purposes": opts.Purposes, "source_of_funds": opts.SourceOfFunds} {
 		if len(options) == 0 {
 			t.Errorf("%s is empty", list)
@@ -108,7 +108,7 @@ func TestSubscriptionAcknowledgementRules(t *testing.T) {
 	o := newOnboardingOrg(t, s, "ack.test", nil)
 	other := newOnboardingOrg(t, s, "other.test", map[string]any{"requires_subscription_acknowledgement": false})
 
-	var a client.SubscriptionAcknowledgement
+	var a api.SubscriptionAcknowledgement
 	s.Get(t, ackPath(o.id), o.owner).ExpectStatus(t, http.StatusOK).Decode(t, &a)
 	if a.OrganizationId.String() != o.id || !a.RequiresSubscriptionAcknowledgement || a.SubscriptionAcknowledgedAt != nil {
 		t.Fatalf("new organization: %+v", a)
@@ -169,7 +169,7 @@ func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
 	wg.Wait()
 	var first *time.Time
 	for _, r := range answers {
-		var a client.SubscriptionAcknowledgement
+		var a api.SubscriptionAcknowledgement
 		r.ExpectStatus(t, http.StatusOK).Decode(t, &a)
 		if a.SubscriptionAcknowledgedAt == nil {
 			t.Fatalf("no time in %s", r.Body)
@@ -182,7 +182,7 @@ func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
 	}
 }
 
-func meCheck(t *testing.T, s *apitest.Server, token string) client.IdentityCheck {
+func meCheck(t *testing.T, s *apitest.Server, token string) api.IdentityCheck {
 	t.Helper()
 	me, err := s.Client(t, token).Me(t.Context())
 	if err != nil {
@@ -191,9 +191,9 @@ func meCheck(t *testing.T, s *apitest.Server, token string) client.IdentityCheck
 	return me.IdentityCheck
 }
 
-func kycToken(t *testing.T, s *apitest.Server, bearer string, body any) client.IdentityCheckToken {
+func kycToken(t *testing.T, s *apitest.Server, bearer string, body any) api.IdentityCheckToken {
 	t.Helper()
-	var tok client.IdentityCheckToken
+	var tok api.IdentityCheckToken
 	s.Post(t, "/api/v1/kyc/access-token", bearer, body).ExpectStatus(t, http.StatusOK).Decode(t, &tok)
 	if tok.WebsdkLink != "/sandbox/kyc?token="+url.QueryEscape(tok.AccessToken) {
 		t.Fatalf("websdk_link %q does not open the sandbox page with the token", tok.WebsdkLink)
@@ -396,7 +396,7 @@ func TestSandboxIdentityCheckHelper(t *testing.T) {
 	s := apitest.Start(t)
 	o := newOnboardingOrg(t, s, "helper.test", nil)
 	at := now(t, s)
-	var c client.IdentityCheck
+	var c api.IdentityCheck
 	s.Post(t, "/api/v1/sandbox/kyc/"+o.memb, sbx, map[string]any{"status": "rejected"}).ExpectStatus(t, http.StatusOK).Decode(t, &c)
 	if c.Status != "rejected" || c.UpdatedAt == nil || !c.UpdatedAt.Equal(at) {
 		t.Errorf("helper answered %+v", c)

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
 func setOrgStatus(t *testing.T, s *apitest.Server, org, status string) {
 	t.Helper()
-	out := ok[*client.SandboxSetOrganizationStatusResponse](t, 200)(sandboxClient(t, s).API().SandboxSetOrganizationStatusWithResponse(t.Context(),
-		uuidOf(t, org), nil, client.SandboxStatusChange{Status: client.OrganizationStatus(status)})).JSON200
+	out := ok[*api.SandboxSetOrganizationStatusResponse](t, 200)(sandboxClient(t, s).API().SandboxSetOrganizationStatusWithResponse(t.Context(),
+		uuidOf(t, org), nil, api.SandboxStatusChange{Status: api.OrganizationStatus(status)})).JSON200
 	if out.Id.String() != org || string(out.Status) != status {
 		t.Fatalf("status helper answered %+v", out)
 	}
@@ -34,10 +34,10 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	org := p.org
 	key := balancesKey(t, s, p.person, org)
 	waiting := p.pay(t, s, "10.00")
-	var batch client.PaymentBatch
+	var batch api.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": org, "payments": []any{executeBody(p.quote(t, s, "3.00").Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
-	var feed client.TransactionPage
+	var feed api.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+org+"/transactions", p.web).ExpectStatus(t, 200).Decode(t, &feed)
 	q := p.quote(t, s, "5.00") // executed only once the organization is active again
 	orgPath := "/api/v1/organizations/" + org
@@ -104,7 +104,7 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	personal()
 	// Revoking only protects, so a paused organization may still revoke a
 	// leaked key: it must not work again when the organization is active.
-	var revoked client.ApiKey
+	var revoked api.ApiKey
 	revoke().ExpectStatus(t, 200).Decode(t, &revoked)
 	if revoked.RevokedAt == nil {
 		t.Fatal("paused: revoke left the key live")
@@ -135,7 +135,7 @@ func TestOrganizationStatusGovernsSessions(t *testing.T) {
 	for name, call := range reads {
 		t.Run("active read "+name, func(t *testing.T) { call().ExpectStatus(t, 200) })
 	}
-	var pay client.Payment
+	var pay api.Payment
 	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.Id.String())).ExpectStatus(t, 201).Decode(t, &pay)
 	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	if av, pe := balance(t, s, p.web, org, "EUR"); av != "994.00" || pe != "5.00" {
@@ -162,7 +162,7 @@ func TestAppApprovalMovesNoMoneyOnceTheOrganizationIsBanned(t *testing.T) {
 	p.approveInApp(t, s, approved.ApprovalRequestId.String())
 	waiting := p.pay(t, s, "10.00")
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+waiting.ApprovalRequestId.String()+"/approve", p.web, nil))
-	var c client.Challenge
+	var c api.Challenge
 	for _, x := range inbox(t, s, p.app) {
 		if x.ApprovalId != nil && *x.ApprovalId == *waiting.ApprovalRequestId && x.Status == "pending" {
 			c = x

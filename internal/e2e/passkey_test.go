@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -27,14 +27,14 @@ func TestPasskeysRegisterListAndRemove(t *testing.T) {
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
 
-	var created client.Passkey
+	var created api.Passkey
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Laptop").ExpectStatus(t, 201).Decode(t, &created)
 	if created.Label == nil || *created.Label != "Laptop" || len(created.Transports) == 0 {
 		t.Fatalf("passkey = %+v", created)
 	}
 	registerPasskey(t, s, token, apitest.NewSoftPasskey(), "Phone").ExpectStatus(t, 201)
 
-	var list client.PasskeyPage
+	var list api.PasskeyPage
 	s.Get(t, "/api/v1/auth/passkeys", token).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 2 || *list.Data[0].Label != "Phone" {
 		t.Fatalf("passkeys = %+v, want Phone then Laptop", list.Data)
@@ -96,9 +96,9 @@ func TestSignInWithOnlyAPasskeyAsksForAnAuthenticator(t *testing.T) {
 		t.Fatalf("sign-in = %+v, want webauthn_required", res)
 	}
 	// The way on is to add an authenticator app with the challenge token.
-	var setup client.SignInTotpSetup
+	var setup api.SignInTotpSetup
 	s.Post(t, "/api/v1/auth/sign-in/totp/setup", "", map[string]any{"challenge_token": *res.ChallengeToken}).ExpectStatus(t, 200).Decode(t, &setup)
-	var done client.SignInResult
+	var done api.SignInResult
 	s.Post(t, "/api/v1/auth/sign-in/totp/activate", "", map[string]any{"challenge_token": *res.ChallengeToken, "code": code(t, s, setup.SecretEncoded)}).
 		ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "authenticated" {

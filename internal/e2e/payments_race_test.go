@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -17,8 +17,8 @@ import (
 // raced is one payment whose cancel or rejection (on the web) and approval
 // (in the app) are sent at the same moment, with what each call answered.
 type raced struct {
-	pay           client.Payment
-	challenge     client.Challenge
+	pay           api.Payment
+	challenge     api.Challenge
 	matchCode     string
 	undo          string // "cancel" or "reject"
 	web, approval *apitest.Response
@@ -122,9 +122,9 @@ func TestCancelAndApprovalInTheAppAtOnce(t *testing.T) {
 	}
 
 	// Each payment ended one way, and its answers say which.
-	var page client.ApprovalPage
+	var page api.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals?limit=100", p.web).ExpectStatus(t, 200).Decode(t, &page)
-	approvals := map[uuid.UUID]client.Approval{}
+	approvals := map[uuid.UUID]api.Approval{}
 	for _, x := range page.Data {
 		approvals[x.Id] = x
 	}
@@ -142,7 +142,7 @@ func TestCancelAndApprovalInTheAppAtOnce(t *testing.T) {
 				t.Errorf("payment %s, %s first, is %s (approval %s, feed row %v)", pay.Id, undone[x.undo], pay.Status, approval.Status, pay.TransactionId)
 			}
 		case w == "409 conflict" && a == "200":
-			var ch client.Challenge
+			var ch api.Challenge
 			x.approval.Decode(t, &ch)
 			if pay.Status != "approved" && pay.Status != "processing" || approval.Status != "approved" || pay.TransactionId == nil || ch.Status != "consumed" {
 				t.Errorf("payment %s approved first is %s (approval %s, feed row %v, challenge %s)", pay.Id, pay.Status, approval.Status, pay.TransactionId, ch.Status)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -25,11 +26,11 @@ func newPayer(t *testing.T, s *apitest.Server, email, deposit string) *payer {
 	p := &payer{person: newPerson(t, s, email)}
 	p.org = orgOf(t, s, p.person)
 	if deposit != "" {
-		ok[*client.SandboxDepositResponse](t, 201)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, p.org), nil,
-			client.SandboxDeposit{Currency: "EUR", Amount: deposit}))
+		ok[*api.SandboxDepositResponse](t, 201)(sandboxClient(t, s).API().SandboxDepositWithResponse(t.Context(), uuidOf(t, p.org), nil,
+			api.SandboxDeposit{Currency: "EUR", Amount: deposit}))
 	}
-	c := ok[*client.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
-		client.PaymentContactCreation{Name: "Müller Maschinenbau GmbH", Currency: "EUR", Rail: client.RailFiat,
+	c := ok[*api.CreatePaymentContactResponse](t, 201)(p.client(t, s).API().CreatePaymentContactWithResponse(t.Context(), uuidOf(t, p.org), nil,
+		api.PaymentContactCreation{Name: "Müller Maschinenbau GmbH", Currency: "EUR", Rail: api.RailFiat,
 			Iban: ptr("DE89 3704 0044 0532 0130 00"), SwiftCode: ptr("COBADEFFXXX")}))
 	p.contact = c.JSON201.Id.String()
 	return p
@@ -39,11 +40,11 @@ func newPayer(t *testing.T, s *apitest.Server, email, deposit string) *payer {
 func (p *person) client(t *testing.T, s *apitest.Server) *client.Client { return s.Client(t, p.web) }
 
 // quote asks for a quote of amt EUR sent to p's supplier.
-func (p *payer) quote(t *testing.T, s *apitest.Server, amt string) client.Quote {
+func (p *payer) quote(t *testing.T, s *apitest.Server, amt string) api.Quote {
 	t.Helper()
-	r := ok[*client.CreatePaymentQuoteResponse](t, 201)(p.client(t, s).API().CreatePaymentQuoteWithResponse(t.Context(), nil, client.PaymentQuoteRequest{
-		OrganizationId: uuidOf(t, p.org), Rail: client.RailFiat, PaymentContactId: uuidOf(t, p.contact),
-		SourceCurrency: "EUR", Amount: amt, AmountSide: client.PaymentQuoteRequestAmountSideSend}))
+	r := ok[*api.CreatePaymentQuoteResponse](t, 201)(p.client(t, s).API().CreatePaymentQuoteWithResponse(t.Context(), nil, api.PaymentQuoteRequest{
+		OrganizationId: uuidOf(t, p.org), Rail: api.RailFiat, PaymentContactId: uuidOf(t, p.contact),
+		SourceCurrency: "EUR", Amount: amt, AmountSide: api.PaymentQuoteRequestAmountSideSend}))
 	return *r.JSON201
 }
 
@@ -52,9 +53,9 @@ func executeBody(quoteID string) map[string]any {
 }
 
 // pay executes a payment of amt EUR to p's supplier; it awaits approval.
-func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) client.Payment {
+func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) api.Payment {
 	t.Helper()
-	pay, err := p.client(t, s).ExecutePayment(t.Context(), client.PaymentExecution{QuoteId: p.quote(t, s, amt).Id,
+	pay, err := p.client(t, s).ExecutePayment(t.Context(), api.PaymentExecution{QuoteId: p.quote(t, s, amt).Id,
 		PayoutReason: ptr("PYR002"), StatementDescription: ptr("Invoice 2026-118")}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func (p *payer) pay(t *testing.T, s *apitest.Server, amt string) client.Payment 
 
 // approveInApp asks to approve and answers the bound challenge in the app;
 // it returns the challenge the app satisfied.
-func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) client.Challenge {
+func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string) api.Challenge {
 	t.Helper()
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
 	for _, c := range inbox(t, s, p.app) {
@@ -74,13 +75,13 @@ func (p *payer) approveInApp(t *testing.T, s *apitest.Server, approvalID string)
 		}
 	}
 	t.Fatal("no payment-approval challenge in the app inbox")
-	return client.Challenge{}
+	return api.Challenge{}
 }
 
 // balance is the available and pending balance of org in currency.
 func balance(t *testing.T, s *apitest.Server, token, org, currency string) (string, string) {
 	t.Helper()
-	r := ok[*client.GetBalancesResponse](t, 200)(s.Client(t, token).API().GetBalancesWithResponse(t.Context(), uuidOf(t, org), nil))
+	r := ok[*api.GetBalancesResponse](t, 200)(s.Client(t, token).API().GetBalancesWithResponse(t.Context(), uuidOf(t, org), nil))
 	for _, x := range r.JSON200.Data {
 		if x.Currency == currency {
 			return x.Available, x.Pending
@@ -89,9 +90,9 @@ func balance(t *testing.T, s *apitest.Server, token, org, currency string) (stri
 	return "", ""
 }
 
-func getPayment(t *testing.T, s *apitest.Server, token, id string) client.Payment {
+func getPayment(t *testing.T, s *apitest.Server, token, id string) api.Payment {
 	t.Helper()
-	return *ok[*client.GetPaymentResponse](t, 200)(s.Client(t, token).API().GetPaymentWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
+	return *ok[*api.GetPaymentResponse](t, 200)(s.Client(t, token).API().GetPaymentWithResponse(t.Context(), uuidOf(t, id), nil)).JSON200
 }
 
 func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
@@ -104,7 +105,7 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 	if !q.ExpiresAt.Equal(now(t, s).Add(15 * time.Minute)) {
 		t.Fatalf("quote expires at %v", q.ExpiresAt)
 	}
-	var pay client.Payment
+	var pay api.Payment
 	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(q.Id.String())).ExpectStatus(t, 201).Decode(t, &pay)
 	if pay.Status != "awaiting_approval" || pay.Debited != moneyOf("101.00", "EUR") || pay.Delivered != moneyOf("100.00", "EUR") ||
 		pay.ApprovalRequestId == nil || pay.TransactionId != nil || pay.DomainEvent.Type != "payment.created" ||
@@ -119,7 +120,7 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 	if len(up.Methods) != 1 || up.Methods[0] != "app" {
 		t.Fatalf("methods = %v, want app only", up.Methods)
 	}
-	var c client.Challenge
+	var c api.Challenge
 	for _, x := range inbox(t, s, p.app) {
 		if x.ApprovalId != nil && *x.ApprovalId == *pay.ApprovalRequestId {
 			c = x
@@ -141,12 +142,12 @@ func TestPaymentMovesFundsOnlyWhenAPersonApproves(t *testing.T) {
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "899.00" || pe != "100.00" {
 		t.Fatalf("after approval: available %s pending %s, want 899.00 and 100.00", av, pe)
 	}
-	var x client.Approval
+	var x api.Approval
 	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "approved" || x.DecidedById == nil || x.DecidedById.String() != p.userID {
 		t.Fatalf("retry of approve = %+v", x)
 	}
-	var settled client.Payment
+	var settled api.Payment
 	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, 200).Decode(t, &settled)
 	if settled.Status != "completed" {
 		t.Fatalf("settled = %+v", settled)
@@ -163,7 +164,7 @@ func TestFailedPaymentIsReversed(t *testing.T) {
 	pay := p.pay(t, s, "200.00")
 	p.approveInApp(t, s, pay.ApprovalRequestId.String())
 	eventually(t, "the rail takes the payment", func() bool { return getPayment(t, s, p.web, pay.Id.String()).Status == "processing" })
-	var failed client.Payment
+	var failed api.Payment
 	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "failed"}).ExpectStatus(t, 200).Decode(t, &failed)
 	if failed.Status != "failed" || failed.RailState == nil || *failed.RailState != "returned" {
 		t.Fatalf("failed = %+v", failed)
@@ -171,7 +172,7 @@ func TestFailedPaymentIsReversed(t *testing.T) {
 	if av, pe := balance(t, s, p.web, p.org, "EUR"); av != "500.00" || pe != "0.00" {
 		t.Fatalf("after the failure: available %s pending %s, want everything back", av, pe)
 	}
-	var feed client.TransactionPage
+	var feed api.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions", p.web).ExpectStatus(t, 200).Decode(t, &feed)
 	var types []string
 	for _, x := range feed.Data {
@@ -221,7 +222,7 @@ func TestIdempotencyKeyReplaysForADay(t *testing.T) {
 	other := executeBody(q.Id.String())
 	other["statement_description"] = "Another text"
 	send(other, "inv-118").ExpectError(t, 422, "idempotency_key_reused")
-	var list client.ApprovalPage
+	var list api.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 {
 		t.Fatalf("%d payments, want one", len(list.Data))
@@ -256,7 +257,7 @@ func TestConcurrentReplaysCreateOnePayment(t *testing.T) {
 			t.Fatalf("replays disagree:\n%s\n%s", bodies[0], b)
 		}
 	}
-	var list client.ApprovalPage
+	var list api.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	if len(list.Data) != 1 || list.PendingCount != 1 {
 		t.Fatalf("%d approvals (%d pending), want exactly one", len(list.Data), list.PendingCount)
@@ -277,7 +278,7 @@ func TestInsufficientFunds(t *testing.T) {
 	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil))
 	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil))
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "0.01"}).ExpectStatus(t, 201)
-	byApproval := map[string]client.Challenge{}
+	byApproval := map[string]api.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
 		byApproval[c.ApprovalId.String()] = c
 	}
@@ -300,7 +301,7 @@ func TestRejectAndCancel(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	rejected := p.pay(t, s, "10.00")
-	var x client.Approval
+	var x api.Approval
 	s.Post(t, "/api/v1/approvals/"+rejected.ApprovalRequestId.String()+"/reject", p.web, map[string]any{"reason": "Wrong supplier"}).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "rejected" || getPayment(t, s, p.web, rejected.Id.String()).Status != "rejected" {
 		t.Fatalf("rejection = %+v", x)
@@ -312,7 +313,7 @@ func TestRejectAndCancel(t *testing.T) {
 	admin := signInFully(t, s, "admin@acme.test", adminSecret)
 	cancelled := p.pay(t, s, "10.00")
 	s.Post(t, "/api/v1/payments/"+cancelled.Id.String()+"/cancel", admin, nil).ExpectError(t, 403, "forbidden")
-	var c client.Payment
+	var c api.Payment
 	s.Post(t, "/api/v1/payments/"+cancelled.Id.String()+"/cancel", p.web, nil).ExpectStatus(t, 200).Decode(t, &c)
 	if c.Status != "cancelled" {
 		t.Fatalf("cancel = %+v", c)
@@ -323,7 +324,7 @@ func TestRejectAndCancel(t *testing.T) {
 	// Members initiate but do not approve.
 	addUser(t, s, p.org, "member@acme.test", "member", false)
 	member := *signIn(t, s, map[string]any{"email": "member@acme.test", "password": password}).Token
-	var mine client.Payment
+	var mine api.Payment
 	s.Post(t, "/api/v1/payments/execute", member, executeBody(p.quote(t, s, "5.00").Id.String())).ExpectStatus(t, 201).Decode(t, &mine)
 	s.Post(t, "/api/v1/approvals/"+mine.ApprovalRequestId.String()+"/approve", member, nil).ExpectError(t, 403, "forbidden")
 	eve := newPayer(t, s, "eve@evil.test", "")
@@ -340,7 +341,7 @@ func TestApprovalListAndPendingCount(t *testing.T) {
 	p.approveInApp(t, s, a.ApprovalRequestId.String())
 	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/reject", p.web, map[string]any{}).ExpectStatus(t, 200)
 	for status, want := range map[string]string{"pending": c.ApprovalRequestId.String(), "approved": a.ApprovalRequestId.String(), "rejected": b.ApprovalRequestId.String()} {
-		var l client.ApprovalPage
+		var l api.ApprovalPage
 		s.Get(t, "/api/v1/organizations/"+p.org+"/approvals?status="+status, p.web).ExpectStatus(t, 200).Decode(t, &l)
 		if len(l.Data) != 1 || l.Data[0].Id.String() != want || l.PendingCount != 1 || l.Data[0].Kind != "payment" {
 			t.Fatalf("%s: %+v", status, l)
@@ -353,7 +354,7 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	q1, q2 := p.quote(t, s, "100.00"), p.quote(t, s, "200.00")
-	var batch client.PaymentBatch
+	var batch api.PaymentBatch
 	s.Post(t, "/api/v1/payment-batches", p.web, map[string]any{"organization_id": p.org, "payments": []any{executeBody(q1.Id.String()), executeBody(q2.Id.String())}}).
 		ExpectStatus(t, 201).Decode(t, &batch)
 	if len(batch.Payments) != 2 || batch.ApprovalRequestId == nil || batch.Status != "pending" {
@@ -379,7 +380,7 @@ func TestBatchIsApprovedOnce(t *testing.T) {
 	// A batch with one bad row is refused as a whole.
 	used := map[string]any{"organization_id": p.org, "payments": []any{executeBody(p.quote(t, s, "1.00").Id.String()), executeBody(q1.Id.String())}}
 	s.Post(t, "/api/v1/payment-batches", p.web, used).ExpectError(t, 422, "quote_already_used")
-	var approvals client.ApprovalPage
+	var approvals api.ApprovalPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/approvals", p.web).ExpectStatus(t, 200).Decode(t, &approvals)
 	if approvals.PendingCount != 0 {
 		t.Fatal("the refused batch left an approval behind")
@@ -390,8 +391,8 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 	s := apitest.Start(t, "STRONGROOM_RATE_LIMIT_CREDENTIAL=off")
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	type pending struct {
-		pay client.Payment
-		up  client.StepUpChallenge
+		pay api.Payment
+		up  api.StepUpChallenge
 	}
 	var ps []pending
 	for range 10 {
@@ -399,7 +400,7 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 		up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil))
 		ps = append(ps, pending{pay, up})
 	}
-	byApproval := map[string]client.Challenge{}
+	byApproval := map[string]api.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
 		byApproval[c.ApprovalId.String()] = c
 	}
@@ -413,7 +414,7 @@ func TestConcurrentApprovalsNeverOverdraw(t *testing.T) {
 			r := approve(t, s, p.person, byApproval[x.pay.ApprovalRequestId.String()], *x.up.MatchCode)
 			key := ""
 			if r.Status == 200 {
-				var c client.Challenge
+				var c api.Challenge
 				r.Decode(t, &c)
 				key = string(c.Status)
 			} else {
@@ -459,26 +460,26 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 		s.Post(t, path, p.web, body).ExpectError(t, 400, "invalid_request")
 	}
 	s.Post(t, path, p.web, map[string]any{"name": "Acme Inc", "currency": "USD", "rail": "fiat", "account_number": "123456789", "aba_code": "021000021"}).ExpectStatus(t, 201)
-	var crypto client.PaymentContact
+	var crypto api.PaymentContact
 	s.Post(t, path, p.web, map[string]any{"name": "Vendor DAO", "currency": "USD", "rail": "crypto", "network": "ethereum",
 		"crypto_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}).ExpectStatus(t, 201).Decode(t, &crypto)
 	if crypto.CryptoAddress == nil || crypto.Iban != nil {
 		t.Fatalf("crypto contact = %+v", crypto)
 	}
-	var list client.PaymentContactPage
+	var list api.PaymentContactPage
 	s.Get(t, path+"?limit=2", p.web).ExpectStatus(t, 200).Decode(t, &list)
 	s.Get(t, "/api/v1/payment-contacts/"+crypto.Id.String(), p.web).ExpectStatus(t, 200)
 	eve := newPayer(t, s, "eve@evil.test", "")
 	s.Get(t, "/api/v1/payment-contacts/"+crypto.Id.String(), eve.web).ExpectError(t, 404, "not_found")
 	// Crypto payments feed as crypto_outgoing.
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "USD", "amount": "500.00"}).ExpectStatus(t, 201)
-	var q client.Quote
+	var q api.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "crypto", "payment_contact_id": crypto.Id.String(),
 		"source_currency": "USD", "amount": "100.00", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &q)
 	if q.Fee != moneyOf("1.00", "USD") || q.Destination != moneyOf("100.00", "USD") {
 		t.Fatalf("crypto quote = %+v", q)
 	}
-	var pay client.Payment
+	var pay api.Payment
 	s.Post(t, "/api/v1/payments/execute", p.web, map[string]any{"quote_id": q.Id.String()}).ExpectStatus(t, 201).Decode(t, &pay)
 	if pay.Rail != "crypto" {
 		t.Fatalf("payment = %+v", pay)
@@ -488,16 +489,16 @@ func TestPaymentContactsCheckBankDetails(t *testing.T) {
 func TestQuotesConvertCurrencies(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")
-	var c client.PaymentContact
+	var c api.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{"name": "Tokyo KK", "currency": "JPY", "rail": "fiat",
 		"account_number": "1234567", "swift_code": "MHCBJPJT"}).ExpectStatus(t, 201).Decode(t, &c)
-	var q client.Quote
+	var q api.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "100.00", "amount_side": "send"}).ExpectStatus(t, 201).Decode(t, &q)
 	if q.Destination.Currency != "JPY" || strings.Contains(q.Destination.Amount, ".") || q.Source != moneyOf("100.00", "EUR") {
 		t.Fatalf("quote = %+v", q)
 	}
-	var r client.Quote
+	var r api.Quote
 	s.Post(t, "/api/v1/payments/preflight", p.web, map[string]any{"organization_id": p.org, "rail": "fiat", "payment_contact_id": c.Id.String(),
 		"source_currency": "EUR", "amount": "10000", "amount_side": "receive"}).ExpectStatus(t, 201).Decode(t, &r)
 	if r.Destination != moneyOf("10000", "JPY") || r.Source.Currency != "EUR" {
@@ -530,7 +531,7 @@ func TestTransactionFeedPagination(t *testing.T) {
 		var totals []string
 		path := "/api/v1/organizations/" + p.org + "/transactions?" + query
 		for pages := 0; ; pages++ {
-			var f client.TransactionPage
+			var f api.TransactionPage
 			s.Get(t, path, p.web).ExpectStatus(t, 200).Decode(t, &f)
 			for _, x := range f.Data {
 				totals = append(totals, x.Effect.Total)
@@ -557,7 +558,7 @@ func TestTransactionFeedPagination(t *testing.T) {
 		t.Fatalf("second day = %s", got)
 	}
 	// A cursor is bound to its filters.
-	var f client.TransactionPage
+	var f api.TransactionPage
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&date_end="+day1, p.web).ExpectStatus(t, 200).Decode(t, &f)
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?limit=2&cursor="+url.QueryEscape(*f.NextCursor), p.web).ExpectError(t, 400, "invalid_cursor")
 	s.Get(t, "/api/v1/organizations/"+p.org+"/transactions?date_start=yesterday", p.web).ExpectError(t, 400, "invalid_request")
@@ -570,6 +571,6 @@ func TestTransactionFeedPagination(t *testing.T) {
 }
 
 // moneyOf is an amount in a currency, as the API writes it.
-func moneyOf(amount, currency string) client.Money {
-	return client.Money{Amount: amount, Currency: currency}
+func moneyOf(amount, currency string) api.Money {
+	return api.Money{Amount: amount, Currency: currency}
 }

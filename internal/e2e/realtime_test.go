@@ -10,7 +10,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -38,11 +38,11 @@ func expectMessage(t *testing.T, m apitest.Message, typ, org string) string {
 }
 
 // nextCard waits for a card.updated of org and returns the card.
-func nextCard(t *testing.T, st *apitest.Stream, org string) (apitest.Message, client.Card) {
+func nextCard(t *testing.T, st *apitest.Stream, org string) (apitest.Message, api.Card) {
 	t.Helper()
 	m := st.Next(t, realtimeWait)
 	expectMessage(t, m, "card.updated", org)
-	var c client.Card
+	var c api.Card
 	m.Decode(t, &c)
 	return m, c
 }
@@ -79,12 +79,12 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 
 	pay := p.pay(t, s, "100.00")
 	approvalID := pay.ApprovalRequestId.String()
-	var approval client.Approval
+	var approval api.Approval
 	expectChange(t, ws, p.org, "approval.updated", approvalID, "pending").Decode(t, &approval)
 	if approval.TargetId != pay.Id {
 		t.Fatalf("approval for %s, want payment %s", approval.TargetId.String(), pay.Id.String())
 	}
-	var created client.Payment
+	var created api.Payment
 	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "awaiting_approval").Decode(t, &created)
 	if created.DomainEvent.Type != "payment.created" {
 		t.Fatalf("payment's domain_event %+v, want its payment.created", created.DomainEvent)
@@ -94,7 +94,7 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	// delivery, so possibly already processing), the approval decided, and
 	// the rail takes the payment right after.
 	p.approveInApp(t, s, approvalID)
-	var moved client.Payment
+	var moved api.Payment
 	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "approved", "processing").Decode(t, &moved)
 	if moved.TransactionId == nil {
 		t.Fatalf("approved payment without its transaction: %+v", moved)
@@ -180,7 +180,7 @@ func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
 	m4 := expectCard(t, sse, o.id, c4.Id.String())
 	// A WebSocket names it with ?after=.
 	ws := s.WebSocket(t, path+"?after="+m1.ID, o.owner.token)
-	for _, c := range []client.Card{c2, c3, c4} {
+	for _, c := range []api.Card{c2, c3, c4} {
 		expectCard(t, ws, o.id, c.Id.String())
 	}
 	c5 := issueCard(t, s, o.id, map[string]any{"monthly_limit": 50})

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -24,10 +24,10 @@ import (
 // aimed at a victim, and the WWW-Authenticate challenge of every 401.
 
 // sandboxMessages are the messages of kind the sandbox outbox holds for the user.
-func sandboxMessages(t *testing.T, s *apitest.Server, kind, userID string) []client.OutboxMessage {
+func sandboxMessages(t *testing.T, s *apitest.Server, kind, userID string) []api.OutboxMessage {
 	t.Helper()
-	return ok[*client.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
-		&client.SandboxListOutboxParams{Kind: ptr(client.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
+	return ok[*api.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
+		&api.SandboxListOutboxParams{Kind: ptr(api.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
 }
 
 // storedRows reads every row of table as column name → text (NULL as nil).
@@ -96,7 +96,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 	org := createOrg(t, s, "owner@acme.test")
 	plainID, _ := addUser(t, s, org.Organization.Id.String(), "plain@acme.test", "member", false)
 	plain := *signIn(t, s, map[string]any{"email": "plain@acme.test", "password": password}).Token
-	var setup client.AuthenticatedTotpSetup
+	var setup api.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/setup", plain, nil).ExpectStatus(t, 200).Decode(t, &setup)
 
 	// An emailed code: the step-up fallback.
@@ -123,7 +123,7 @@ func TestCodesAreSealedAtRestAndShownInTheSandbox(t *testing.T) {
 
 	// The codes still work: verification (keyed hashes) is unchanged.
 	advance(t, s, 30*time.Second)
-	var active client.AuthenticatedTotpSetup
+	var active api.AuthenticatedTotpSetup
 	s.Post(t, "/api/v1/auth/totp/activate", plain, map[string]any{"code": code(t, s, setup.SecretEncoded), "messaging_code": codes[0]}).
 		ExpectStatus(t, 200).Decode(t, &active)
 	if !active.Enabled {

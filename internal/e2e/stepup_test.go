@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
@@ -63,10 +63,10 @@ func gated(t *testing.T, s *apitest.Server, token string) *apitest.Response {
 	return s.Post(t, "/api/v1/auth/totp/setup", token, nil)
 }
 
-func expectStepUp(t *testing.T, r *apitest.Response) client.StepUpChallenge {
+func expectStepUp(t *testing.T, r *apitest.Response) api.StepUpChallenge {
 	t.Helper()
 	e := r.ExpectError(t, http.StatusForbidden, "step_up_required")
-	var env client.StepUpRequiredError
+	var env api.StepUpRequiredError
 	r.Decode(t, &env)
 	if e.Error.StepUp == nil || env.Error.StepUp == nil {
 		t.Fatal("no error.step_up")
@@ -75,12 +75,12 @@ func expectStepUp(t *testing.T, r *apitest.Response) client.StepUpChallenge {
 }
 
 // inbox is the first page of challenges waiting in the app of token.
-func inbox(t *testing.T, s *apitest.Server, token string) []client.Challenge {
+func inbox(t *testing.T, s *apitest.Server, token string) []api.Challenge {
 	t.Helper()
-	return ok[*client.ListChallengesResponse](t, 200)(s.Client(t, token).API().ListChallengesWithResponse(t.Context(), nil)).JSON200.Data
+	return ok[*api.ListChallengesResponse](t, 200)(s.Client(t, token).API().ListChallengesWithResponse(t.Context(), nil)).JSON200.Data
 }
 
-func (p *person) sign(t *testing.T, c client.Challenge) string {
+func (p *person) sign(t *testing.T, c api.Challenge) string {
 	t.Helper()
 	payload, err := base64.RawURLEncoding.DecodeString(c.SigningPayload)
 	if err != nil {
@@ -89,7 +89,7 @@ func (p *person) sign(t *testing.T, c client.Challenge) string {
 	return base64.RawURLEncoding.EncodeToString(ed25519.Sign(p.key, payload))
 }
 
-func approve(t *testing.T, s *apitest.Server, p *person, c client.Challenge, matchCode string) *apitest.Response {
+func approve(t *testing.T, s *apitest.Server, p *person, c api.Challenge, matchCode string) *apitest.Response {
 	t.Helper()
 	body := map[string]any{"signature": p.sign(t, c)}
 	if matchCode != "" {
@@ -99,7 +99,7 @@ func approve(t *testing.T, s *apitest.Server, p *person, c client.Challenge, mat
 }
 
 // pollStepUp reads the step-up's status as the web session of token.
-func pollStepUp(t *testing.T, s *apitest.Server, token, id string) client.StepUpStatus {
+func pollStepUp(t *testing.T, s *apitest.Server, token, id string) api.StepUpStatus {
 	t.Helper()
 	st, err := s.Client(t, token).StepUpStatus(t.Context(), id)
 	if err != nil {
@@ -137,7 +137,7 @@ func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
 		t.Fatalf("status before approval = %+v", st)
 	}
 
-	var c client.Challenge
+	var c api.Challenge
 	for _, x := range inbox(t, s, p.app) {
 		if x.StepUpAuthenticationId != nil && *x.StepUpAuthenticationId == up.StepUpAuthenticationId {
 			c = x
@@ -148,7 +148,7 @@ func TestStepUpApprovedInTheAppOpensATenMinuteWindow(t *testing.T) {
 	}
 	approve(t, s, p, c, wrongDigits(*up.MatchCode)).ExpectError(t, 422, "match_code_mismatch")
 	approve(t, s, p, c, "").ExpectError(t, 400, "invalid_request")
-	var done client.Challenge
+	var done api.Challenge
 	approve(t, s, p, c, *up.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "satisfied" {
 		t.Fatalf("approved challenge status %q", done.Status)
@@ -176,7 +176,7 @@ func TestDeclinedStepUpCannotBeCompleted(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
 	c := inbox(t, s, p.app)[0]
-	var declined client.Challenge
+	var declined api.Challenge
 	s.Post(t, "/api/v1/me/challenges/"+c.Id.String()+"/decline", p.app, nil).ExpectStatus(t, 200).Decode(t, &declined)
 	if declined.Status != "declined" {
 		t.Fatalf("declined challenge status %q", declined.Status)
@@ -214,7 +214,7 @@ func TestExitStepUpEndsTheWindow(t *testing.T) {
 	p := newPerson(t, s, "ada@acme.test")
 	up := expectStepUp(t, gated(t, s, p.web))
 	approve(t, s, p, inbox(t, s, p.app)[0], *up.MatchCode).ExpectStatus(t, 200)
-	var exited client.ExpiredSudoSession
+	var exited api.ExpiredSudoSession
 	s.Post(t, "/api/v1/auth/step-up/exit", p.web, map[string]any{"id": up.Id.String()}).ExpectStatus(t, 200).Decode(t, &exited)
 	if exited.Active || exited.Id != up.Id || !exited.ExpiresAt.Equal(now(t, s)) {
 		t.Fatalf("exit = %+v", exited)
@@ -250,7 +250,7 @@ func TestStepUpCompletedWithAnAuthenticatorCode(t *testing.T) {
 	}
 	good := code(t, s, p.secret)
 	complete("totp", wrongDigits(good)).ExpectError(t, 422, "invalid_code")
-	var st client.StepUpStatus
+	var st api.StepUpStatus
 	complete("totp", good).ExpectStatus(t, 200).Decode(t, &st)
 	if st.Status != "active" || !st.Active {
 		t.Fatalf("completion = %+v", st)
@@ -282,7 +282,7 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 	up := expectStepUp(t, gated(t, s, p.web))
 	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": "123456"}).
 		ExpectError(t, 422, "invalid_code") // no code was sent yet
-	var fb client.StepUpFallback
+	var fb api.StepUpFallback
 	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.StepUpAuthenticationId, "method": "email"}).
 		ExpectStatus(t, 200).Decode(t, &fb)
 	if fb.Delivery != "email" || !fb.ExpiresAt.After(now(t, s)) {
@@ -290,7 +290,7 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 	}
 	s.Post(t, "/api/v1/auth/step-up/fallback", p.web, map[string]any{"step_up_authentication_id": up.Id.String(), "method": "email"}).
 		ExpectError(t, 404, "not_found") // the sudo id is not the step-up authentication id
-	var msgs client.OutboxMessagePage
+	var msgs api.OutboxMessagePage
 	s.Get(t, "/api/v1/sandbox/outbox?kind=step_up_email_code&user_id="+p.userID, sbx).ExpectStatus(t, 200).Decode(t, &msgs)
 	if len(msgs.Data) != 1 || msgs.Data[0].Code == nil {
 		t.Fatalf("emailed codes = %+v", msgs.Data)
@@ -298,7 +298,7 @@ func TestStepUpCompletedWithAnEmailedCode(t *testing.T) {
 	emailed := *msgs.Data[0].Code
 	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": wrongDigits(emailed)}).
 		ExpectError(t, 422, "invalid_code")
-	var st client.StepUpStatus
+	var st api.StepUpStatus
 	s.Post(t, "/api/v1/auth/step-up/complete", p.web, map[string]any{"sudo_session_id": up.Id.String(), "method": "email", "code": emailed}).
 		ExpectStatus(t, 200).Decode(t, &st)
 	if !st.Active {
@@ -359,12 +359,12 @@ func TestChallengeFromTheAppNeedsNoMatchCode(t *testing.T) {
 func TestThreeDeclinesInADaySendASecurityAlert(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPerson(t, s, "ada@acme.test")
-	var orgs client.Me
+	var orgs api.Me
 	s.Get(t, "/api/v1/me", p.web).ExpectStatus(t, 200).Decode(t, &orgs)
 	coOwner, _ := addUser(t, s, orgs.Memberships[0].OrganizationId.String(), "grace@acme.test", "owner", true)
 	// Alerts about declines, leaving out the one about registering the app.
 	alerts := func(userID string) int {
-		var page client.OutboxMessagePage
+		var page api.OutboxMessagePage
 		s.Get(t, "/api/v1/sandbox/outbox?kind=security_alert&user_id="+userID, sbx).ExpectStatus(t, 200).Decode(t, &page)
 		n := 0
 		for _, m := range page.Data {
@@ -414,7 +414,7 @@ func TestConcurrentAnswersSettleToOneOutcome(t *testing.T) {
 			}
 			key := "conflict"
 			if r.Status == 200 {
-				var ch client.Challenge
+				var ch api.Challenge
 				r.Decode(t, &ch)
 				key = string(ch.Status)
 			} else if r.Status != 409 {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/strongroom/strongroom/client"
+	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
@@ -37,10 +37,10 @@ func completeStepUp(t *testing.T, s *apitest.Server, token, sudoID, method, c st
 }
 
 // outboxOf is the first hundred messages of kind the sandbox outbox holds for the user.
-func outboxOf(t *testing.T, s *apitest.Server, userID, kind string) []client.OutboxMessage {
+func outboxOf(t *testing.T, s *apitest.Server, userID, kind string) []api.OutboxMessage {
 	t.Helper()
-	return ok[*client.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
-		&client.SandboxListOutboxParams{Limit: ptr(100), Kind: ptr(client.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
+	return ok[*api.SandboxListOutboxResponse](t, 200)(sandboxClient(t, s).API().SandboxListOutboxWithResponse(t.Context(),
+		&api.SandboxListOutboxParams{Limit: ptr(100), Kind: ptr(api.OutboxMessageKind(kind)), UserId: ptr(uuidOf(t, userID))})).JSON200.Data
 }
 
 // appSignIn signs the person in from an iOS app named deviceName.
@@ -76,7 +76,7 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	}
 	expectStepUp(t, s.Post(t, "/api/v1/me/approval-credential", app, body)) // still pending: asks again
 	completeStepUp(t, s, app, up.Id.String(), "totp", code(t, s, secret)).ExpectStatus(t, 200)
-	var cred client.ApprovalCredential
+	var cred api.ApprovalCredential
 	s.Post(t, "/api/v1/me/approval-credential", app, body).ExpectStatus(t, 201).Decode(t, &cred)
 	if cred.Id == uuid.Nil || cred.Label != "iPhone" {
 		t.Fatalf("credential = %+v", cred)
@@ -87,7 +87,7 @@ func TestRegisteringTheApprovingAppNeedsAStepUpByCode(t *testing.T) {
 	}
 	// The registration spent its step-up: within what was its window, a
 	// second registration asks again, and so does any other gated call.
-	var spent client.StepUpStatus
+	var spent api.StepUpStatus
 	s.Get(t, "/api/v1/auth/step-up/"+up.Id.String(), app).ExpectStatus(t, 200).Decode(t, &spent)
 	if spent.Status != "expired" || spent.Active {
 		t.Fatalf("the step-up after registering = %+v, want expired", spent)
@@ -144,7 +144,7 @@ func TestTenWrongStepUpCodesLockStepUpForFifteenMinutes(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")
 	pay := p.pay(t, s, "10.00")
-	wrong := func(up client.StepUpChallenge, method string, n int) {
+	wrong := func(up api.StepUpChallenge, method string, n int) {
 		t.Helper()
 		good := code(t, s, p.secret)
 		if method == "email" {
@@ -243,7 +243,7 @@ func newPayerWithoutApp(t *testing.T, s *apitest.Server, email, deposit string) 
 	p := &payer{person: &person{email: email, secret: *org.Owner.TotpSecret, userID: org.Owner.UserId.String()}, org: org.Organization.Id.String()}
 	p.web = signInFully(t, s, email, p.secret)
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": deposit}).ExpectStatus(t, 201)
-	var c client.PaymentContact
+	var c api.PaymentContact
 	s.Post(t, "/api/v1/organizations/"+p.org+"/payment-contacts", p.web, map[string]any{
 		"name": "Müller Maschinenbau GmbH", "currency": "EUR", "rail": "fiat", "iban": "DE89 3704 0044 0532 0130 00", "swift_code": "COBADEFFXXX",
 	}).ExpectStatus(t, 201).Decode(t, &c)
@@ -281,11 +281,11 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	a, b := p.pay(t, s, "60.00"), p.pay(t, s, "50.00") // 61.00 and 51.00 with fees: not both
 	upA := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+a.ApprovalRequestId.String()+"/approve", p.web, nil))
 	upB := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil))
-	byApproval := map[string]client.Challenge{}
+	byApproval := map[string]api.Challenge{}
 	for _, c := range inbox(t, s, p.app) {
 		byApproval[c.ApprovalId.String()] = c
 	}
-	var done client.Challenge
+	var done api.Challenge
 	approve(t, s, p.person, byApproval[a.ApprovalRequestId.String()], *upA.MatchCode).ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "consumed" || done.ApprovalId == nil || *done.ApprovalId != *a.ApprovalRequestId {
 		t.Fatalf("approved payment challenge = %+v, want consumed", done)
@@ -319,7 +319,7 @@ func TestPaymentApprovalIsConsumedOrDeclinedForFunds(t *testing.T) {
 	// Funded, a later approve starts again and goes through.
 	s.Post(t, "/api/v1/sandbox/organizations/"+p.org+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "20.00"}).ExpectStatus(t, 201)
 	p.approveInApp(t, s, b.ApprovalRequestId.String())
-	var x client.Approval
+	var x api.Approval
 	s.Post(t, "/api/v1/approvals/"+b.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "approved" {
 		t.Fatalf("approval b = %+v", x)
@@ -335,12 +335,12 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	// Only the sandbox bearer reaches the helpers.
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", p.web, nil).ExpectError(t, 404, "not_found")
 	s.Post(t, "/api/v1/sandbox/users/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approving-app", sbx, nil).ExpectError(t, 404, "not_found")
-	var app client.SandboxApprovingApp
+	var app api.SandboxApprovingApp
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", sbx, nil).ExpectStatus(t, 201).Decode(t, &app)
 	if app.DeviceId == uuid.Nil || app.CredentialId == uuid.Nil {
 		t.Fatalf("approving app = %+v", app)
 	}
-	var devices client.DevicePage
+	var devices api.DevicePage
 	s.Get(t, "/api/v1/devices", p.web).ExpectStatus(t, 200).Decode(t, &devices)
 	found := false
 	for _, d := range devices.Data {
@@ -366,14 +366,14 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	s.Post(t, path, sbx, nil).ExpectError(t, 400, "invalid_request") // the match code is needed from the web
 	s.Post(t, path, sbx, map[string]any{"match_code": wrongDigits(*up.MatchCode)}).ExpectError(t, 422, "match_code_mismatch")
 	s.Post(t, path, sbx, map[string]any{"match_code": "12"}).ExpectError(t, 400, "invalid_request")
-	var done client.Challenge
+	var done api.Challenge
 	s.Post(t, path, sbx, map[string]any{"match_code": *up.MatchCode}).ExpectStatus(t, 200).Decode(t, &done)
 	if done.Status != "consumed" {
 		t.Fatalf("challenge = %+v, want consumed", done)
 	}
 	s.Post(t, path, sbx, map[string]any{"match_code": *up.MatchCode}).ExpectError(t, 409, "conflict")
 	s.Post(t, "/api/v1/sandbox/challenges/0190f5c2-8a70-7c11-8d2e-5a6b7c8d9e0f/approve", sbx, nil).ExpectError(t, 404, "not_found")
-	var x client.Approval
+	var x api.Approval
 	s.Post(t, "/api/v1/approvals/"+pay.ApprovalRequestId.String()+"/approve", p.web, nil).ExpectStatus(t, 200).Decode(t, &x)
 	if x.Status != "approved" {
 		t.Fatalf("approval = %+v", x)
@@ -400,7 +400,7 @@ func TestSandboxApprovingAppCompletesAPayment(t *testing.T) {
 	}
 
 	// A second call replaces the key on the same device.
-	var again client.SandboxApprovingApp
+	var again api.SandboxApprovingApp
 	s.Post(t, "/api/v1/sandbox/users/"+p.userID+"/approving-app", sbx, map[string]any{}).ExpectStatus(t, 201).Decode(t, &again)
 	if again.DeviceId != app.DeviceId || again.CredentialId == app.CredentialId {
 		t.Fatalf("replacement = %+v, first = %+v", again, app)
@@ -421,7 +421,7 @@ func (p *payer) approveWithSandbox(t *testing.T, s *apitest.Server, approvalID s
 	up := expectStepUp(t, s.Post(t, "/api/v1/approvals/"+approvalID+"/approve", p.web, nil))
 	for _, c := range inbox(t, s, p.web) {
 		if c.ApprovalId != nil && c.ApprovalId.String() == approvalID {
-			var done client.Challenge
+			var done api.Challenge
 			s.Post(t, "/api/v1/sandbox/challenges/"+c.Id.String()+"/approve", sbx, map[string]any{"match_code": *up.MatchCode}).
 				ExpectStatus(t, 200).Decode(t, &done)
 			if done.Status != "consumed" {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/bill"
-	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/flow/billpay"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -56,12 +55,7 @@ type office struct {
 
 func newOffice(t *testing.T, d *db.DB, clk clock.Clock, name string) office {
 	t.Helper()
-	bucket, err := file.OpenBucket(context.Background(), "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bucket.Close() })
-	bills := &bill.Service{DB: d, Files: file.New(d, fixture.Keys(t), bucket)}
+	bills := &bill.Service{DB: d, Files: fixture.Files(t, d)}
 	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}}
 	jobs := job.NewRunner(d, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	bills.Register(jobs)

@@ -59,7 +59,7 @@ type envelope struct {
 // ErrorFromResponse returns nil for a 1xx–3xx response and otherwise an
 // [*Error] built from body (the read body of resp). A body that is not the
 // error envelope still gives an Error: of type unprocessable_entity, the
-// spec's fallback, with the status text as message.
+// generic fallback (docs/api.md, Errors), with the status text as message.
 func ErrorFromResponse(resp *http.Response, body []byte) error {
 	if resp == nil {
 		return fmt.Errorf("strongroom: no response")

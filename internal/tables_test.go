@@ -15,8 +15,8 @@ import (
 	"testing"
 )
 
-// owners names the one package that writes SQL naming each table (DESIGN:
-// "Each table belongs to one package"). Others call that package.
+// owners names the one package that writes SQL naming each table
+// (docs/architecture.md, Conventions). Others call that package.
 var owners = map[string]string{
 	"settings":                 "app",
 	"organizations":            "organization",
@@ -31,7 +31,6 @@ var owners = map[string]string{
 	"passkeys":                 "identity",
 	"passkey_ceremonies":       "identity",
 	"domain_events":            "platform/event",
-	"event_subscriptions":      "platform/event",
 	"jobs":                     "platform/job",
 	"idempotency_keys":         "platform/idempotency",
 	"rate_limits":              "platform/ratelimit",
@@ -78,18 +77,22 @@ var owners = map[string]string{
 	"expense_receipts":              "expense",
 }
 
-// createTable finds the tables a migration creates.
-var createTable = regexp.MustCompile(`(?i)\bcreate\s+table\s+(?:if\s+not\s+exists\s+)?([a-z_][a-z0-9_]*)`)
+// createTable finds the tables a migration creates, dropTable those it drops.
+var (
+	createTable = regexp.MustCompile(`(?i)\bcreate\s+table\s+(?:if\s+not\s+exists\s+)?([a-z_][a-z0-9_]*)`)
+	dropTable   = regexp.MustCompile(`(?i)\bdrop\s+table\s+(?:if\s+exists\s+)?([a-z_][a-z0-9_]*)`)
+)
 
 // tableRef finds the names that follow a keyword introducing a table: FROM
 // (with DELETE FROM), JOIN, INTO, UPDATE and TABLE (ALTER, LOCK, TRUNCATE).
 // A FROM may list several tables separated by commas, each with an alias.
 var tableRef = regexp.MustCompile(`(?i)\b(?:from|join|into|update|table)\s+([a-z_][a-z0-9_.]*(?:\s+(?:as\s+)?[a-z_][a-z0-9_]*)?(?:\s*,\s*[a-z_][a-z0-9_.]*(?:\s+(?:as\s+)?[a-z_][a-z0-9_]*)?)*)`)
 
-// migrationTables lists every table the migrations of both engines create.
+// migrationTables lists every table the migrations of both engines create
+// and no later migration drops (no table is created again once dropped).
 func migrationTables(t *testing.T) map[string]bool {
 	t.Helper()
-	tables := map[string]bool{}
+	tables, dropped := map[string]bool{}, map[string]bool{}
 	files, err := filepath.Glob(filepath.Join("..", "migrations", "*", "*.sql"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no migrations found (%v)", err)
@@ -102,6 +105,12 @@ func migrationTables(t *testing.T) map[string]bool {
 		for _, m := range createTable.FindAllStringSubmatch(string(b), -1) {
 			tables[strings.ToLower(m[1])] = true
 		}
+		for _, m := range dropTable.FindAllStringSubmatch(string(b), -1) {
+			dropped[strings.ToLower(m[1])] = true
+		}
+	}
+	for table := range dropped {
+		delete(tables, table)
 	}
 	return tables
 }

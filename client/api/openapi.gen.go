@@ -2788,7 +2788,7 @@ type Bill struct {
 // extraction; `invoice` until then.
 type BillDocumentType string
 
-// BillEventAppendedMessage A bill's extraction started, completed or gave up (spec §6). `data.bill` is the bill as
+// BillEventAppendedMessage A bill's extraction started, completed or gave up. `data.bill` is the bill as
 // of delivery.
 type BillEventAppendedMessage struct {
 	Data struct {
@@ -2876,7 +2876,7 @@ type BillUploadRefusedError struct {
 // BillUploadRefusedErrorErrorType The error code; branch on it.
 type BillUploadRefusedErrorErrorType string
 
-// BillingAllocation An entry of a billing contact's allocation ledger (spec 2.11): an allocation of part
+// BillingAllocation An entry of a billing contact's allocation ledger: an allocation of part
 // of a crypto deposit to an invoice (positive `credit`), or its reversal (negative
 // `credit`, same deposit, `reverses_allocation_id` set).
 type BillingAllocation struct {
@@ -2913,7 +2913,7 @@ type BillingAllocationPage struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// BillingContact A customer the organization invoices (spec 2.10). Deleting one sets `deleted_at`: it
+// BillingContact A customer the organization invoices. Deleting one sets `deleted_at`: it
 // leaves the list, but invoices keep embedding it, so check this field there.
 type BillingContact struct {
 	Address     *string `json:"address"`
@@ -2963,7 +2963,7 @@ type BillingContactUpdate struct {
 	TaxId       *string                `json:"tax_id,omitempty"`
 }
 
-// BillingInvoice An invoice to a billing contact (spec 2.10), plus its `currency`.
+// BillingInvoice An invoice to a billing contact, with its `currency`.
 type BillingInvoice struct {
 	// AcceptedAmount While paid, the sum of the allocations; null otherwise.
 	AcceptedAmount *string `json:"accepted_amount"`
@@ -2974,7 +2974,7 @@ type BillingInvoice struct {
 	// ApprovalRequester A person an invoice names.
 	ApprovalRequester *InvoicePerson `json:"approval_requester"`
 
-	// BillingContact A customer the organization invoices (spec 2.10). Deleting one sets `deleted_at`: it
+	// BillingContact A customer the organization invoices. Deleting one sets `deleted_at`: it
 	// leaves the list, but invoices keep embedding it, so check this field there.
 	BillingContact BillingContact `json:"billing_contact"`
 	Comments       *string        `json:"comments"`
@@ -3604,7 +3604,7 @@ type EntityStatus string
 // ErrorMessage A display-grade sentence, safe to show to a person; never a machine code.
 type ErrorMessage = string
 
-// Expense An expense (spec 2.7): what was spent for the organization, by whom, backed by bound
+// Expense An expense: what was spent for the organization, by whom, backed by bound
 // transactions and receipts. `totals.bill` is, per currency, the sum of the bound
 // transactions' totals (a card refund counts negative), or `bill_amount` in
 // `bill_currency` when nothing is bound; `totals.local` holds `local_amount` in
@@ -4278,7 +4278,7 @@ type InvoiceUpdate struct {
 
 // InvoiceUpdatedMessage An invoice was created or changed (edited, moved, allocated to, deallocated).
 type InvoiceUpdatedMessage struct {
-	// Data An invoice to a billing contact (spec 2.10), plus its `currency`.
+	// Data An invoice to a billing contact, with its `currency`.
 	Data BillingInvoice `json:"data"`
 
 	// Id The message id (the domain event's id); give it back as `after` or `Last-Event-ID`.
@@ -9082,7 +9082,7 @@ type ClientInterface interface {
 
 	// ProvisionCardToMobileWalletWithBody Provision a card to a mobile wallet
 	//
-	// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+	// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 	// Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 	// SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 	// in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -9112,7 +9112,7 @@ type ClientInterface interface {
 
 	// ProvisionCardToMobileWallet Provision a card to a mobile wallet
 	//
-	// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+	// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 	// Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 	// SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 	// in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -9338,7 +9338,7 @@ type ClientInterface interface {
 
 	// BindExpenseWithBody Bind a transaction to an expense
 	//
-	// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+	// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 	// names a transaction of the expense's organization of type `target_type`:
 	//
 	// - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -9366,7 +9366,7 @@ type ClientInterface interface {
 
 	// BindExpense Bind a transaction to an expense
 	//
-	// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+	// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 	// names a transaction of the expense's organization of type `target_type`:
 	//
 	// - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -10201,7 +10201,7 @@ type ClientInterface interface {
 	// ListBillingAllocations List a billing contact's allocation ledger
 	//
 	// Every allocation of a crypto deposit to the contact's invoices, and every reversal of
-	// one, newest first, as a page (spec 4.12). An allocation has a positive `credit`; a
+	// one, newest first, as a page. An allocation has a positive `credit`; a
 	// reversal (made by deallocateInvoice) has the negative of the credit it reverses, the
 	// same deposit, and names the allocation in `reverses_allocation_id`. Rows are never
 	// changed or removed. Works for a deleted contact too.
@@ -10354,7 +10354,7 @@ type ClientInterface interface {
 
 	// ListExpenses List the organization's expenses
 	//
-	// The organization's expenses, newest first, as a page (spec 4.9). Owners and admins see every
+	// The organization's expenses, newest first, as a page. Owners and admins see every
 	// expense of the organization; a member sees only the expenses they created, so a `creator_id`
 	// naming someone else gives a member an empty page. A deleted draft is never listed.
 	//
@@ -10671,7 +10671,7 @@ type ClientInterface interface {
 
 	// DeallocateInvoiceWithBody Reverse a paid invoice's allocations
 	//
-	// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+	// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 	// reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 	// the deposits' amounts become unallocated again, and `accepted_amount` and
 	// `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's
@@ -10687,7 +10687,7 @@ type ClientInterface interface {
 
 	// DeallocateInvoice Reverse a paid invoice's allocations
 	//
-	// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+	// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 	// reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 	// the deposits' amounts become unallocated again, and `accepted_amount` and
 	// `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's
@@ -13400,7 +13400,7 @@ func (c *RawClient) FreezeCard(ctx context.Context, cardId CardId, params *Freez
 
 // ProvisionCardToMobileWalletWithBody Provision a card to a mobile wallet
 //
-// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 // Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 // SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 // in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -13440,7 +13440,7 @@ func (c *RawClient) ProvisionCardToMobileWalletWithBody(ctx context.Context, car
 
 // ProvisionCardToMobileWallet Provision a card to a mobile wallet
 //
-// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 // Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 // SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 // in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -13806,7 +13806,7 @@ func (c *RawClient) ApproveExpense(ctx context.Context, expenseId ExpenseId, par
 
 // BindExpenseWithBody Bind a transaction to an expense
 //
-// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 // names a transaction of the expense's organization of type `target_type`:
 //
 //   - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -13844,7 +13844,7 @@ func (c *RawClient) BindExpenseWithBody(ctx context.Context, expenseId ExpenseId
 
 // BindExpense Bind a transaction to an expense
 //
-// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 // names a transaction of the expense's organization of type `target_type`:
 //
 //   - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -15129,7 +15129,7 @@ func (c *RawClient) UpdateBillingContact(ctx context.Context, organizationId Org
 // ListBillingAllocations List a billing contact's allocation ledger
 //
 // Every allocation of a crypto deposit to the contact's invoices, and every reversal of
-// one, newest first, as a page (spec 4.12). An allocation has a positive `credit`; a
+// one, newest first, as a page. An allocation has a positive `credit`; a
 // reversal (made by deallocateInvoice) has the negative of the credit it reverses, the
 // same deposit, and names the allocation in `reverses_allocation_id`. Rows are never
 // changed or removed. Works for a deleted contact too.
@@ -15352,7 +15352,7 @@ func (c *RawClient) ListCryptoIncoming(ctx context.Context, organizationId Organ
 
 // ListExpenses List the organization's expenses
 //
-// The organization's expenses, newest first, as a page (spec 4.9). Owners and admins see every
+// The organization's expenses, newest first, as a page. Owners and admins see every
 // expense of the organization; a member sees only the expenses they created, so a `creator_id`
 // naming someone else gives a member an empty page. A deleted draft is never listed.
 //
@@ -15829,7 +15829,7 @@ func (c *RawClient) ApproveInvoice(ctx context.Context, organizationId Organizat
 
 // DeallocateInvoiceWithBody Reverse a paid invoice's allocations
 //
-// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 // reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 // the deposits' amounts become unallocated again, and `accepted_amount` and
 // `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's
@@ -15855,7 +15855,7 @@ func (c *RawClient) DeallocateInvoiceWithBody(ctx context.Context, organizationI
 
 // DeallocateInvoice Reverse a paid invoice's allocations
 //
-// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 // reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 // the deposits' amounts become unallocated again, and `accepted_amount` and
 // `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's
@@ -27180,7 +27180,7 @@ type ClientWithResponsesInterface interface {
 
 	// ProvisionCardToMobileWalletWithBodyWithResponse Provision a card to a mobile wallet
 	//
-	// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+	// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 	// Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 	// SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 	// in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -27210,7 +27210,7 @@ type ClientWithResponsesInterface interface {
 
 	// ProvisionCardToMobileWalletWithResponse Provision a card to a mobile wallet
 	//
-	// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+	// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 	// Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 	// SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 	// in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -27442,7 +27442,7 @@ type ClientWithResponsesInterface interface {
 
 	// BindExpenseWithBodyWithResponse Bind a transaction to an expense
 	//
-	// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+	// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 	// names a transaction of the expense's organization of type `target_type`:
 	//
 	// - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -27470,7 +27470,7 @@ type ClientWithResponsesInterface interface {
 
 	// BindExpenseWithResponse Bind a transaction to an expense
 	//
-	// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+	// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 	// names a transaction of the expense's organization of type `target_type`:
 	//
 	// - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -28335,7 +28335,7 @@ type ClientWithResponsesInterface interface {
 	// ListBillingAllocationsWithResponse List a billing contact's allocation ledger
 	//
 	// Every allocation of a crypto deposit to the contact's invoices, and every reversal of
-	// one, newest first, as a page (spec 4.12). An allocation has a positive `credit`; a
+	// one, newest first, as a page. An allocation has a positive `credit`; a
 	// reversal (made by deallocateInvoice) has the negative of the credit it reverses, the
 	// same deposit, and names the allocation in `reverses_allocation_id`. Rows are never
 	// changed or removed. Works for a deleted contact too.
@@ -28496,7 +28496,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListExpensesWithResponse List the organization's expenses
 	//
-	// The organization's expenses, newest first, as a page (spec 4.9). Owners and admins see every
+	// The organization's expenses, newest first, as a page. Owners and admins see every
 	// expense of the organization; a member sees only the expenses they created, so a `creator_id`
 	// naming someone else gives a member an empty page. A deleted draft is never listed.
 	//
@@ -28821,7 +28821,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeallocateInvoiceWithBodyWithResponse Reverse a paid invoice's allocations
 	//
-	// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+	// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 	// reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 	// the deposits' amounts become unallocated again, and `accepted_amount` and
 	// `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's
@@ -28837,7 +28837,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeallocateInvoiceWithResponse Reverse a paid invoice's allocations
 	//
-	// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+	// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 	// reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 	// the deposits' amounts become unallocated again, and `accepted_amount` and
 	// `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's
@@ -45266,7 +45266,7 @@ func (c *ClientWithResponses) FreezeCardWithResponse(ctx context.Context, cardId
 
 // ProvisionCardToMobileWalletWithBodyWithResponse Provision a card to a mobile wallet
 //
-// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 // Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 // SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 // in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -45302,7 +45302,7 @@ func (c *ClientWithResponses) ProvisionCardToMobileWalletWithBodyWithResponse(ct
 
 // ProvisionCardToMobileWalletWithResponse Provision a card to a mobile wallet
 //
-// The contract's `mobile-wallet-provision`. For the cardholder only, behind step-up.
+// Mobile-wallet provisioning. For the cardholder only, behind step-up.
 // Exchanges the wallet's identifiers for an opaque payment card to hand to the wallet
 // SDK (Apple Pay, Google Pay): `client_device_id` and `client_wallet_account_id` for
 // in-app provisioning, `server_session_id` for web push provisioning; each optional,
@@ -45618,7 +45618,7 @@ func (c *ClientWithResponses) ApproveExpenseWithResponse(ctx context.Context, ex
 
 // BindExpenseWithBodyWithResponse Bind a transaction to an expense
 //
-// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 // names a transaction of the expense's organization of type `target_type`:
 //
 //   - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -45652,7 +45652,7 @@ func (c *ClientWithResponses) BindExpenseWithBodyWithResponse(ctx context.Contex
 
 // BindExpenseWithResponse Bind a transaction to an expense
 //
-// Adds a binding and keeps the existing ones (spec 4.9); answers the expense. `target_id`
+// Adds a binding and keeps the existing ones; answers the expense. `target_id`
 // names a transaction of the expense's organization of type `target_type`:
 //
 //   - `card_transaction`: the card transaction's row in the transactions feed (the
@@ -46787,7 +46787,7 @@ func (c *ClientWithResponses) UpdateBillingContactWithResponse(ctx context.Conte
 // ListBillingAllocationsWithResponse List a billing contact's allocation ledger
 //
 // Every allocation of a crypto deposit to the contact's invoices, and every reversal of
-// one, newest first, as a page (spec 4.12). An allocation has a positive `credit`; a
+// one, newest first, as a page. An allocation has a positive `credit`; a
 // reversal (made by deallocateInvoice) has the negative of the credit it reverses, the
 // same deposit, and names the allocation in `reverses_allocation_id`. Rows are never
 // changed or removed. Works for a deleted contact too.
@@ -46990,7 +46990,7 @@ func (c *ClientWithResponses) ListCryptoIncomingWithResponse(ctx context.Context
 
 // ListExpensesWithResponse List the organization's expenses
 //
-// The organization's expenses, newest first, as a page (spec 4.9). Owners and admins see every
+// The organization's expenses, newest first, as a page. Owners and admins see every
 // expense of the organization; a member sees only the expenses they created, so a `creator_id`
 // naming someone else gives a member an empty page. A deleted draft is never listed.
 //
@@ -47411,7 +47411,7 @@ func (c *ClientWithResponses) ApproveInvoiceWithResponse(ctx context.Context, or
 
 // DeallocateInvoiceWithBodyWithResponse Reverse a paid invoice's allocations
 //
-// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 // reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 // the deposits' amounts become unallocated again, and `accepted_amount` and
 // `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's
@@ -47433,7 +47433,7 @@ func (c *ClientWithResponses) DeallocateInvoiceWithBodyWithResponse(ctx context.
 
 // DeallocateInvoiceWithResponse Reverse a paid invoice's allocations
 //
-// Owners and admins: `paid` → `sent` (spec 3.7). Every allocation of the invoice gets a
+// Owners and admins: `paid` → `sent`. Every allocation of the invoice gets a
 // reversal entry (negative `credit`, same deposit) in the contact's allocation ledger,
 // the deposits' amounts become unallocated again, and `accepted_amount` and
 // `completed_at` become null. Any other state is `409 conflict`; a member asking for an owner's or admin's

@@ -1,5 +1,5 @@
-// Package apikey holds the API keys programs act through (spec 4.13): their
-// format, scopes and roles, rotation with a 24-hour overlap, revocation, and
+// Package apikey holds the API keys programs act through (docs/api.md, API
+// keys): their format, scopes and roles, rotation with a 24-hour overlap, revocation, and
 // the authentication of a key sent as a bearer token.
 package apikey
 
@@ -27,7 +27,8 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
-// Rules of spec 4.13.
+// At most MaxActive unrevoked keys per organization; after a rotation the
+// previous secret works for RotationOverlap.
 const (
 	MaxActive       = 50
 	RotationOverlap = 24 * time.Hour
@@ -36,7 +37,7 @@ const (
 	lastUsedPrecision = time.Minute
 )
 
-// Scopes maps every scope to the lowest role allowed to hold it (spec 4.13 rule 2).
+// Scopes maps every scope to the lowest role allowed to hold it.
 var Scopes = map[string]organization.Role{
 	"balances:read":          organization.Member,
 	"events:read":            organization.Member,
@@ -95,7 +96,7 @@ func (s *Service) credentialCache() *credentialCache {
 
 const secretPurpose = "api-key-secret"
 
-// The alphabets of a key's lookup and secret (CONTRACT §5).
+// The alphabets of a key's lookup and secret.
 const (
 	lookupAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 	secretAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -198,7 +199,7 @@ type UpdateRequest struct{ Request }
 // Validate checks the body's fields.
 func (r UpdateRequest) Validate() error { return r.validate(false) }
 
-// checkGrant applies rules 2 and 3: no scope above the key's role, no key
+// checkGrant applies the grant rules: no scope above the key's role, no key
 // role above the creator's.
 func checkGrant(creator, role organization.Role, scopes []string) error {
 	if !creator.AtLeast(role) {
@@ -229,7 +230,7 @@ func (s *Service) manager(ctx context.Context, q db.Querier, a actor.Actor, orgI
 }
 
 // keyManager is manager for operations on one key: to anyone but owners and
-// admins the key id is simply not found (rule 7).
+// admins the key id is simply not found.
 func (s *Service) keyManager(ctx context.Context, q db.Querier, a actor.Actor, orgID uuid.UUID, write bool) (organization.Role, error) {
 	role, err := s.manager(ctx, q, a, orgID, write)
 	if apierr.Is(err, apierr.Forbidden) {
@@ -289,7 +290,7 @@ func PageKey(k Key) page.Key { return page.Key{ID: k.ID.String()} }
 var errRevoked = apierr.New(apierr.APIKeyRevoked, "This API key is revoked and cannot be changed.")
 
 // changeable reads one of orgID's keys for a change by a manager: not_found
-// to anyone else (rule 7), api_key_revoked once revoked. It returns the
+// to anyone else, api_key_revoked once revoked. It returns the
 // manager's role with the key.
 func (s *Service) changeable(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (organization.Role, Key, error) {
 	q := s.DB.Reader()

@@ -77,7 +77,7 @@ func want(t *testing.T, what string, err error, typ apierr.Type) {
 	}
 }
 
-// TestParseToken is the key format of rule 1 (CONTRACT §5).
+// TestParseToken is the key format (docs/api.md, API keys).
 func TestParseToken(t *testing.T) {
 	lookup, secret := "abcd1234", strings.Repeat("aZ9", 14)+"x"
 	for _, tc := range []struct {
@@ -109,9 +109,9 @@ func TestParseToken(t *testing.T) {
 	}
 }
 
-// TestGrantRules: only owners and admins create keys (rule 7), a key's role
-// is never above its creator's (rule 3) nor an owner, and no scope is above
-// the key's role (rule 2).
+// TestGrantRules: only owners and admins create keys, a key's role is
+// never above its creator's nor an owner, and no scope is above the key's
+// role.
 func TestGrantRules(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
@@ -148,7 +148,7 @@ func TestGrantRules(t *testing.T) {
 		owner := organization.Owner
 		_, err = e.svc.Update(ctx, creators[organization.Admin], e.org.ID, k.ID, apikey.UpdateRequest{Request: apikey.Request{Role: &owner}})
 		want(t, "admin raising a key to owner", err, apierr.RoleExceedsCreator)
-		// To a member a key id is not found, whatever the operation (rule 7).
+		// To a member a key id is not found, whatever the operation.
 		_, err = e.svc.Revoke(ctx, creators[organization.Member], e.org.ID, k.ID)
 		want(t, "member revoking", err, apierr.NotFound)
 		_, _, err = e.svc.Rotate(ctx, creators[organization.Member], e.org.ID, k.ID)
@@ -156,7 +156,8 @@ func TestGrantRules(t *testing.T) {
 	})
 }
 
-// TestRotationKeepsTwoSecretsForADay is rule 4 on the manual clock.
+// TestRotationKeepsTwoSecretsForADay: after a rotation the previous secret
+// works for 24 hours and only the two latest work, on the manual clock.
 func TestRotationKeepsTwoSecretsForADay(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
@@ -203,7 +204,7 @@ func TestRotationKeepsTwoSecretsForADay(t *testing.T) {
 	})
 }
 
-// TestRevokedKeyIsRefused is rule 5: a revoked key stops at once and cannot
+// TestRevokedKeyIsRefused: a revoked key stops at once and cannot
 // change; revoking again returns it unchanged.
 func TestRevokedKeyIsRefused(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
@@ -286,7 +287,7 @@ func TestAuthenticate(t *testing.T) {
 			_, err := e.svc.Authenticate(ctx, secret)
 			want(t, string(s), err, apierr.OrganizationUnavailable)
 		}
-		// A ban revokes every key, and lifting it restores none (rule 6).
+		// A ban revokes every key, and lifting it restores none.
 		setStatus(organization.Active)
 		if err := e.d.Tx(ctx, func(tx *db.Tx) error { return apikey.RevokeAll(ctx, tx, e.org.ID) }); err != nil {
 			t.Fatal(err)

@@ -27,8 +27,8 @@ const (
 // anything itself: the secret, revocation, rotation overlap and
 // organization status are checked on every request against what it holds.
 //
-// Staleness is what must not happen (revocation stops a key at once, spec
-// 4.13 rule 5): every change to a key notifies Topic, every change of an
+// Staleness is what must not happen (revocation stops a key at once, on
+// every instance): every change to a key notifies Topic, every change of an
 // organization's status organization.StatusTopic, and either empties the
 // cache of every instance as it commits (db.DB.Watch). A read that began
 // before an emptying is not kept (epoch), and nothing is kept while

@@ -98,7 +98,7 @@ func revokeKey(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error {
 }
 
 // RevokeAll revokes every key of orgID in the caller's transaction: a banned
-// organization loses its keys for good (rule 6).
+// organization loses its keys for good: lifting the ban restores none.
 func RevokeAll(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
 	tx.Notify(Topic)
 	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE organization_id = $1 AND revoked_at IS NULL`, orgID, tx.Now())

@@ -19,7 +19,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
 
-// Config is the server's configuration (CONTRACT §0): environment variables,
+// Config is the server's configuration (README, Configuration): environment variables,
 // overridden by flags of the same name in kebab case.
 type Config struct {
 	Addr          string

@@ -7,16 +7,14 @@ import (
 
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/job"
 )
 
-// workers are the background loops of the process: the job runner (message
-// delivery, which the outbox registers as one of the services, and every
-// retried task) and the domain-event dispatcher.
+// workers are the background loops of the process: the job runner runs
+// message delivery (the outbox registers it as one of the services) and
+// every retried task.
 type workers struct {
-	jobs   *job.Runner
-	events *event.Dispatcher
+	jobs *job.Runner
 }
 
 // jobHandlers is implemented by services that run background jobs.
@@ -26,8 +24,7 @@ type jobHandlers interface {
 
 func newWorkers(d *db.DB, clk clock.Clock, logger *slog.Logger, services ...jobHandlers) *workers {
 	w := &workers{
-		jobs:   job.NewRunner(d, clk, logger),
-		events: event.NewDispatcher(d, logger),
+		jobs: job.NewRunner(d, clk, logger),
 	}
 	for _, s := range services {
 		s.Register(w.jobs)
@@ -36,10 +33,7 @@ func newWorkers(d *db.DB, clk clock.Clock, logger *slog.Logger, services ...jobH
 }
 
 // start runs the workers until ctx is cancelled; wg tells when they have
-// stopped. The dispatcher starts only when something subscribed to events.
+// stopped.
 func (w *workers) start(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Go(func() { w.jobs.Run(ctx) })
-	if w.events.HasSubscribers() {
-		wg.Go(func() { w.events.Run(ctx) })
-	}
 }

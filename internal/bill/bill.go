@@ -1,7 +1,7 @@
 // Package bill turns supplier invoices into bills: a bill is created from a
 // stored file, read by an extraction job (package extract) into its fields,
 // corrected by people, given a payment contact, and paid through one
-// payment at a time (spec 2.6, 3.1; CONTRACT §8).
+// payment at a time (docs/api.md, Bills).
 package bill
 
 import (
@@ -18,7 +18,8 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
-// Status is where a bill stands (spec 3.1).
+// Status is where a bill stands: extracting, extracted, payment_requested
+// or cancelled.
 type Status string
 
 // The statuses of a bill.
@@ -153,7 +154,7 @@ func checkText(f *apierr.Fields, field string, v *string) {
 		field, "must be 1 to 140 characters, without control characters or leading or trailing spaces.")
 }
 
-// ListFilter narrows the bill list (CONTRACT §8).
+// ListFilter narrows the bill list; due dates are inclusive.
 type ListFilter struct {
 	Status      *Status
 	DueDateFrom *string

@@ -46,7 +46,7 @@ func (s *Service) Register(r *job.Runner) { r.Handle(extractJob, s.extract) }
 // extract reads the file of a bill still extracting and fills the fields
 // people have not filled meanwhile; a file nothing can be read from sets
 // extraction_failed_at. Either way the bill becomes extracted, a normal
-// bill whose fields are the user's to complete (spec 3.1), and
+// bill whose fields are the user's to complete, and
 // bill.event_appended tells the organization. Reading the file happens
 // outside the transaction; a failure to read the bytes is retried.
 func (s *Service) extract(ctx context.Context, j job.Job) error {

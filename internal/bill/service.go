@@ -27,7 +27,8 @@ type Service struct {
 }
 
 // EventAppended is the event type of a bill's extraction progress and
-// result (spec §6), delivered on the organization's realtime channel.
+// result, delivered on the organization's realtime channel (docs/api.md,
+// Realtime).
 const EventAppended = "bill.event_appended"
 
 // The events of a bill's history, in EventAppended's data.
@@ -201,8 +202,9 @@ func (s *Service) Editable(ctx context.Context, tx *db.Tx, a actor.Actor, id uui
 	return b, err
 }
 
-// Update changes the fields r sends, in the caller's transaction tx: not
-// while a payment is requested or once cancelled (conflict). The payment
+// Update changes the fields r sends (one left out keeps its value, null
+// clears it), in the caller's transaction tx: not while a payment is
+// requested or once cancelled (conflict). The payment
 // contact r may set is the caller's to check in tx: a payment contact of the
 // bill's organization (the bill-payment flow, internal/flow/billpay, does).
 func (s *Service) Update(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID, r PatchRequest) (Bill, error) {

@@ -1,4 +1,4 @@
-// Package card holds payment cards (spec 2.5, 3.2, 4.7; CONTRACT §6): the
+// Package card holds payment cards (docs/api.md, Cards): the
 // monthly spending limit and what was spent against it, freezing, physical
 // cards with their activation and PIN, wallet provisioning, and the
 // authorizations an issuing network asks of a card, which debit the
@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Statuses of a card (spec 2.5).
+// Statuses of a card.
 const (
 	Active   = "active"
 	Inactive = "inactive"
@@ -22,13 +22,13 @@ const (
 // Statuses lists every status, for validating filters and sandbox input.
 var Statuses = []string{Active, Inactive, Expired, Revoked}
 
-// Card providers (CONTRACT §6).
+// Card providers, the card_provider of a card.
 const (
 	Visa       = "visa_issuer"
 	Mastercard = "mastercard_issuer"
 )
 
-// States of a card's physical counterpart (spec 2.5).
+// States of a card's physical counterpart.
 const (
 	PhysicalNone               = "none"
 	PhysicalAwaitingActivation = "awaiting_activation"
@@ -70,7 +70,8 @@ type Card struct {
 	// UTC calendar month of the service clock. Refunds never exceed the
 	// month's purchases, so it is never below zero.
 	SpentThisMonth int64
-	// AvailableActions are what the viewer may do now, in contract order.
+	// AvailableActions are what the viewer may do now, in this order:
+	// order_physical, activate, set_pin, freeze, unfreeze.
 	AvailableActions []string
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
@@ -104,7 +105,7 @@ type Address struct {
 }
 
 // Utilization is the percent of the monthly limit spent, rounded half up
-// to a whole number (CONTRACT §6); 0 when the limit is 0.
+// to a whole number; 0 when the limit is 0.
 func (c Card) Utilization() int64 {
 	limit := c.MonthlyLimit * 100
 	if limit == 0 {

@@ -35,7 +35,8 @@ type Issuer interface {
 	SendActivationLetter(ctx context.Context, tx *db.Tx, cardID uuid.UUID, code string) error
 }
 
-// Networks and their token service providers (CONTRACT §6).
+// Networks and their token service providers: VTS for Visa, MDES for
+// Mastercard.
 var (
 	networkOf      = map[string]string{Visa: "visa", Mastercard: "mastercard"}
 	tokenServiceOf = map[string]string{Visa: "VTS", Mastercard: "MDES"}
@@ -49,7 +50,7 @@ var Networks = []string{"visa", "mastercard"}
 // SandboxIssuer issues test card numbers and keeps a token service
 // provider key per network, made on first use and stored sealed, so every
 // instance on the database encrypts to the same key and the sandbox can
-// hand its private half to a test (CONTRACT §9).
+// hand its private half to a test (GET /api/v1/sandbox/wallet-provider-key).
 type SandboxIssuer struct {
 	DB   *db.DB
 	Keys *keyring.Keyring

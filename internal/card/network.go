@@ -20,7 +20,7 @@ import (
 
 // This file is the issuing network's side of cards: issuing one, its
 // status and shipping as the issuer reports them, and the authorizations
-// merchants ask for. The sandbox drives them (CONTRACT §9).
+// merchants ask for. The sandbox helpers drive them (docs/api.md, The sandbox).
 
 // IssueRequest describes a card to issue.
 type IssueRequest struct {
@@ -206,13 +206,13 @@ func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
 	return Shipment{Card: c, ActivationCode: code}, nil
 }
 
-// Authorization kinds and channels (CONTRACT §9).
+// Authorization kinds and channels a merchant's request may name.
 var (
 	AuthorizationKinds = []string{"purchase", "refund"}
 	Channels           = []string{"online", "terminal", "atm", "wallet"}
 )
 
-// Decline reasons, in the order they are checked (CONTRACT §6). An
+// Decline reasons, in the order they are checked (docs/api.md, Cards). An
 // organization that is not active moves no money at all, so it comes first.
 const (
 	DeclineOrganizationUnavailable = "organization_unavailable"
@@ -257,8 +257,8 @@ type Decision struct {
 	Transaction   *ledger.Transaction
 }
 
-// Authorize decides a merchant's request in one transaction, in the order
-// of CONTRACT §6. An approved purchase debits the organization's US-dollar
+// Authorize decides a merchant's request in one transaction, checking the
+// decline reasons in their order. An approved purchase debits the organization's US-dollar
 // balance through the ledger and adds to the month's spending; a refund,
 // never more than what is left of the month's purchases, credits it and
 // lowers the spending; either adds a card_transaction row to
@@ -323,7 +323,7 @@ func (s *Service) Authorize(ctx context.Context, id uuid.UUID, r AuthorizationRe
 }
 
 // fileExpense files an approved purchase of a held card as its cardholder's
-// expense (CONTRACT §8); refunds and organization cards file none.
+// expense (docs/api.md, Expenses); refunds and organization cards file none.
 func (s *Service) fileExpense(ctx context.Context, tx *db.Tx, c stored, r AuthorizationRequest, bill money.Amount, t ledger.Transaction) error {
 	if s.Expenses == nil || r.refund() || c.UserID == nil {
 		return nil
@@ -335,7 +335,7 @@ func (s *Service) fileExpense(ctx context.Context, tx *db.Tx, c stored, r Author
 	return nil
 }
 
-// decline is the first reason, in contract order, to refuse r on c; ""
+// decline is the first reason, in the order of the Decline constants, to refuse r on c; ""
 // when none holds apart from funds, which only the ledger can tell.
 func (s *Service) decline(c stored, status organization.Status, r AuthorizationRequest, usdCents int64) string {
 	switch {

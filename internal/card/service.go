@@ -476,5 +476,5 @@ func (s *Service) SetPIN(ctx context.Context, a actor.Actor, id uuid.UUID, r PIN
 	return err
 }
 
-// validStatus reports whether s is a card status (spec 2.5).
+// validStatus reports whether s is a card status.
 func validStatus(s string) bool { return slices.Contains(Statuses, s) }

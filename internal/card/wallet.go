@@ -14,14 +14,14 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )
 
-// WalletRequest is the body of mobile-wallet provisioning (spec 4.7).
+// WalletRequest is the body of mobile-wallet provisioning.
 type WalletRequest struct {
 	ClientDeviceID        *string `json:"client_device_id"`
 	ClientWalletAccountID *string `json:"client_wallet_account_id"`
 	ServerSessionID       *string `json:"server_session_id"`
 }
 
-// MaxWalletIdentifier is the longest wallet identifier (spec §8).
+// MaxWalletIdentifier is the longest wallet identifier, in characters.
 const MaxWalletIdentifier = 255
 
 // Validate checks the identifiers' lengths.
@@ -55,7 +55,8 @@ type WalletAddress struct {
 	Line1, Line2, City, CountryCode, Name, Phone, PostalCode, State *string
 }
 
-// walletPayload is the plaintext of opaque_payment_card (CONTRACT §6).
+// walletPayload is the plaintext of opaque_payment_card, the JSON the
+// token service provider decrypts.
 type walletPayload struct {
 	PAN                   string  `json:"pan"`
 	ExpiryMonth           int     `json:"expiry_month"`

@@ -36,8 +36,8 @@ func billFields(t *testing.T, b api.Bill) map[string]string {
 	return out
 }
 
-// billFillable are the fields extraction and people fill (spec 2.6, amount
-// to sort_code, and payment_contact_id).
+// billFillable are the fields extraction and people fill (amount to
+// sort_code, and payment_contact_id).
 var billFillable = []string{"amount", "currency", "bill_number", "issue_date", "due_date", "supplier_name", "supplier_tax_id",
 	"payment_reference", "payment_contact_id", "account_holder_name", "account_number", "iban", "swift_code", "aba_code", "bank_code",
 	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code"}

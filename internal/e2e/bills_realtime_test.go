@@ -17,9 +17,9 @@ func nextBillEvent(t *testing.T, st *apitest.Stream, org string) api.BillEventAp
 	return e
 }
 
-// A bill's extraction is told on the organization's realtime channel (spec
-// §6): started when the bill is created, then completed with the fields
-// read, or failed.
+// A bill's extraction is told on the organization's realtime channel
+// (docs/api.md, Realtime): started when the bill is created, then completed
+// with the fields read, or failed.
 func TestBillExtractionIsToldOnTheRealtimeChannel(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "bill-realtime@acme.test", "")

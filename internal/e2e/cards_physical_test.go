@@ -14,7 +14,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Physical cards (CONTRACT §6, DECISIONS): ordering with a shipping
+// Physical cards (docs/api.md, Cards): ordering with a shipping
 // address, shipping in the sandbox, activation by the cardholder with the
 // 6-digit code of the card's letter (guesses limited per person), and
 // setting a PIN behind a step-up.

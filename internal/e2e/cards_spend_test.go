@@ -14,7 +14,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Card spending (CONTRACT §6, DECISIONS "Authorizations"): what purchases
+// Card spending (docs/api.md, Cards): what purchases
 // and refunds do to the limit, the balance and the feed, in which order
 // declines are decided, and that concurrency never spends past a limit or a balance.
 
@@ -313,7 +313,8 @@ func TestCardSpendingResetsAtTheMonthBoundary(t *testing.T) {
 }
 
 // TestCardDeclineReasonsComeInContractOrder builds situations where several
-// reasons to decline hold at once; the first in the contract's order wins,
+// reasons to decline hold at once; the first in the order of docs/api.md,
+// Cards, wins,
 // and no decline moves money or adds a feed row.
 func TestCardDeclineReasonsComeInContractOrder(t *testing.T) {
 	s := apitest.Start(t)

@@ -16,7 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Cards (CONTRACT §6, /tmp/cards/DECISIONS.md): listing, reading, changing
+// Cards (docs/api.md, Cards): listing, reading, changing
 // the limit and holder name, freezing and unfreezing, who may do what, and
 // how organization status and API keys bound all of it.
 

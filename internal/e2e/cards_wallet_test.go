@@ -16,7 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
 
-// Mobile wallet provisioning (spec 4.7, CONTRACT §6): the cardholder, behind
+// Mobile wallet provisioning (docs/api.md, Cards): the cardholder, behind
 // a step-up, gets an opaque payment card that only the token service
 // provider's key opens; the full card number is never shown anywhere else.
 

@@ -10,7 +10,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Expense bindings (CONTRACT §8, spec 2.7, 4.9): which transactions can be
+// Expense bindings (docs/api.md, Expenses): which transactions can be
 // bound, that a transaction belongs to at most one expense even when two
 // binds race, what totals add up to, and the expense every approved card
 // purchase files for its cardholder.

@@ -9,7 +9,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// The expense list (spec 4.9): newest first, each filter alone and
+// The expense list: newest first, each filter alone and
 // combined, search that treats LIKE wildcards as text, and keyset pages
 // whose cursor is bound to the filters.
 

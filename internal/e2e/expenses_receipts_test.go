@@ -12,7 +12,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Expense receipts (CONTRACT §8): a stored file of the organization
+// Expense receipts (docs/api.md, Expenses): a stored file of the organization
 // attached to an expense, with a signed download path and, for images, a
 // signed PNG thumbnail path; a file is the receipt of at most one expense.
 

@@ -11,7 +11,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Expenses (CONTRACT §8, spec 2.7, 4.9): the editable fields, the moves
+// Expenses (docs/api.md, Expenses): the editable fields, the moves
 // between statuses and who may make them, what members and owners see, and
 // how organization status bounds all of it.
 

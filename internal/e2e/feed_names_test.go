@@ -31,7 +31,7 @@ func (p *payer) newContact(t *testing.T, s *apitest.Server, name, iban string) s
 
 // TestFeedNamesTheCounterparty: every feed row a payment makes (the payment,
 // its fee, the reversal of a failed one, the rows of a batch) names the
-// recipient by its contact name and never shows an id (CONTRACT §7).
+// recipient by its contact name and never shows an id (docs/api.md, Payments).
 func TestFeedNamesTheCounterparty(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "1000.00")

@@ -29,7 +29,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
-// Files (CONTRACT §8): create, PUT the bytes to the signed upload URL,
+// Files (docs/api.md, Files): create, PUT the bytes to the signed upload URL,
 // download them through the signed download URL; every refusal stores
 // nothing; thumbnails of images.
 

@@ -8,7 +8,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// Billing invoices (CONTRACT §8b): helpers shared by the invoicing tests.
+// Billing invoices (docs/api.md, Invoicing): helpers shared by the invoicing tests.
 
 func orgPath(org, rest string) string { return "/api/v1/organizations/" + org + rest }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
-// Onboarding (spec 4.14, CONTRACT §8d): questionnaire options, the
+// Onboarding (docs/api.md, Onboarding): questionnaire options, the
 // subscription acknowledgement, and identity checks with the sandbox
 // provider's token, page and helper.
 

@@ -24,8 +24,8 @@ func expectUnavailable(t *testing.T, r *apitest.Response) {
 }
 
 // TestOrganizationStatusGovernsSessions walks an organization through its
-// statuses (CONTRACT §2): banned and deleted refuse every organization-scoped
-// operation of its staff's sessions, paused refuses what writes and serves
+// statuses (docs/api.md, Authentication): banned and deleted refuse every
+// organization-scoped operation of its staff's sessions, paused refuses what writes and serves
 // reads, and personal operations keep working throughout; active again,
 // everything works.
 func TestOrganizationStatusGovernsSessions(t *testing.T) {

@@ -510,7 +510,7 @@ func TestQuotesConvertCurrencies(t *testing.T) {
 		"source_currency": "EUR", "amount": "100", "amount_side": "send"}).ExpectError(t, 400, "invalid_request")
 }
 
-// TestTransactionFeedPagination walks the feed page by page (spec 4.17 rules 1–4).
+// TestTransactionFeedPagination walks the feed page by page (docs/api.md, Pagination).
 func TestTransactionFeedPagination(t *testing.T) {
 	s := apitest.Start(t)
 	p := newPayer(t, s, "ada@acme.test", "")

@@ -14,7 +14,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// The organization's realtime channel (CONTRACT §8): WebSocket and
+// The organization's realtime channel (docs/api.md, Realtime): WebSocket and
 // server-sent events, replay after a reconnect, organizations kept apart,
 // access re-checked, streams ended by a stop, and delivery across instances.
 
@@ -315,7 +315,8 @@ func TestRealtimeReachesSubscribersOfEveryInstance(t *testing.T) {
 }
 
 // realtimeEnd bounds how long a stream may outlive its session's end: the
-// end is notified as it commits (the contract allows 5 s).
+// end is notified as it commits, so "at once" (docs/api.md, Realtime) is
+// given 5 s here.
 const realtimeEnd = 5 * time.Second
 
 // expectEndedEmpty fails t unless st ends within realtimeEnd having sent

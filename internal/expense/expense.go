@@ -1,4 +1,4 @@
-// Package expense holds expenses (spec 2.7, 3.9, 4.9; CONTRACT §8): what a
+// Package expense holds expenses (docs/api.md, Expenses): what a
 // member spent for the organization, described by its editable fields,
 // backed by the transactions bound to it, and moved through submission to
 // approval and payment by the organization's owners and admins. An
@@ -21,7 +21,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
-// Statuses of an expense (spec 2.7).
+// Statuses of an expense.
 const (
 	Draft     = "draft"
 	Pending   = "pending"
@@ -35,7 +35,7 @@ const (
 // Statuses lists every status, for validating filters.
 var Statuses = []string{Draft, Pending, Working, Submitted, Approved, Rejected, Paid}
 
-// Categories lists every category (spec 2.7).
+// Categories lists every category an expense may have.
 var Categories = []string{"accommodation", "atm_withdrawal", "finance", "logistics", "marketing", "meals", "miscellaneous",
 	"office", "professional", "retail", "technology", "transport", "utilities"}
 
@@ -96,7 +96,7 @@ type Receipt struct {
 	ThumbnailURL *string
 }
 
-// Target types of a binding (spec 2.7).
+// Target types of a binding: the kinds of transaction an expense can bind.
 const (
 	CardTransaction  = "card_transaction"
 	FiatOutgoing     = "fiat_outgoing"
@@ -113,7 +113,7 @@ func editable(status string) bool {
 }
 
 // moves lists the statuses each move starts from and where it leads
-// (CONTRACT §8); any other move is a conflict.
+// (docs/api.md, Expenses); any other move is a conflict.
 var moves = map[string]struct {
 	from []string
 	to   string
@@ -201,7 +201,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Fields are the editable fields of an expense (CONTRACT §8), as a create
+// Fields are the editable fields of an expense, as a create
 // or change request sends them.
 type Fields struct {
 	Category        Text `json:"category"`

@@ -300,7 +300,8 @@ func (s *Service) Delete(ctx context.Context, a actor.Actor, id uuid.UUID) (Expe
 	})
 }
 
-// decide runs an owner's or admin's move of expense id (CONTRACT §8).
+// decide runs an owner's or admin's move of expense id: approve, reject
+// or mark-paid.
 func (s *Service) decide(ctx context.Context, a actor.Actor, id uuid.UUID, move string, reason *string) (Expense, error) {
 	return s.change(ctx, a, id, func(tx *db.Tx, e *Expense, v viewer) error {
 		if !v.manager() {

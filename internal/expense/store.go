@@ -101,7 +101,7 @@ func deleteExpense(ctx context.Context, tx *db.Tx, id uuid.UUID) error {
 	return err
 }
 
-// ListFilter narrows an expense list (spec 4.9). Dates are inclusive.
+// ListFilter narrows an expense list. Dates are inclusive.
 type ListFilter struct {
 	Statuses  []string
 	Search    *string

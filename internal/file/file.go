@@ -29,7 +29,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )
 
-// MaxSize is the largest file accepted, in bytes (CONTRACT §8).
+// MaxSize is the largest file accepted, in bytes (docs/api.md, Files).
 const MaxSize = 20 << 20
 
 // MaxPixels bounds an image's width × height, so that a small file

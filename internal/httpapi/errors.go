@@ -52,7 +52,7 @@ var statusOf = map[apierr.Type]int{
 }
 
 // StatusOf returns the HTTP status of an error type; unknown types are 422,
-// the spec's fallback for unrecognised failures.
+// as unprocessable_entity, the generic fallback (docs/api.md, Errors).
 func StatusOf(t apierr.Type) int {
 	if s, ok := statusOf[t]; ok {
 		return s

@@ -129,7 +129,7 @@ func (s *server) listExpenses(w http.ResponseWriter, r *http.Request) error {
 	return renderPage(w, pages, req, expense.PageKey, newExpenseRecord, es, err)
 }
 
-// expenseFilter reads the list's filters (spec 4.9): statuses (repeated),
+// expenseFilter reads the list's filters: statuses (repeated),
 // search, creator and inclusive calendar dates.
 func expenseFilter(r *http.Request) (expense.ListFilter, error) {
 	q := r.URL.Query()

@@ -228,7 +228,7 @@ func (s *server) executePayment(w http.ResponseWriter, r *http.Request) error {
 	return render(w, http.StatusCreated, newPaymentRecord, out.Payment, err)
 }
 
-// domainEventRecord names the event that recorded a change (CONTRACT §7).
+// domainEventRecord names the event that recorded a change.
 type domainEventRecord struct {
 	EventID     uuid.UUID `json:"event_id"`
 	Stream      string    `json:"stream"`

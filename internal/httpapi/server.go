@@ -157,7 +157,7 @@ const (
 	authNone         authKind = iota // operational endpoints and the sign-in family
 	authSandbox                      // the sandbox token
 	authSession                      // a person's session token
-	authSessionOrKey                 // a session token, or an API key (spec 4.13: one operation today)
+	authSessionOrKey                 // a session token, or an API key (one operation today)
 	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
 )
 

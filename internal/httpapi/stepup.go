@@ -11,14 +11,14 @@ import (
 	"github.com/strongroom/strongroom/internal/stepup"
 )
 
-// stepUpStatusRecord is StepUpStatus (spec 2.9).
+// stepUpStatusRecord is a step-up as GET /api/v1/auth/step-up/{id} answers it.
 type stepUpStatusRecord struct {
 	Status    string     `json:"status"`
 	Active    bool       `json:"active"`
 	ExpiresAt *time.Time `json:"expires_at"`
 }
 
-// stepUpChallengeRecord is error.step_up of a step_up_required answer (spec 2.4).
+// stepUpChallengeRecord is error.step_up of a step_up_required answer.
 type stepUpChallengeRecord struct {
 	Delivery               string     `json:"delivery"`
 	ExpiresAt              *time.Time `json:"expires_at"`
@@ -58,7 +58,7 @@ type approvalCredentialRecord struct {
 	InsertedAt time.Time `json:"inserted_at"`
 }
 
-// challengeRecord is an assurance challenge as the app sees it (spec 2.8).
+// challengeRecord is an assurance challenge as the app sees it.
 type challengeRecord struct {
 	ID                     uuid.UUID  `json:"id"`
 	ActionSummary          *string    `json:"action_summary"`

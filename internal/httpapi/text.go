@@ -17,7 +17,7 @@ import (
 )
 
 // Text a client sends must be valid UTF-8 without the NUL character: in JSON
-// body strings, query parameters and path values alike (CONTRACT §1). Such a
+// body strings, query parameters and path values alike. Such a
 // string is 400 invalid_request naming the field, here in the decoding layer,
 // before any of it reaches the database (PostgreSQL refuses NUL in text, and
 // encoding/json would silently turn invalid UTF-8 into U+FFFD).

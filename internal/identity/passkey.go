@@ -229,7 +229,7 @@ func (s *Service) RemovePasskey(ctx context.Context, a actor.Actor, id uuid.UUID
 	return out, err
 }
 
-// AssertionOptions are the passkey options of a step-up challenge (spec 2.4).
+// AssertionOptions are the passkey options of a step-up challenge (error.step_up).
 type AssertionOptions struct {
 	AllowCredentials []AllowedCredential `json:"allow_credentials"`
 	Challenge        string              `json:"challenge"`

@@ -14,7 +14,8 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
-// Session limits (spec §8).
+// Session limits: a session ends after SessionIdle without a request, and
+// SessionLifetime after sign-in whatever its use (docs/api.md, Authentication).
 const (
 	SessionIdle     = 30 * time.Minute
 	SessionLifetime = 30 * 24 * time.Hour

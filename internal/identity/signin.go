@@ -22,7 +22,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
-// Sign-in limits (spec §8).
+// Sign-in limits (docs/api.md, Authentication).
 const (
 	ChallengeLifetime = 10 * time.Minute
 	// MaxCodeFailures wrong codes lock a challenge token for good.
@@ -42,7 +42,7 @@ type Service struct {
 	Outbox *outbox.Outbox
 }
 
-// Sign-in outcomes (spec 3.5).
+// Sign-in outcomes: the status a sign-in step answers.
 const (
 	StatusAuthenticated     = "authenticated"
 	StatusMFARequired       = "mfa_required"
@@ -191,7 +191,8 @@ func (s *Service) SignIn(ctx context.Context, req SignInRequest) (SignInResult, 
 		case requiresTOTP:
 			return s.challenge(ctx, tx, now, cred.id, device.ID, "totp_setup", remember, StatusTOTPSetupRequired, &out)
 		case cred.passkeys > 0:
-			// A passkey cannot complete sign-in from here (spec §5.7): an authenticator app must be added.
+			// A passkey is bound to the service's own web address and cannot complete sign-in
+			// through the API: an authenticator app must be added.
 			return s.challenge(ctx, tx, now, cred.id, device.ID, "totp_setup", remember, StatusWebAuthnRequired, &out)
 		default:
 			return s.authenticate(ctx, tx, now, cred.id, device.ID, false, &out)

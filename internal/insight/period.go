@@ -1,5 +1,5 @@
-// Package insight sums an organization's money over time (spec 4.15,
-// CONTRACT §8c): what came in, what went out, what its cards spent, and the
+// Package insight sums an organization's money over time (docs/api.md,
+// Insights): what came in, what went out, what its cards spent, and the
 // net of the three, per currency, for each period of a date range.
 //
 // The database keeps the sums per organization, UTC day and currency as

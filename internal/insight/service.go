@@ -26,7 +26,7 @@ type PeriodSums struct {
 	Sums
 }
 
-// Result is the Insights result (spec 2.14).
+// Result is what the insights operation answers.
 type Result struct {
 	Range            Range
 	Periods          []PeriodSums

@@ -1,5 +1,5 @@
-// Package invoicing holds billing invoices (spec 2.10, 2.11, 3.7, 4.12;
-// CONTRACT §8b): the organization's customers as billing contacts, invoices
+// Package invoicing holds billing invoices (docs/api.md, Invoicing): the
+// organization's customers as billing contacts, invoices
 // with their line items and the moves between their states, crypto deposits
 // credited to the organization's balance in a coin, and the allocation of
 // deposits to sent invoices, which marks an invoice paid once covered.
@@ -18,7 +18,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
-// States of an invoice (spec 2.10), in the order the API lists them.
+// States of an invoice, in the order the API lists them.
 const (
 	Draft            = "draft"
 	AwaitingApproval = "awaiting_approval"
@@ -30,7 +30,7 @@ const (
 // States lists every state, for validating filters.
 var States = []string{Draft, AwaitingApproval, Sent, Finalized, Paid}
 
-// Move is one transition an invoice operation makes (CONTRACT §8b, spec 3.7).
+// Move is one transition an invoice operation makes.
 type Move struct {
 	Name string
 	From string
@@ -72,7 +72,7 @@ func NextValidStates(state string) []string {
 }
 
 // Overdue reports whether an invoice in state, due on dueDate (YYYY-MM-DD),
-// is overdue at now: sent and due before today's UTC calendar date (spec 2.10).
+// is overdue at now: sent and due before today's UTC calendar date.
 func Overdue(state, dueDate string, now time.Time) bool {
 	return state == Sent && dueDate < now.UTC().Format(time.DateOnly)
 }
@@ -145,7 +145,7 @@ type Invoice struct {
 	UpdatedAt               time.Time
 }
 
-// Coin deposits: each coin pays invoices in one currency (CONTRACT §8b).
+// Coin deposits: each coin pays invoices in one currency, one coin per unit.
 var coinCurrency = map[string]string{"USDC": "USD", "USDT": "USD", "EURC": "EUR"}
 
 // CoinPays reports whether a deposit in coin may pay an invoice in currency.

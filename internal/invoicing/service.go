@@ -626,8 +626,8 @@ func (s *Service) Finalize(ctx context.Context, a actor.Actor, orgID, id uuid.UU
 	})
 }
 
-// Deallocate reverses every standing allocation of a paid invoice (spec
-// 3.7): owners and admins. Each gets a reversal entry (negative credit,
+// Deallocate reverses every standing allocation of a paid invoice: owners
+// and admins. Each gets a reversal entry (negative credit,
 // same deposit) in the contact's allocation ledger, the deposits get the
 // amounts back unallocated, and the invoice is sent again without
 // accepted_amount and completed_at.

@@ -13,7 +13,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
-// Feed transaction types (CONTRACT §7).
+// Feed transaction types, the type of a transactions feed row.
 var TransactionTypes = []string{"deposit", "fiat_outgoing", "crypto_outgoing", "crypto_incoming", "card_transaction", "internal_transfer", "fee", "reversal"}
 
 // Transaction is one row of an organization's transactions feed.

@@ -12,7 +12,7 @@ import (
 )
 
 // DaySums is what moved in one currency on one UTC day of an organization's
-// feed, in signed minor units (CONTRACT §8c):
+// feed, in signed minor units (docs/api.md, Insights):
 //
 //   - Incoming: deposit and crypto_incoming rows.
 //   - Outgoing: fiat_outgoing, crypto_outgoing and fee rows, less the

@@ -1,7 +1,8 @@
-// Package mca holds multi-currency receiving accounts (spec 2.13, 3.8,
-// 4.11): which currencies an organization can receive, requests to the
-// banking partner, selections saved until business verification is done,
-// retries while the partner is unreachable, and partner webhooks.
+// Package mca holds multi-currency receiving accounts (docs/api.md,
+// Multi-currency accounts): which currencies an organization can receive,
+// requests to the banking partner, selections saved until business
+// verification is done, retries while the partner is unreachable, and
+// partner webhooks.
 package mca
 
 import (
@@ -23,7 +24,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/job"
 )
 
-// Account states (spec 2.13).
+// Account states.
 const (
 	Available  = "available"
 	Processing = "processing"
@@ -31,7 +32,7 @@ const (
 	Active     = "active"
 )
 
-// Outcomes of one requested currency (spec 2.13).
+// Outcomes of one requested currency.
 const (
 	Requested           = "requested"
 	AlreadyActive       = "already_active"
@@ -164,11 +165,11 @@ func (r RequestBody) Validate() error {
 	return f.Err()
 }
 
-// Request asks for receiving accounts in currencies (spec 4.11). Owners and
+// Request asks for receiving accounts in currencies. Owners and
 // admins may ask. The partner's eligibility is read before anything is
 // written, so a failed read changes nothing. A paused organization may ask
 // but changes nothing: its requests are disabled, so every currency's
-// outcome is failed (CONTRACT 5b); a banned or deleted one is refused.
+// outcome is failed; a banned or deleted one is refused.
 func (s *Service) Request(ctx context.Context, a actor.Actor, orgID uuid.UUID, body RequestBody) (Result, error) {
 	q := s.DB.Reader()
 	// Declared a read: while paused it records nothing (see above), and while

@@ -35,7 +35,7 @@ const (
 // ErrUnavailable means the partner could not be reached.
 var ErrUnavailable = errors.New("banking partner unavailable")
 
-// SandboxSettings control the sandbox partner (CONTRACT §9).
+// SandboxSettings control the sandbox partner (POST /api/v1/sandbox/partner).
 type SandboxSettings struct {
 	OfferedCurrencies []string
 	Unavailable       bool

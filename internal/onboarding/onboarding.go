@@ -1,5 +1,5 @@
 // Package onboarding holds what a new customer goes through before banking
-// (spec 4.14, CONTRACT §8d): the personal questionnaire's fixed options, the
+// (docs/api.md, Onboarding): the personal questionnaire's fixed options, the
 // organization's acknowledgement of its auto-assigned subscription plan, and
 // each person's identity check, run by an identity-verification provider
 // behind IdentityProvider.

@@ -191,7 +191,7 @@ type Need struct {
 	// paused; a banned or deleted organization refuses both.
 	Write bool
 	// Scope is the API-key scope that lets a program do it; empty when no
-	// API key may (spec 4.13).
+	// API key may (docs/api.md, API keys).
 	Scope string
 	// Lock, when set to the dialect's row-lock clause (db.Tx.ForShare),
 	// locks the membership and the organization for the caller's

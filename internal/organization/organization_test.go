@@ -14,8 +14,8 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
 
-// TestAuthorizeAppliesTheOrganizationStatus is the policy of CONTRACT §2 in
-// one table: membership first (not_found), then status (paused refuses
+// TestAuthorizeAppliesTheOrganizationStatus is the policy of docs/api.md,
+// Authentication, in one table: membership first (not_found), then status (paused refuses
 // writes, banned and deleted refuse everything), then role (forbidden).
 func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
@@ -68,7 +68,7 @@ func TestAuthorizeAppliesTheOrganizationStatus(t *testing.T) {
 
 // TestCheckAppliesTheKeyRules: an API key acts only where the operation
 // names a scope, on its own organization, while it is active, with that
-// scope and up to its role (spec 4.13).
+// scope and up to its role (docs/api.md, API keys).
 func TestCheckAppliesTheKeyRules(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
@@ -127,7 +127,7 @@ func TestRoleAtLeast(t *testing.T) {
 	}
 }
 
-// TestStatusAllows is CONTRACT §2 for people (reads and writes) and for API
+// TestStatusAllows is the status rule for people (reads and writes) and for API
 // keys, which act only while the organization is active.
 func TestStatusAllows(t *testing.T) {
 	for _, tc := range []struct {

@@ -19,7 +19,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
-// Payment statuses (CONTRACT §7).
+// Payment statuses (docs/api.md, Payments).
 const (
 	AwaitingApproval = "awaiting_approval"
 	Approved         = "approved"
@@ -30,7 +30,7 @@ const (
 	Cancelled        = "cancelled"
 )
 
-// Record is a payment as the API shows it (spec 2.12, CONTRACT §7).
+// Record is a payment as the API shows it.
 type Record struct {
 	ID                   uuid.UUID
 	OrganizationID       uuid.UUID
@@ -104,7 +104,7 @@ func (s *Service) GetPayment(ctx context.Context, a actor.Actor, id uuid.UUID) (
 	return p.Record, nil
 }
 
-// ExecuteRequest is the body of executePayment (spec 4.10).
+// ExecuteRequest is the body of executePayment.
 type ExecuteRequest struct {
 	QuoteID              string  `json:"quote_id"`
 	PayoutReason         *string `json:"payout_reason"`
@@ -364,7 +364,7 @@ func (s *Service) setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status
 	return p.Record, updated(ctx, tx, p.OrganizationID, PaymentUpdated, id)
 }
 
-// Event types of the organization's realtime channel (CONTRACT §8): a
+// Event types of the organization's realtime channel (docs/api.md, Realtime): a
 // payment or approval changed. The event holds only the id; the channel
 // shows the record as it is when it delivers the event.
 const (

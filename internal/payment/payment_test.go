@@ -3,8 +3,6 @@ package payment_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"reflect"
 	"testing"
 	"time"
@@ -57,14 +55,9 @@ func TestCreatingAContactAppendsItsEvent(t *testing.T) {
 		if *c.Bank.IBAN != "GB82WEST12345698765432" || *c.Bank.AccountHolderName != "Westminster Supplies" {
 			t.Fatalf("contact = %+v", c.Bank)
 		}
-		var seen []event.Event
-		dispatcher := event.NewDispatcher(d, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		dispatcher.Subscribe("test", func(_ context.Context, e event.Event) error {
-			seen = append(seen, e)
-			return nil
-		})
-		if err := waitDispatch(ctx, dispatcher, &seen); err != nil || len(seen) != 1 {
-			t.Fatalf("dispatched %d events (%v), want the contact's one", len(seen), err)
+		seen, err := organizationEvents(ctx, d, org.ID)
+		if err != nil || len(seen) != 1 {
+			t.Fatalf("read %d events (%v), want the contact's one", len(seen), err)
 		}
 		e := seen[0]
 		var data map[string]any
@@ -134,13 +127,26 @@ func TestExecuteReplaysThePaymentAsCreated(t *testing.T) {
 	})
 }
 
-// waitDispatch dispatches until the subscriber has seen an event; on
-// PostgreSQL an event is read only once older transactions have ended.
-func waitDispatch(ctx context.Context, d *event.Dispatcher, seen *[]event.Event) error {
-	for deadline := time.Now().Add(30 * time.Second); len(*seen) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if err := d.DispatchPending(ctx); err != nil {
-			return err
+// organizationEvents reads orgID's committed events as a reconnecting
+// realtime client's replay does, until there is at least one; on PostgreSQL
+// an event is read only once every older transaction has ended.
+func organizationEvents(ctx context.Context, d *db.DB, orgID uuid.UUID) ([]event.Event, error) {
+	tail := event.NewTail(d, nil, 0, 0)
+	defer tail.Close()
+	var seen []event.Event
+	for deadline := time.Now().Add(30 * time.Second); len(seen) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		sub, err := tail.Subscribe(ctx, orgID)
+		if err != nil {
+			return nil, err
+		}
+		err = sub.Replay(ctx, event.Position{}, time.Time{}, func(e event.Event) error {
+			seen = append(seen, e)
+			return nil
+		})
+		sub.Close()
+		if err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return seen, nil
 }

@@ -17,10 +17,10 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
-// QuoteLifetime is how long a quote can be executed (CONTRACT §7).
+// QuoteLifetime is how long a quote can be executed.
 const QuoteLifetime = 15 * time.Minute
 
-// StatementDescriptionMax is the longest statement description (spec §8).
+// StatementDescriptionMax is the longest statement description, in characters.
 const StatementDescriptionMax = 35
 
 // Service runs payments. Every time it applies is its transaction's Now

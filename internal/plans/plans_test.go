@@ -42,7 +42,6 @@ var showPlans = flag.Bool("plans", false, "log every captured statement with its
 var smallTables = map[string]bool{
 	"goose_db_version":     true, // one row per migration
 	"settings":             true, // a handful of keys (secrets, seeded flags)
-	"event_subscriptions":  true, // one row per event consumer of the program
 	"wallet_provider_keys": true, // one key per wallet provider
 }
 

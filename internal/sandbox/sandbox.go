@@ -1,5 +1,5 @@
-// Package sandbox holds the helpers of the `test` environment (CONTRACT §9):
-// they create organizations and users, move an organization's status and
+// Package sandbox holds the helpers of the `test` environment (docs/api.md,
+// The sandbox): they create organizations and users, move an organization's status and
 // business verification, advance the manual clock and read the outbox, so
 // clients and tests can drive every rule of the API without a real bank.
 package sandbox
@@ -245,7 +245,7 @@ func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (organization.Organization, error) {
 		org, err := organization.SetStatus(ctx, tx, orgID, c.Status)
 		if err == nil && org.Status == organization.Banned {
-			// A ban revokes every key for good; lifting it restores none (spec 4.13 rule 6).
+			// A ban revokes every key for good; lifting it restores none.
 			err = apikey.RevokeAll(ctx, tx, org.ID)
 		}
 		return org, err

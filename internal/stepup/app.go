@@ -44,7 +44,8 @@ func (r CredentialRequest) Validate() error {
 	return f.Err()
 }
 
-// errAppOnly refuses what only the service's own mobile apps may do (spec §5.9).
+// errAppOnly refuses what only the service's own mobile apps may do: a
+// server must never register itself as a person's phone.
 var errAppOnly = apierr.New(apierr.Forbidden, "Only the Strongroom iOS and Android apps can register an approval credential; a server must never act as a person's phone.")
 
 // RegisterCredential stores the approving app's key for the calling device,
@@ -89,7 +90,8 @@ func storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, devic
 	return err
 }
 
-// Challenge is an assurance challenge as the app sees it (spec 2.8, CONTRACT §4).
+// Challenge is an assurance challenge as the app sees it (docs/api.md,
+// Step-up and the approving app).
 type Challenge struct {
 	ID             uuid.UUID
 	ActionSummary  *string
@@ -102,7 +104,7 @@ type Challenge struct {
 	SigningPayload string
 	Kind           string
 	// StepUpAuthenticationID is set for a step_up challenge; a payment
-	// approval points at its approval alone (CONTRACT §4).
+	// approval points at its approval alone.
 	StepUpAuthenticationID *uuid.UUID
 	ApprovalID             *uuid.UUID
 }

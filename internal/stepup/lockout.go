@@ -15,8 +15,8 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
 
-// Guessing step-up codes is bounded per person, not per step-up (CONTRACT
-// §3): every wrong authenticator or emailed code is a row of
+// Guessing step-up codes is bounded per person, not per step-up: every
+// wrong authenticator or emailed code is a row of
 // step_up_code_failures, and when MaxWrongCodes of them fall within
 // WrongCodeWindow, step_up_lockouts.locked_until closes completion and
 // minting for LockoutDuration. A right code does not wipe the count, so

@@ -16,7 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
 
-// The sandbox's software approving app (CONTRACT §9): an approval
+// The sandbox's software approving app (docs/api.md, The sandbox): an approval
 // credential whose Ed25519 key the server holds, sealed with the keyring,
 // so tests and integrators can answer challenges without a phone. It exists
 // only behind the sandbox helpers of environment test.

@@ -3,7 +3,7 @@
 // assurance challenge in the person's approving app), verifies them by app
 // approval, authenticator code or emailed code, and opens the sudo window.
 //
-// The state machines of sudo sessions (spec 3.4) and challenges (3.3) live
+// The state machines of sudo sessions and challenges live
 // here alone; every move is a conditional update, so concurrent answers and
 // an answer racing an expiry settle to one outcome.
 package stepup
@@ -26,7 +26,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 )
 
-// Limits of step-up (CONTRACT §3, §4).
+// Limits of step-up (docs/api.md, Step-up and the approving app).
 const (
 	ChallengeLifetime = 5 * time.Minute
 	WindowLifetime    = 10 * time.Minute
@@ -44,7 +44,7 @@ const (
 	LockoutDuration = 15 * time.Minute
 )
 
-// Sudo-session states (spec 3.4).
+// Sudo-session states.
 const (
 	StatusPending  = "pending"
 	StatusActive   = "active"
@@ -52,7 +52,7 @@ const (
 	StatusExpired  = "expired"
 )
 
-// Challenge states (spec 2.8) beyond those shared with sudo sessions.
+// Challenge states beyond those shared with sudo sessions.
 const (
 	ChallengeSatisfied = "satisfied"
 	ChallengeConsumed  = "consumed"
@@ -80,7 +80,7 @@ type Service struct {
 	Identity *identity.Service
 }
 
-// StepUpChallenge is error.step_up of a step_up_required answer (spec 2.4).
+// StepUpChallenge is error.step_up of a step_up_required answer.
 type StepUpChallenge struct {
 	// Delivery is the first of Methods: where the person is asked first.
 	Delivery               string

@@ -40,7 +40,7 @@ var errSudoNotFound = apierr.NotFoundf("Step-up")
 // every transaction that changes them locks it first (see lockSudo), so a
 // poll and an approval in the app cannot lock the same rows in opposite
 // orders and deadlock on PostgreSQL. A sudo session of another
-// bearer session is not found (spec 4.6).
+// bearer session is not found.
 func (s *Service) loadSudo(ctx context.Context, tx *db.Tx, a actor.Actor, column string, id uuid.UUID) (sudo, error) {
 	if err := expireStale(ctx, tx, a.UserID); err != nil {
 		return sudo{}, err
@@ -83,7 +83,7 @@ func expireStale(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	return err
 }
 
-// Status is StepUpStatus (spec 2.9).
+// Status is a step-up as GET /api/v1/auth/step-up/{id} answers it.
 type Status struct {
 	Status    string
 	Active    bool
@@ -298,7 +298,7 @@ func (s *Service) RequestFallback(ctx context.Context, a actor.Actor, r Fallback
 	})
 }
 
-// ExpiredSudoSession answers exit (spec 2.9).
+// ExpiredSudoSession answers exiting a step-up.
 type ExpiredSudoSession struct {
 	Active    bool
 	ExpiresAt time.Time // when the window ended

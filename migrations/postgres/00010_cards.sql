@@ -1,5 +1,5 @@
 -- +goose Up
--- Cards (spec 2.5, CONTRACT §6). The full card number is kept only sealed
+-- Cards (docs/api.md, Cards). The full card number is kept only sealed
 -- (pan_sealed, opened with the root secret); the PIN only as a keyed hash.
 CREATE TABLE cards (
     id                   UUID PRIMARY KEY,

@@ -1,5 +1,5 @@
 -- +goose Up
--- Realtime channel (CONTRACT §8): each domain event names the organization
+-- Realtime channel (docs/api.md, Realtime): each domain event names the organization
 -- whose channel carries it. Events written before have none and are never
 -- replayed. A reconnecting client's replay reads one organization's events
 -- of the last 24 hours, hence the index by organization and time.

@@ -1,5 +1,5 @@
 -- +goose Up
--- Bills (spec 2.6, 3.1; CONTRACT §8): a supplier invoice read from a stored
+-- Bills (docs/api.md, Bills): a supplier invoice read from a stored
 -- file, edited by people, and paid through one payment at a time.
 -- Dates are civil dates as text (YYYY-MM-DD); the amount is in minor units
 -- of currency, so it is never kept without one.

@@ -1,6 +1,6 @@
 -- +goose Up
 -- Billing invoices, their contacts, crypto deposits and the allocations of
--- deposits to invoices (spec 2.10, 2.11, 3.7, 4.12; CONTRACT §8b).
+-- deposits to invoices (docs/api.md, Invoicing).
 -- Dates are civil dates as text (YYYY-MM-DD). Invoice amounts are minor units
 -- of the invoice's currency; deposit amounts are millionths of the coin.
 CREATE TABLE billing_contacts (

@@ -1,5 +1,5 @@
 -- +goose Up
--- Onboarding (spec 4.14, CONTRACT §8d).
+-- Onboarding (docs/api.md, Onboarding).
 -- Whether an organization must acknowledge its auto-assigned subscription
 -- plan, and when it first did: acknowledged_at is set once (the statement that
 -- sets it requires it to be NULL), so the first acknowledgement wins.

@@ -1,6 +1,6 @@
 -- +goose Up
 -- Wrong step-up codes (authenticator or emailed) per person, across every
--- step-up: ten within 24 hours lock step-up for the person (CONTRACT §3).
+-- step-up: ten within 24 hours lock step-up for the person.
 CREATE TABLE step_up_code_failures (
     id          TEXT PRIMARY KEY,
     user_id     TEXT NOT NULL REFERENCES users (id),

@@ -1,5 +1,5 @@
 -- +goose Up
--- Files (CONTRACT §8): the record of an uploaded file; its bytes live in the
+-- Files (docs/api.md, Files): the record of an uploaded file; its bytes live in the
 -- blob store under blob_key, set in the same statement that makes the file
 -- stored, so a failed or concurrent second upload never leaves a stored
 -- file without bytes.

@@ -1,5 +1,5 @@
 -- +goose Up
--- Expenses (spec 2.7, 3.9, 4.9; CONTRACT §8). Amounts are integer minor
+-- Expenses (docs/api.md, Expenses). Amounts are integer minor
 -- units of their currency, set together with it or not at all.
 CREATE TABLE expenses (
     id               TEXT PRIMARY KEY,

@@ -1,5 +1,5 @@
 -- +goose Up
--- Insights (spec 4.15) sum an organization's feed by UTC day. These sums are
+-- Insights (docs/api.md, Insights) sum an organization's feed by UTC day. These sums are
 -- kept per organization, day ('2026-11-23') and currency in the transaction
 -- that adds the feed row (ledger.Record), so a year of insights reads at most
 -- 365 rows a currency by the primary key, however many rows the feed holds.

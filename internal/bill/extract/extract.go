@@ -163,7 +163,7 @@ const (
 )
 
 // sniff decides the type from magic bytes. A PDF header may follow some junk
-// (PDF 32000 §7.5.2 readers accept it within the first 1024 bytes, and mail
+// (ISO 32000-1, 7.5.2: readers accept it within the first 1024 bytes, and mail
 // gateways do prepend bytes), so it is searched for there.
 func sniff(b []byte) kind {
 	head := b[:min(len(b), 1024)]

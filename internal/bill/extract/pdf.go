@@ -146,7 +146,7 @@ func readPDFAttachment(data []byte) (Result, error) {
 	return Result{}, firstErr
 }
 
-// fileSpec reads a file specification dictionary (PDF 32000 §7.11.3): its
+// fileSpec reads a file specification dictionary (ISO 32000-1, 7.11.3): its
 // name from UF or F, its data from the EF/F stream.
 func fileSpec(xt *model.XRefTable, o types.Object) (embedded, bool) {
 	d, err := xt.DereferenceDict(o)

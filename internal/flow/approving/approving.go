@@ -98,7 +98,7 @@ func (s *Service) approve(ctx context.Context, a actor.Actor, challengeID uuid.U
 }
 
 // SandboxApprove answers a challenge as the sandbox approving app of its
-// person would (CONTRACT §9): signed with the app's sealed key, then
+// person would: signed with the app's sealed key, then
 // approved through Approve, so every check and error is the phone's.
 // approval_credential_required when the person has no sandbox app.
 func (s *Service) SandboxApprove(ctx context.Context, challengeID uuid.UUID, r stepup.SandboxApproveRequest) (stepup.Challenge, error) {

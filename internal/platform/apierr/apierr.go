@@ -13,7 +13,7 @@ import (
 // Type is the machine-readable error code clients branch on (error.type).
 type Type string
 
-// The error types of spec §7 and CONTRACT §1.
+// The error types clients branch on (docs/api.md, Errors).
 const (
 	InvalidRequest             Type = "invalid_request"
 	InvalidCursor              Type = "invalid_cursor"

@@ -61,7 +61,7 @@ func TestSchemaIsTheSameOnBothEngines(t *testing.T) {
 
 // engineSpecific lists the columns one engine has for a reason of its own.
 var engineSpecific = map[string]string{
-	"domain_events.tx_id": "the dispatcher reads only events of transactions older than every running one; SQLite has one writer",
+	"domain_events.tx_id": "the realtime tail reads only events of transactions older than every running one; SQLite has one writer",
 }
 
 // engineSpecificIndexes lists the indexes over engineSpecific columns.

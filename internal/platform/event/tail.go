@@ -44,9 +44,9 @@ var (
 
 // Tail follows the domain events of this process's database as they
 // commit and hands each event that names an organization to that
-// organization's subscribers in this process: the realtime channel. Unlike
-// a Dispatcher it keeps no position in the database; a subscriber that
-// missed events (it reconnected) reads them with Replay.
+// organization's subscribers in this process: the realtime channel. It
+// keeps no position in the database; a subscriber that missed events (it
+// reconnected) reads them with Replay.
 //
 // The tail reads only while something is subscribed. On PostgreSQL a commit
 // in any instance wakes it through the database's notifications; it polls

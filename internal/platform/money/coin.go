@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Stablecoins the ledger holds beside currencies (CONTRACT §8b): crypto
+// Stablecoins the ledger holds beside currencies (docs/api.md, Invoicing): crypto
 // deposits arrive in them. They are not ISO 4217 codes, so Digits,
 // IsCurrency, Parse and MarshalJSON refuse them; ParseCoin reads their
 // amounts and Amount.String formats them at CoinDigits.

@@ -73,7 +73,7 @@ var (
 const RateDecimals = 10
 
 // MaxIntegerDigits is the most digits an amount may have before its decimal
-// point (leading zeros aside): CONTRACT §7.
+// point (leading zeros aside); more is invalid_request (docs/api.md, Basics).
 const MaxIntegerDigits = 15
 
 // digitsByCode maps each supported currency code to its minor-unit digits.

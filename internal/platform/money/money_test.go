@@ -68,7 +68,7 @@ func TestDigits(t *testing.T) {
 }
 
 func TestDefaultDeploymentCurrencies(t *testing.T) {
-	// CONTRACT.md's default STRONGROOM_CURRENCIES.
+	// The default STRONGROOM_CURRENCIES (README, Configuration).
 	for _, code := range strings.Split("AUD,CAD,CHF,EUR,GBP,HKD,JPY,MXN,SGD,USD", ",") {
 		if !money.IsCurrency(code) {
 			t.Errorf("IsCurrency(%q) = false", code)

@@ -34,7 +34,7 @@ import (
 // Kind says what a message is for.
 type Kind string
 
-// Message kinds (CONTRACT §9).
+// Message kinds, as the sandbox's outbox helper filters them (kind=).
 const (
 	TOTPActivationCode Kind = "totp_activation_code"
 	NewDevice          Kind = "new_device"

@@ -23,7 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 )
 
-// Limits of the limit query parameter (DESIGN.md, Pagination).
+// Limits of the limit query parameter (docs/api.md, Pagination).
 const (
 	DefaultLimit = 50
 	MaxLimit     = 100

@@ -23,6 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/flow/approving"
+	"github.com/strongroom/strongroom/internal/flow/billpay"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
@@ -145,10 +146,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	defer blobs.Close()
 	files := file.New(d, keys, blobs)
 	bills := &bill.Service{DB: d, Files: files}
-	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}, StepUp: stepUp, Bills: bills}
-	// Answering a challenge in the app: step-up verifies it; a payment
-	// approval is recorded by payments in the same transaction.
+	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}}
+	// Approving a payment: payments says what is signed and step-up mints
+	// the challenge; answering it in the app, step-up verifies it and a
+	// payment approval is recorded by payments in the same transaction.
 	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
+	// Paying a bill: a payment that names a bill requests it, and a payment
+	// that ends releases it, in the payment's transaction.
+	billPay := &billpay.Service{DB: d, Payments: payments, Bills: bills}
 	// An approved card purchase files its cardholder's expense in the same transaction.
 	expenses := &expense.Service{DB: d, Files: files}
 	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity),
@@ -208,6 +213,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		CurrencyAccounts: accounts,
 		Payments:         payments,
 		Approving:        approvals,
+		BillPay:          billPay,
 		Cards:            cards,
 		Files:            files,
 		Bills:            bills,

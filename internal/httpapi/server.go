@@ -16,6 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/flow/approving"
+	"github.com/strongroom/strongroom/internal/flow/billpay"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -104,8 +105,13 @@ type Deps struct {
 	StepUp *stepup.Service
 
 	// The flows.
-	// Approving answers challenges from the approving app.
+	// Approving asks for payment approvals and answers challenges from the
+	// approving app.
 	Approving *approving.Service
+	// BillPay runs what touches a payment and the bill it pays: executing,
+	// cancelling, rejecting and settling payments, and a bill's payment
+	// contact.
+	BillPay *billpay.Service
 
 	// The sandbox (test only): nil in live, where its routes and pages do
 	// not exist.

@@ -71,6 +71,7 @@ var tiers = map[string]tier{
 	"internal/payment":               feature,
 	"internal/stepup":                feature,
 	"internal/flow/approving":        flow,
+	"internal/flow/billpay":          flow,
 	"internal/flow/binding":          flow,
 	"internal/flow/cardspend":        flow,
 	"internal/flow/confirming":       flow,

@@ -23,6 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/flow/approving"
+	"github.com/strongroom/strongroom/internal/flow/billpay"
 	"github.com/strongroom/strongroom/internal/flow/binding"
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/flow/confirming"
@@ -148,10 +149,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	defer blobs.Close()
 	files := file.New(d, keys, blobs)
 	bills := &bill.Service{DB: d, Files: files}
-	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}, StepUp: stepUp, Bills: bills}
-	// Answering a challenge in the app: step-up verifies it; a payment
-	// approval is recorded by payments in the same transaction.
+	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}}
+	// Approving a payment: payments says what is signed and step-up mints
+	// the challenge; answering it in the app, step-up verifies it and a
+	// payment approval is recorded by payments in the same transaction.
 	approvals := &approving.Service{DB: d, StepUp: stepUp, Payments: payments}
+	// Paying a bill: a payment that names a bill requests it, and a payment
+	// that ends releases it, in the payment's transaction.
+	billPay := &billpay.Service{DB: d, Payments: payments, Bills: bills}
 	expenses := &expense.Service{DB: d, Files: files}
 	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}}
 	// An approved card purchase files its cardholder's expense in the same transaction.
@@ -215,6 +220,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		CurrencyAccounts: accounts,
 		Payments:         payments,
 		Approving:        approvals,
+		BillPay:          billPay,
 		Cards:            cards,
 		CardSpend:        cardSpend,
 		Files:            files,

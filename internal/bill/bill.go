@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/field"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
@@ -67,7 +67,7 @@ type Bill struct {
 	SupplierTaxID    *string
 	PaymentReference *string
 	PaymentContactID *uuid.UUID
-	Bank             payment.BankDetails
+	Bank             bankdetails.Account
 	// ApprovalRequestID and FiatOutgoingID name the payment requested for
 	// the bill while it is payment_requested.
 	ApprovalRequestID  *uuid.UUID
@@ -109,8 +109,8 @@ type PatchRequest struct {
 }
 
 // bank is the bank fields the request sets, for their checks.
-func (r PatchRequest) bank() payment.BankDetails {
-	return payment.BankDetails{AccountHolderName: r.AccountHolderName.Value, AccountNumber: r.AccountNumber.Value, IBAN: r.IBAN.Value,
+func (r PatchRequest) bank() bankdetails.Account {
+	return bankdetails.Account{AccountHolderName: r.AccountHolderName.Value, AccountNumber: r.AccountNumber.Value, IBAN: r.IBAN.Value,
 		SwiftCode: r.SwiftCode.Value, ABACode: r.ABACode.Value, BankCode: r.BankCode.Value, BankName: r.BankName.Value,
 		BankCountryAlpha2: r.BankCountryAlpha2.Value, BranchCode: r.BranchCode.Value, BSBCode: r.BSBCode.Value, CNAPS: r.CNAPS.Value,
 		IFSCCode: r.IFSCCode.Value, SortCode: r.SortCode.Value}

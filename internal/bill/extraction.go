@@ -14,8 +14,8 @@ import (
 
 	"github.com/strongroom/strongroom/internal/bill/extract"
 	"github.com/strongroom/strongroom/internal/bill/extract/isolated"
-	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -153,7 +153,7 @@ func fill(b *Bill, x extract.Fields) {
 			b.Amount = &v
 		}
 	}
-	bank := payment.BankDetails{}
+	bank := bankdetails.Account{}
 	text(&bank.IBAN, x.IBAN)
 	text(&bank.SwiftCode, x.BIC)
 	text(&bank.AccountNumber, x.AccountNumber)

@@ -4,14 +4,12 @@ import (
 	"context"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
@@ -27,9 +25,6 @@ type Service struct {
 	DB    *db.DB
 	Files *file.Service
 }
-
-// The payment package calls back into bills through this interface.
-var _ payment.Bills = (*Service)(nil)
 
 // EventAppended is the event type of a bill's extraction progress and
 // result, delivered on the organization's realtime channel (docs/api.md,
@@ -167,14 +162,10 @@ func PageKey(b Bill) page.Key { return page.Key{ID: b.ID.String()} }
 // it, and returns the bill as fn left it.
 func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, fn func(tx *db.Tx, b *Bill) error) (Bill, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Bill, error) {
-		b, err := loadBill(ctx, tx, id, tx.ForUpdate())
+		b, err := lockBill(ctx, tx, a, id)
 		if err != nil {
 			return Bill{}, err
 		}
-		if err := access(ctx, tx, a, b, true); err != nil {
-			return Bill{}, err
-		}
-		b.UpdatedAt = tx.Now().UTC()
 		if err := fn(tx, &b); err != nil {
 			return Bill{}, err
 		}
@@ -182,27 +173,56 @@ func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, fn fu
 	})
 }
 
+// lockBill returns bill id locked in tx, once a may change it, updated at
+// tx.Now().
+func lockBill(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Bill, error) {
+	b, err := loadBill(ctx, tx, id, tx.ForUpdate())
+	if err != nil {
+		return Bill{}, err
+	}
+	if err := access(ctx, tx, a, b, true); err != nil {
+		return Bill{}, err
+	}
+	b.UpdatedAt = tx.Now().UTC()
+	return b, nil
+}
+
 func errNotEditable(b Bill) error {
 	return apierr.Newf(apierr.Conflict, "This bill is %s; its fields can no longer be changed.", b.Status)
 }
 
+// Editable returns bill id locked in tx for a, who may change it: not_found
+// unless a is a member of its organization, conflict while a payment is
+// requested for it or once it is cancelled.
+func (s *Service) Editable(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Bill, error) {
+	b, err := lockBill(ctx, tx, a, id)
+	if err == nil && !b.editable() {
+		err = errNotEditable(b)
+	}
+	return b, err
+}
+
 // Update changes the fields r sends (one left out keeps its value, null
-// clears it): not while a payment is requested or once cancelled (conflict).
-func (s *Service) Update(ctx context.Context, a actor.Actor, id uuid.UUID, r PatchRequest) (Bill, error) {
-	return s.change(ctx, a, id, func(tx *db.Tx, b *Bill) error {
-		if !b.editable() {
-			return errNotEditable(*b)
-		}
-		if err := r.apply(b); err != nil {
-			return err
-		}
-		if b.PaymentContactID != nil && r.PaymentContactID.Set {
-			if _, err := payment.ContactOf(ctx, tx, b.OrganizationID, *b.PaymentContactID); err != nil {
-				return err
-			}
-		}
-		return saveFields(ctx, tx, *b)
-	})
+// clears it), in the caller's transaction tx: not while a payment is
+// requested or once cancelled (conflict). The payment
+// contact r may set is the caller's to check in tx: a payment contact of the
+// bill's organization (the bill-payment flow, internal/flow/billpay, does).
+func (s *Service) Update(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID, r PatchRequest) (Bill, error) {
+	b, err := s.Editable(ctx, tx, a, id)
+	if err != nil {
+		return Bill{}, err
+	}
+	if err := r.apply(&b); err != nil {
+		return Bill{}, err
+	}
+	return b, saveFields(ctx, tx, b)
+}
+
+// SetContact makes contactID, a payment contact of b's organization, the
+// payment contact of bill b as Editable returned it in tx.
+func (s *Service) SetContact(ctx context.Context, tx *db.Tx, b Bill, contactID uuid.UUID) (Bill, error) {
+	b.PaymentContactID = &contactID
+	return b, saveFields(ctx, tx, b)
 }
 
 // apply sets on b the fields r sends. The amount is read at the precision
@@ -269,66 +289,7 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Bill
 	})
 }
 
-// CreateContact makes a payment contact from the bill's supplier name,
-// currency and bank fields, and sets it as the bill's payment contact. What
-// a fiat contact needs and the bill lacks is invalid_request naming the
-// bill's fields.
-func (s *Service) CreateContact(ctx context.Context, a actor.Actor, id uuid.UUID) (Bill, error) {
-	return s.change(ctx, a, id, func(tx *db.Tx, b *Bill) error {
-		if !b.editable() {
-			return errNotEditable(*b)
-		}
-		r := payment.ContactRequest{Rail: payment.RailFiat, BankDetails: b.Bank}
-		if b.SupplierName != nil {
-			r.Name = *b.SupplierName
-		}
-		if b.Currency != nil {
-			r.Currency = *b.Currency
-		}
-		if err := r.Validate(); err != nil {
-			return asBillFields(err)
-		}
-		c, err := payment.AddContact(ctx, tx, a, b.OrganizationID, r)
-		if err != nil {
-			return err
-		}
-		b.PaymentContactID = &c.ID
-		return saveFields(ctx, tx, *b)
-	})
-}
-
-// asBillFields renames the contact's fields in err's details to the bill's.
-func asBillFields(err error) error {
-	e, ok := apierr.As(err)
-	if !ok {
-		return err
-	}
-	details, _ := e.Details.([]apierr.FieldError)
-	var f apierr.Fields
-	for _, d := range details {
-		switch d.Field {
-		case "name":
-			f.Add("supplier_name", "is required to make a payment contact: set the supplier's name first.")
-		case "currency":
-			f.Add("currency", "is required to make a payment contact: set the bill's currency first.")
-		default:
-			f.Add(d.Field, d.Message)
-		}
-	}
-	out := f.Err().(*apierr.Error)
-	out.Message = "The bill lacks what a payment contact needs: " + strings.Join(fieldNames(f), ", ") + "."
-	return out
-}
-
-func fieldNames(f apierr.Fields) []string {
-	out := make([]string, len(f))
-	for i, d := range f {
-		out[i] = d.Field
-	}
-	return out
-}
-
-// Find answers not_found unless bill id is orgID's (payment.Bills).
+// Find answers not_found unless bill id is orgID's.
 func (s *Service) Find(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error {
 	b, err := loadBill(ctx, tx, id, "")
 	if err == nil && b.OrganizationID != orgID {
@@ -341,10 +302,24 @@ func mismatch(format string, args ...any) error {
 	return apierr.Newf(apierr.BillMismatch, format, args...)
 }
 
-// Request moves the bill to payment_requested for payment p (payment.Bills):
-// the bill must be extracted, and p must pay its payment contact exactly
-// its amount in its currency.
-func (s *Service) Request(ctx context.Context, tx *db.Tx, p payment.BillPayment) error {
+// Payment is a payment made for a bill, as Request checks it against the
+// bill.
+type Payment struct {
+	OrganizationID uuid.UUID
+	BillID         uuid.UUID
+	PaymentID      uuid.UUID
+	ApprovalID     uuid.UUID
+	ContactID      uuid.UUID
+	// Amount is what the payment delivers.
+	Amount money.Amount
+}
+
+// Request moves the bill to payment_requested for payment p, in the
+// transaction tx that made p: the bill must be extracted, and p must pay
+// its payment contact exactly its amount in its currency (bill_mismatch;
+// bill_not_payable for a credit note). Another organization's bill is
+// not_found.
+func (s *Service) Request(ctx context.Context, tx *db.Tx, p Payment) error {
 	b, err := loadBill(ctx, tx, p.BillID, tx.ForUpdate())
 	if err == nil && b.OrganizationID != p.OrganizationID {
 		err = errNotFound
@@ -375,7 +350,7 @@ func (s *Service) Request(ctx context.Context, tx *db.Tx, p payment.BillPayment)
 }
 
 // Release returns the bill to extracted when payment paymentID, which was
-// rejected, cancelled or failed, is the one it waits for (payment.Bills).
+// rejected, cancelled or failed in tx, is the one it waits for.
 func (s *Service) Release(ctx context.Context, tx *db.Tx, id, paymentID uuid.UUID) error {
 	b, err := loadBill(ctx, tx, id, tx.ForUpdate())
 	if err != nil || b.Status != PaymentRequested || b.FiatOutgoingID == nil || *b.FiatOutgoingID != paymentID {

@@ -113,7 +113,14 @@ func (r tray) patch(id uuid.UUID, body string) (bill.Bill, error) {
 	if err := p.Validate(); err != nil {
 		return bill.Bill{}, err
 	}
-	return r.svc.Update(context.Background(), r.member, id, p)
+	return r.update(r.member, id, p)
+}
+
+// update applies p to bill id as a, in a transaction of its own (a
+// payment contact p sets is the bill-payment flow's to check).
+func (r tray) update(a actor.Actor, id uuid.UUID, p bill.PatchRequest) (bill.Bill, error) {
+	ctx := context.Background()
+	return db.InTx(ctx, r.svc.DB, func(tx *db.Tx) (bill.Bill, error) { return r.svc.Update(ctx, tx, a, id, p) })
 }
 
 func text(p *string) string {
@@ -319,7 +326,7 @@ func TestAnotherOrganizationsBillsAreNotFound(t *testing.T) {
 		for name, err := range map[string]error{
 			"get":    second(r.svc.Get(ctx, r.outsider, b.ID)),
 			"list":   second(r.svc.List(ctx, r.outsider, r.org.ID, bill.ListFilter{}, page.Request{Limit: 10})),
-			"update": second(r.svc.Update(ctx, r.outsider, b.ID, bill.PatchRequest{BillNumber: optional(&number)})),
+			"update": second(r.update(r.outsider, b.ID, bill.PatchRequest{BillNumber: optional(&number)})),
 			"cancel": second(r.svc.Cancel(ctx, r.outsider, b.ID)),
 		} {
 			if !apierr.Is(err, apierr.NotFound) {

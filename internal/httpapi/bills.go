@@ -16,8 +16,8 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/file"
-	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/field"
 )
 
@@ -37,7 +37,7 @@ type billRecord struct {
 	SupplierTaxID    *string    `json:"supplier_tax_id"`
 	PaymentReference *string    `json:"payment_reference"`
 	PaymentContactID *uuid.UUID `json:"payment_contact_id"`
-	payment.BankDetails
+	bankdetails.Account
 	ApprovalRequestID  *uuid.UUID `json:"approval_request_id"`
 	FiatOutgoingID     *uuid.UUID `json:"fiat_outgoing_id"`
 	ExtractionFailedAt *time.Time `json:"extraction_failed_at"`
@@ -49,7 +49,7 @@ func newBillRecord(b bill.Bill) billRecord {
 	out := billRecord{ID: b.ID, OrganizationID: b.OrganizationID, CreatedByID: b.CreatedByID, FileID: b.FileID, Status: string(b.Status),
 		DocumentType: string(b.DocumentType), Currency: b.Currency, BillNumber: b.BillNumber, IssueDate: b.IssueDate, DueDate: b.DueDate, SupplierName: b.SupplierName,
 		SupplierTaxID: b.SupplierTaxID, PaymentReference: b.PaymentReference, PaymentContactID: b.PaymentContactID,
-		BankDetails: b.Bank, ApprovalRequestID: b.ApprovalRequestID, FiatOutgoingID: b.FiatOutgoingID,
+		Account: b.Bank, ApprovalRequestID: b.ApprovalRequestID, FiatOutgoingID: b.FiatOutgoingID,
 		ExtractionFailedAt: b.ExtractionFailedAt, InsertedAt: b.InsertedAt, UpdatedAt: b.UpdatedAt}
 	if b.Amount != nil {
 		s := b.Amount.String()

@@ -11,6 +11,7 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
+	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -62,7 +63,7 @@ type contactRecord struct {
 	Name           string    `json:"name"`
 	Currency       string    `json:"currency"`
 	Rail           string    `json:"rail"`
-	payment.BankDetails
+	bankdetails.Account
 	CryptoAddress *string   `json:"crypto_address"`
 	Network       *string   `json:"network"`
 	CreatedByID   uuid.UUID `json:"created_by_id"`
@@ -72,7 +73,7 @@ type contactRecord struct {
 func (c contactRecord) organization() uuid.UUID { return c.OrganizationID }
 
 func newContactRecord(c payment.Contact) contactRecord {
-	return contactRecord{ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Currency: c.Currency, Rail: c.Rail, BankDetails: c.Bank,
+	return contactRecord{ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Currency: c.Currency, Rail: c.Rail, Account: c.Bank,
 		CryptoAddress: c.CryptoAddress, Network: c.Network, CreatedByID: c.CreatedByID, InsertedAt: c.InsertedAt}
 }
 
@@ -124,7 +125,7 @@ func (s *server) executePayment(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	out, err := s.Payments.Execute(r.Context(), actorOf(r), req, key)
+	out, err := s.BillPay.Execute(r.Context(), actorOf(r), req, key)
 	if err == nil && out.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}

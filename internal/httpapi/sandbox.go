@@ -195,7 +195,7 @@ func (s settleRequest) Validate() error {
 
 // sandboxSettle settles a payment on its rail as completed or failed.
 func (s *server) sandboxSettle(ctx context.Context, id uuid.UUID, req settleRequest) (payment.Record, error) {
-	return s.Payments.Settle(ctx, id, req.Outcome)
+	return s.BillPay.Settle(ctx, id, req.Outcome)
 }
 
 // The card network's side.

@@ -16,6 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/expense"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/flow/approving"
+	"github.com/strongroom/strongroom/internal/flow/billpay"
 	"github.com/strongroom/strongroom/internal/flow/binding"
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/flow/confirming"
@@ -107,7 +108,8 @@ type Deps struct {
 	StepUp *stepup.Service
 
 	// The flows.
-	// Approving answers challenges from the approving app.
+	// Approving asks for payment approvals and answers challenges from the
+	// approving app.
 	Approving *approving.Service
 	// Binding binds transactions to expenses.
 	Binding *binding.Service
@@ -116,6 +118,10 @@ type Deps struct {
 	CardSpend *cardspend.Service
 	// Confirming runs the card and API key operations a step-up confirms.
 	Confirming *confirming.Service
+	// BillPay runs what touches a payment and the bill it pays: executing,
+	// cancelling, rejecting and settling payments, and a bill's payment
+	// contact.
+	BillPay *billpay.Service
 
 	// The sandbox (test only): nil in live, where its routes and pages do
 	// not exist.

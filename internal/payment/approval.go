@@ -18,7 +18,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
-	"github.com/strongroom/strongroom/internal/stepup"
 )
 
 // Approval statuses.
@@ -191,47 +190,40 @@ func fundsCover(ctx context.Context, q db.Reader, orgID uuid.UUID, ps []stored) 
 	return true, nil
 }
 
-// Approve asks for a person's signed approval of a payment (or batch): the
-// answer is a step_up_required error carrying a tx_signed challenge that
-// names amount, currency and recipient, answered in the approving app; the
-// approval is recorded the moment the app satisfies it. A retry after that
-// returns the approved Approval. Funds are checked now (no challenge when
-// they fall short) and again when the approval is recorded. A person
-// without an approval credential gets approval_credential_required and no
-// challenge; while their step-up is locked, rate_limited.
-func (s *Service) Approve(ctx context.Context, a actor.Actor, id uuid.UUID) (Approval, error) {
+// ToSign is the first half of a person's approval of a payment (or batch):
+// it returns the approval and what they sign to approve it, naming amount,
+// currency and recipient. The approving flow (internal/flow/approving) asks
+// for their signature on it in the approving app; the approval is recorded
+// (RecordApproval) the moment the app answers. An approval approved
+// already, a retry after that, comes back with no summary. Funds are
+// checked now (insufficient_funds and nothing to sign when they fall short)
+// and again when the approval is recorded; an approval rejected or
+// cancelled is a conflict.
+func (s *Service) ToSign(ctx context.Context, a actor.Actor, id uuid.UUID) (Approval, string, error) {
 	q := s.DB.Reader()
 	x, err := s.approvable(ctx, q, a, id, "")
 	if err != nil {
-		return x, err
+		return x, "", err
 	}
 	switch x.Status {
 	case ApprovalApproved:
-		return x, nil
+		return x, "", nil
 	case ApprovalRejected, ApprovalCancelled:
-		return x, apierr.Newf(apierr.Conflict, "This approval was %s.", x.Status)
+		return x, "", apierr.Newf(apierr.Conflict, "This approval was %s.", x.Status)
 	}
 	ps, err := targets(ctx, q, x, "")
 	if err != nil {
-		return x, err
+		return x, "", err
 	}
 	ok, err := fundsCover(ctx, q, x.OrganizationID, ps)
 	if err != nil {
-		return x, err
+		return x, "", err
 	}
 	if !ok {
-		return x, ledger.ErrInsufficientFunds
+		return x, "", ledger.ErrInsufficientFunds
 	}
 	summary, err := s.summary(ctx, q, ps)
-	if err != nil {
-		return x, err
-	}
-	ch, err := s.StepUp.Mint(ctx, a, stepup.Request{Purpose: "payment_approval", Kind: "payment_approval", Binding: "tx_signed", ApprovalID: &x.ID, ActionSummary: &summary})
-	if err != nil {
-		return x, err
-	}
-	return x, &apierr.Error{Type: apierr.StepUpRequired, StepUp: ch,
-		Message: "Approve this payment in the Strongroom app: check the amount and recipient it shows, and enter the code shown here."}
+	return x, summary, err
 }
 
 // summary names what is approved: amount, currency and recipient.
@@ -382,29 +374,35 @@ func (r RejectRequest) Validate() error {
 	return f.Err()
 }
 
-// Reject refuses a pending approval: its payments are rejected and no money moves.
-func (s *Service) Reject(ctx context.Context, a actor.Actor, id uuid.UUID, r RejectRequest) (Approval, error) {
-	return db.InTxRetry(ctx, s.DB, func(tx *db.Tx) (Approval, error) {
-		// The approval is locked first, then its payments (see lockApprovalOf).
-		x, err := s.approvable(ctx, tx, a, id, tx.ForUpdate())
+// Reject refuses a pending approval: its payments are rejected and no money
+// moves. It runs in the caller's transaction tx and returns the approval
+// and the payments it rejected; the caller releases what waited on them
+// (the bill a payment pays) in tx. A transaction aborted as a deadlock or a
+// serialization failure may be run again (db.InTxRetry).
+func (s *Service) Reject(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID, r RejectRequest) (Approval, []Record, error) {
+	// The approval is locked first, then its payments (see lockApprovalOf).
+	x, err := s.approvable(ctx, tx, a, id, tx.ForUpdate())
+	if err != nil {
+		return Approval{}, nil, err
+	}
+	if x.Status != ApprovalPending {
+		return Approval{}, nil, apierr.Newf(apierr.Conflict, "This approval is already %s.", x.Status)
+	}
+	ps, err := targets(ctx, tx, x, tx.ForUpdate())
+	if err != nil {
+		return Approval{}, nil, err
+	}
+	rejected := make([]Record, 0, len(ps))
+	for _, p := range ps {
+		p, err := s.setStatus(ctx, tx, p.ID, Rejected, nil)
 		if err != nil {
-			return Approval{}, err
+			return Approval{}, nil, err
 		}
-		if x.Status != ApprovalPending {
-			return Approval{}, apierr.Newf(apierr.Conflict, "This approval is already %s.", x.Status)
-		}
-		ps, err := targets(ctx, tx, x, tx.ForUpdate())
-		if err != nil {
-			return Approval{}, err
-		}
-		for _, p := range ps {
-			if _, err := s.setStatus(ctx, tx, p.ID, Rejected, nil); err != nil {
-				return Approval{}, err
-			}
-		}
-		if err := decideApproval(ctx, tx, x.ID, ApprovalRejected, a.UserID, r.Reason); err != nil {
-			return Approval{}, err
-		}
-		return loadApproval(ctx, tx, id, "")
-	})
+		rejected = append(rejected, p)
+	}
+	if err := decideApproval(ctx, tx, x.ID, ApprovalRejected, a.UserID, r.Reason); err != nil {
+		return Approval{}, nil, err
+	}
+	x, err = loadApproval(ctx, tx, id, "")
+	return x, rejected, err
 }

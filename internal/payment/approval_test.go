@@ -34,6 +34,22 @@ type desk struct {
 	outsider             actor.Actor
 }
 
+// reject rejects approval id as a in a transaction of its own (releasing
+// a bill is the bill-payment flow's; these payments pay none).
+func (k desk) reject(a actor.Actor, id uuid.UUID, r payment.RejectRequest) (payment.Approval, error) {
+	ctx := context.Background()
+	return db.InTxRetry(ctx, k.d, func(tx *db.Tx) (payment.Approval, error) {
+		x, _, err := k.svc.Reject(ctx, tx, a, id, r)
+		return x, err
+	})
+}
+
+// cancel cancels payment id as a in a transaction of its own.
+func (k desk) cancel(a actor.Actor, id uuid.UUID) (payment.Record, error) {
+	ctx := context.Background()
+	return db.InTxRetry(ctx, k.d, func(tx *db.Tx) (payment.Record, error) { return k.svc.Cancel(ctx, tx, a, id) })
+}
+
 func newDesk(t *testing.T, d *db.DB) desk {
 	t.Helper()
 	ctx := context.Background()
@@ -306,27 +322,26 @@ func TestAPausedOrganizationMovesNoMoney(t *testing.T) {
 func TestRejectedOrCancelledPaymentsAreNeverApproved(t *testing.T) {
 	t.Parallel()
 	fixture.Each(t, approvalDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
-		ctx := context.Background()
 		k := newDesk(t, d)
 		k.fund(t, "GBP", 1000000)
 
 		rejected := k.pay(t, "20.00")
 		x := *rejected.ApprovalRequestID
 		reason := "Not our supplier"
-		if _, err := k.svc.Reject(ctx, k.member, x, payment.RejectRequest{Reason: &reason}); !apierr.Is(err, apierr.Forbidden) {
+		if _, err := k.reject(k.member, x, payment.RejectRequest{Reason: &reason}); !apierr.Is(err, apierr.Forbidden) {
 			t.Errorf("a member rejecting: %v; want forbidden", err)
 		}
-		if _, err := k.svc.Reject(ctx, k.outsider, x, payment.RejectRequest{}); !apierr.Is(err, apierr.NotFound) {
+		if _, err := k.reject(k.outsider, x, payment.RejectRequest{}); !apierr.Is(err, apierr.NotFound) {
 			t.Errorf("another organization rejecting: %v; want not_found", err)
 		}
-		got, err := k.svc.Reject(ctx, k.admin, x, payment.RejectRequest{Reason: &reason})
+		got, err := k.reject(k.admin, x, payment.RejectRequest{Reason: &reason})
 		if err != nil || got.Status != payment.ApprovalRejected || *got.DecidedByID != k.admin.UserID {
 			t.Fatalf("rejecting: %+v, %v", got, err)
 		}
 		if ps, _ := k.state(t, rejected); ps != payment.Rejected {
 			t.Errorf("rejected approval's payment is %s", ps)
 		}
-		if _, err := k.svc.Reject(ctx, k.owner, x, payment.RejectRequest{}); !apierr.Is(err, apierr.Conflict) {
+		if _, err := k.reject(k.owner, x, payment.RejectRequest{}); !apierr.Is(err, apierr.Conflict) {
 			t.Errorf("rejecting twice: %v; want conflict", err)
 		}
 		if err := k.record(x, k.owner); !apierr.Is(err, apierr.Conflict) {
@@ -334,13 +349,13 @@ func TestRejectedOrCancelledPaymentsAreNeverApproved(t *testing.T) {
 		}
 
 		cancelled := k.pay(t, "30.00")
-		if _, err := k.svc.Cancel(ctx, k.owner, cancelled.ID); !apierr.Is(err, apierr.Forbidden) {
+		if _, err := k.cancel(k.owner, cancelled.ID); !apierr.Is(err, apierr.Forbidden) {
 			t.Errorf("the owner cancelling the member's payment: %v; want forbidden", err)
 		}
-		if _, err := k.svc.Cancel(ctx, k.outsider, cancelled.ID); !apierr.Is(err, apierr.NotFound) {
+		if _, err := k.cancel(k.outsider, cancelled.ID); !apierr.Is(err, apierr.NotFound) {
 			t.Errorf("another organization cancelling: %v; want not_found", err)
 		}
-		if p, err := k.svc.Cancel(ctx, k.member, cancelled.ID); err != nil || p.Status != payment.Cancelled {
+		if p, err := k.cancel(k.member, cancelled.ID); err != nil || p.Status != payment.Cancelled {
 			t.Fatalf("the initiator cancelling: %+v, %v", p, err)
 		}
 		if _, xs := k.state(t, cancelled); xs != payment.ApprovalCancelled {
@@ -357,10 +372,10 @@ func TestRejectedOrCancelledPaymentsAreNeverApproved(t *testing.T) {
 		if err := k.record(*approved.ApprovalRequestID, k.owner); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := k.svc.Cancel(ctx, k.member, approved.ID); !apierr.Is(err, apierr.Conflict) {
+		if _, err := k.cancel(k.member, approved.ID); !apierr.Is(err, apierr.Conflict) {
 			t.Errorf("cancelling an approved fiat payment: %v; want conflict", err)
 		}
-		if _, err := k.svc.Reject(ctx, k.owner, *approved.ApprovalRequestID, payment.RejectRequest{}); !apierr.Is(err, apierr.Conflict) {
+		if _, err := k.reject(k.owner, *approved.ApprovalRequestID, payment.RejectRequest{}); !apierr.Is(err, apierr.Conflict) {
 			t.Errorf("rejecting an approved payment: %v; want conflict", err)
 		}
 	})
@@ -395,7 +410,7 @@ func TestABatchIsApprovedWhole(t *testing.T) {
 		// 100, 200 and 300 GBP, each with the 1.00 minimum fee: 603.00 in all.
 		k.fund(t, "GBP", 60299)
 		b := batch()
-		if _, err := k.svc.Cancel(ctx, k.member, b.Payments[0].ID); !apierr.Is(err, apierr.Conflict) {
+		if _, err := k.cancel(k.member, b.Payments[0].ID); !apierr.Is(err, apierr.Conflict) {
 			t.Errorf("cancelling one payment of a batch: %v; want conflict", err)
 		}
 		if err := k.record(*b.ApprovalRequestID, k.owner); !errors.Is(err, ledger.ErrInsufficientFunds) {
@@ -422,7 +437,7 @@ func TestABatchIsApprovedWhole(t *testing.T) {
 		}
 
 		rejected := batch()
-		if _, err := k.svc.Reject(ctx, k.admin, *rejected.ApprovalRequestID, payment.RejectRequest{}); err != nil {
+		if _, err := k.reject(k.admin, *rejected.ApprovalRequestID, payment.RejectRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		got, _ = k.svc.GetBatch(ctx, k.member, rejected.ID)
@@ -453,7 +468,7 @@ func TestApprovalsAreTheOrganizationsOwn(t *testing.T) {
 		if err := k.record(*first.ApprovalRequestID, k.owner); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := k.svc.Cancel(ctx, k.member, second.ID); err != nil {
+		if _, err := k.cancel(k.member, second.ID); err != nil {
 			t.Fatal(err)
 		}
 		pendingOnly, waiting, err := k.svc.ListApprovals(ctx, k.member, k.org.ID, payment.ApprovalPending, page.Request{Limit: 10})

@@ -9,7 +9,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"strings"
 	"time"
 
@@ -31,23 +30,6 @@ const (
 	RailCrypto = "crypto"
 )
 
-// BankDetails are the bank fields of a fiat contact (the same as a bill's).
-type BankDetails struct {
-	AccountHolderName *string `json:"account_holder_name"`
-	AccountNumber     *string `json:"account_number"`
-	IBAN              *string `json:"iban"`
-	SwiftCode         *string `json:"swift_code"`
-	ABACode           *string `json:"aba_code"`
-	BankCode          *string `json:"bank_code"`
-	BankName          *string `json:"bank_name"`
-	BankCountryAlpha2 *string `json:"bank_country_alpha2"`
-	BranchCode        *string `json:"branch_code"`
-	BSBCode           *string `json:"bsb_code"`
-	CNAPS             *string `json:"cnaps"`
-	IFSCCode          *string `json:"ifsc_code"`
-	SortCode          *string `json:"sort_code"`
-}
-
 // Contact is someone the organization pays.
 type Contact struct {
 	ID             uuid.UUID
@@ -55,7 +37,7 @@ type Contact struct {
 	Name           string
 	Currency       string
 	Rail           string
-	Bank           BankDetails
+	Bank           bankdetails.Account
 	CryptoAddress  *string
 	Network        *string
 	CreatedByID    uuid.UUID
@@ -67,28 +49,12 @@ type ContactRequest struct {
 	Name     string `json:"name"`
 	Currency string `json:"currency"`
 	Rail     string `json:"rail"`
-	BankDetails
+	bankdetails.Account
 	CryptoAddress *string `json:"crypto_address"`
 	Network       *string `json:"network"`
 }
 
-var (
-	sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
-	ifsc      = regexp.MustCompile(`^[A-Z]{4}0[A-Z0-9]{6}$`)
-	cnaps     = regexp.MustCompile(`^[0-9]{12}$`)
-	accountNo = regexp.MustCompile(`^[A-Z0-9]{4,34}$`)
-)
-
 func nonEmpty(s *string) bool { return s != nil && strings.TrimSpace(*s) != "" }
-
-func checkWith(f *apierr.Fields, field string, v *string, check func(string) error) {
-	if v == nil {
-		return
-	}
-	if err := check(*v); err != nil {
-		f.Add(field, err.Error())
-	}
-}
 
 // Validate checks the body's fields, including the check digits of IBAN,
 // BIC and ABA numbers and the form of crypto addresses per network.
@@ -98,7 +64,7 @@ func (r *ContactRequest) Validate() error {
 	f.Check(money.IsCurrency(r.Currency), "currency", "must be an ISO 4217 currency code in capitals.")
 	switch r.Rail {
 	case RailFiat:
-		b := &r.BankDetails
+		b := &r.Account
 		b.Check(&f)
 		f.Check(b.IBAN != nil || b.AccountNumber != nil, "iban", "an IBAN, or an account_number with its routing code, is required for a fiat contact.")
 		if b.AccountNumber != nil && b.IBAN == nil {
@@ -114,49 +80,16 @@ func (r *ContactRequest) Validate() error {
 				f.Add("crypto_address", err.Error())
 			}
 		}
-		f.Check(r.BankDetails == (BankDetails{}), "iban", "bank fields belong to fiat contacts only.")
+		f.Check(r.Account == (bankdetails.Account{}), "iban", "bank fields belong to fiat contacts only.")
 	default:
 		f.Add("rail", "must be fiat or crypto.")
 	}
 	return f.Err()
 }
 
-// Check normalizes the IBAN and adds to f what is wrong with each bank
-// field given: check digits of IBAN, BIC and ABA numbers, the form of the
-// other codes. It does not ask for any field (a bill may hold some only).
-func (b *BankDetails) Check(f *apierr.Fields) {
-	if b.IBAN != nil {
-		n := bankdetails.NormalizeIBAN(*b.IBAN)
-		b.IBAN = &n
-	}
-	checkWith(f, "iban", b.IBAN, bankdetails.CheckIBAN)
-	checkWith(f, "swift_code", b.SwiftCode, bankdetails.CheckBIC)
-	checkWith(f, "aba_code", b.ABACode, bankdetails.CheckABA)
-	checkWith(f, "bank_country_alpha2", b.BankCountryAlpha2, bankdetails.CheckCountry)
-	for field, v := range map[string]*string{"sort_code": b.SortCode, "bsb_code": b.BSBCode} {
-		if v != nil {
-			f.Check(sixDigits.MatchString(*v), field, "must be six digits.")
-		}
-	}
-	if b.IFSCCode != nil {
-		f.Check(ifsc.MatchString(*b.IFSCCode), "ifsc_code", "must be an 11-character IFSC code (4 letters, 0, 6 letters or digits).")
-	}
-	if b.CNAPS != nil {
-		f.Check(cnaps.MatchString(*b.CNAPS), "cnaps", "must be a 12-digit CNAPS code.")
-	}
-	if b.AccountNumber != nil {
-		f.Check(accountNo.MatchString(*b.AccountNumber), "account_number", "must be 4 to 34 capital letters or digits.")
-	}
-	for field, v := range map[string]*string{"account_holder_name": b.AccountHolderName, "bank_code": b.BankCode, "bank_name": b.BankName, "branch_code": b.BranchCode} {
-		if v != nil {
-			f.Check(nonEmpty(v) && len(*v) <= 140, field, "must be 1 to 140 characters.")
-		}
-	}
-}
-
 // contactDetails is how a contact's rail-specific fields are stored.
 type contactDetails struct {
-	BankDetails
+	bankdetails.Account
 	CryptoAddress *string `json:"crypto_address,omitempty"`
 	Network       *string `json:"network,omitempty"`
 }
@@ -175,11 +108,11 @@ func AddContact(ctx context.Context, tx *db.Tx, a actor.Actor, orgID uuid.UUID, 
 		return Contact{}, err
 	}
 	c := Contact{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(r.Name), Currency: r.Currency, Rail: r.Rail,
-		Bank: r.BankDetails, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: tx.Now()}
+		Bank: r.Account, CryptoAddress: r.CryptoAddress, Network: r.Network, CreatedByID: a.UserID, InsertedAt: tx.Now()}
 	if c.Rail == RailFiat && c.Bank.AccountHolderName == nil {
 		c.Bank.AccountHolderName = &c.Name
 	}
-	details, err := json.Marshal(contactDetails{BankDetails: c.Bank, CryptoAddress: c.CryptoAddress, Network: c.Network})
+	details, err := json.Marshal(contactDetails{Account: c.Bank, CryptoAddress: c.CryptoAddress, Network: c.Network})
 	if err != nil {
 		return Contact{}, err
 	}
@@ -208,7 +141,7 @@ func scanContact(row db.Scanner) (Contact, error) {
 	if err := json.Unmarshal([]byte(details), &d); err != nil {
 		return c, err
 	}
-	c.Bank, c.CryptoAddress, c.Network = d.BankDetails, d.CryptoAddress, d.Network
+	c.Bank, c.CryptoAddress, c.Network = d.Account, d.CryptoAddress, d.Network
 	c.InsertedAt = c.InsertedAt.UTC()
 	return c, nil
 }

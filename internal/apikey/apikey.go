@@ -70,19 +70,13 @@ type Key struct {
 	RevokedAt               *time.Time
 }
 
-// Guard demands a person be present (step-up) before a sensitive change.
-type Guard interface {
-	Require(ctx context.Context, a actor.Actor) error
-}
-
 // Service manages and authenticates API keys.
 type Service struct {
 	DB    *db.DB
 	Clock clock.Clock
 	Keys  *keyring.Keyring
 	// Env is the environment keys are minted for and accepted in: test or live.
-	Env   string
-	Guard Guard
+	Env string
 
 	cacheOnce sync.Once
 	cache     *credentialCache
@@ -241,32 +235,47 @@ func (s *Service) keyManager(ctx context.Context, q db.Reader, a actor.Actor, or
 
 var errNotFound = apierr.NotFoundf("API key")
 
-// Create mints a key for orgID behind step-up and returns it with its secret,
-// shown this once. A retry creates a second key (the secret is not kept).
-func (s *Service) Create(ctx context.Context, a actor.Actor, orgID uuid.UUID, r CreateRequest) (Key, string, error) {
+// Creation is a request to create a key that CheckCreate let through, for Create.
+type Creation struct {
+	a      actor.Actor
+	orgID  uuid.UUID
+	name   string
+	role   organization.Role
+	scopes []string
+}
+
+// CheckCreate checks that a may create the key r describes for orgID: an
+// owner or admin, granting no more than they hold. Creating a key also
+// needs a step-up, which internal/flow/confirming asks for after this
+// check and before Create, so nobody confirms a change that cannot happen.
+func (s *Service) CheckCreate(ctx context.Context, a actor.Actor, orgID uuid.UUID, r CreateRequest) (Creation, error) {
 	role, err := s.manager(ctx, s.DB.Reader(), a, orgID, true)
 	if err != nil {
-		return Key{}, "", err
+		return Creation{}, err
 	}
 	scopes := normalizeScopes(*r.Scopes)
 	if err := checkGrant(role, *r.Role, scopes); err != nil {
-		return Key{}, "", err
+		return Creation{}, err
 	}
-	if err := s.Guard.Require(ctx, a); err != nil {
-		return Key{}, "", err
-	}
+	return Creation{a: a, orgID: orgID, name: strings.TrimSpace(*r.Name), role: *r.Role, scopes: scopes}, nil
+}
+
+// Create mints the key CheckCreate let through and returns it with its
+// secret, shown this once. A retry creates a second key (the secret is not
+// kept).
+func (s *Service) Create(ctx context.Context, c Creation) (Key, string, error) {
 	t := s.mint()
 	k, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
 		// Counting inside the transaction that inserts keeps two concurrent creates from passing 50.
-		active, err := countActive(ctx, tx, orgID)
+		active, err := countActive(ctx, tx, c.orgID)
 		if err != nil {
 			return Key{}, err
 		}
 		if active >= MaxActive {
 			return Key{}, apierr.Newf(apierr.APIKeyLimitReached, "This organization already has %d active API keys; revoke one first.", MaxActive)
 		}
-		k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: orgID, Name: strings.TrimSpace(*r.Name), Role: *r.Role, Scopes: scopes,
-			Lookup: t.Lookup, Environment: t.Env, CreatedByID: a.UserID, InsertedAt: tx.Now()}
+		k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: c.orgID, Name: c.name, Role: c.role, Scopes: c.scopes,
+			Lookup: t.Lookup, Environment: t.Env, CreatedByID: c.a.UserID, InsertedAt: tx.Now()}
 		return k, insertKey(ctx, tx, k, s.hash(t.Lookup, t.Secret))
 	})
 	if err != nil {
@@ -308,11 +317,28 @@ func (s *Service) changeable(ctx context.Context, a actor.Actor, orgID, id uuid.
 	return role, k, nil
 }
 
-// Update changes a key's name, role or scopes, behind step-up.
-func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID, r UpdateRequest) (Key, error) {
+// Change is a change of a key that CheckUpdate let through, for Update.
+type Change struct {
+	orgID, id uuid.UUID
+	name      string
+	role      organization.Role
+	scopes    []string
+}
+
+// Rotation is a rotation of a key that CheckRotate let through, for Rotate.
+type Rotation struct {
+	orgID, id   uuid.UUID
+	env, lookup string
+}
+
+// CheckUpdate checks that a may change key id of orgID as r says: an owner
+// or admin, granting no more than they hold, while the key is not revoked.
+// Changing a key also needs a step-up, which internal/flow/confirming asks
+// for after this check and before Update.
+func (s *Service) CheckUpdate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID, r UpdateRequest) (Change, error) {
 	role, k, err := s.changeable(ctx, a, orgID, id)
 	if err != nil {
-		return Key{}, err
+		return Change{}, err
 	}
 	newRole, scopes := k.Role, k.Scopes
 	if r.Role != nil {
@@ -322,34 +348,41 @@ func (s *Service) Update(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 		scopes = normalizeScopes(*r.Scopes)
 	}
 	if err := checkGrant(role, newRole, scopes); err != nil {
-		return Key{}, err
-	}
-	if err := s.Guard.Require(ctx, a); err != nil {
-		return Key{}, err
+		return Change{}, err
 	}
 	name := k.Name
 	if r.Name != nil {
 		name = strings.TrimSpace(*r.Name)
 	}
+	return Change{orgID: orgID, id: id, name: name, role: newRole, scopes: scopes}, nil
+}
+
+// Update changes a key's name, role or scopes as CheckUpdate let through.
+func (s *Service) Update(ctx context.Context, c Change) (Key, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
-		return updateUnrevoked(ctx, tx, orgID, id, `name = $3, role = $4, scopes = $5`, name, newRole, joinScopes(scopes))
+		return updateUnrevoked(ctx, tx, c.orgID, c.id, `name = $3, role = $4, scopes = $5`, c.name, c.role, joinScopes(c.scopes))
 	})
 }
 
-// Rotate gives the key a new secret and keeps its lookup; the previous secret
-// works for 24 hours more, and only the two latest secrets ever work.
-func (s *Service) Rotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Key, string, error) {
+// CheckRotate checks that a may rotate key id of orgID: an owner or admin,
+// while the key is not revoked. Rotating also needs a step-up, which
+// internal/flow/confirming asks for after this check and before Rotate.
+func (s *Service) CheckRotate(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (Rotation, error) {
 	_, k, err := s.changeable(ctx, a, orgID, id)
 	if err != nil {
-		return Key{}, "", err
+		return Rotation{}, err
 	}
-	if err := s.Guard.Require(ctx, a); err != nil {
-		return Key{}, "", err
-	}
+	return Rotation{orgID: orgID, id: id, env: k.Environment, lookup: k.Lookup}, nil
+}
+
+// Rotate gives the key CheckRotate let through a new secret and keeps its
+// lookup; the previous secret works for 24 hours more, and only the two
+// latest secrets ever work.
+func (s *Service) Rotate(ctx context.Context, c Rotation) (Key, string, error) {
 	t := s.mint()
-	t.Env, t.Lookup = k.Environment, k.Lookup
+	t.Env, t.Lookup = c.env, c.lookup
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
-		return updateUnrevoked(ctx, tx, orgID, id,
+		return updateUnrevoked(ctx, tx, c.orgID, c.id,
 			`previous_secret_hash = secret_hash, previous_secret_expires_at = $3, secret_hash = $4, rotated_at = $5`,
 			tx.Now().Add(RotationOverlap), s.hash(t.Lookup, t.Secret), tx.Now())
 	})

@@ -33,9 +33,36 @@ type env struct {
 func eachEnv(t *testing.T, test func(t *testing.T, e *env)) {
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		org, owner := fixture.Member(t, d, organization.Owner)
-		svc := &apikey.Service{DB: d, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: fixture.Present{}}
+		svc := &apikey.Service{DB: d, Clock: clk, Keys: fixture.Keys(t), Env: "test"}
 		test(t, &env{d: d, clk: clk, svc: svc, org: org, owner: owner})
 	})
+}
+
+// create, update and rotate run a change as internal/flow/confirming does,
+// with the person present: the service's checks, then the change (the
+// step-up between them has tests of its own).
+func create(ctx context.Context, s *apikey.Service, a actor.Actor, orgID uuid.UUID, r apikey.CreateRequest) (apikey.Key, string, error) {
+	c, err := s.CheckCreate(ctx, a, orgID, r)
+	if err != nil {
+		return apikey.Key{}, "", err
+	}
+	return s.Create(ctx, c)
+}
+
+func update(ctx context.Context, s *apikey.Service, a actor.Actor, orgID, id uuid.UUID, r apikey.UpdateRequest) (apikey.Key, error) {
+	c, err := s.CheckUpdate(ctx, a, orgID, id, r)
+	if err != nil {
+		return apikey.Key{}, err
+	}
+	return s.Update(ctx, c)
+}
+
+func rotate(ctx context.Context, s *apikey.Service, a actor.Actor, orgID, id uuid.UUID) (apikey.Key, string, error) {
+	c, err := s.CheckRotate(ctx, a, orgID, id)
+	if err != nil {
+		return apikey.Key{}, "", err
+	}
+	return s.Rotate(ctx, c)
 }
 
 func request(name string, role organization.Role, scopes ...string) apikey.CreateRequest {
@@ -48,7 +75,7 @@ func request(name string, role organization.Role, scopes ...string) apikey.Creat
 // create makes a balances:read member key as the owner.
 func (e *env) create(t *testing.T) (apikey.Key, string) {
 	t.Helper()
-	k, secret, err := e.svc.Create(context.Background(), e.owner, e.org.ID, request("reporting", organization.Member, "balances:read"))
+	k, secret, err := create(context.Background(), e.svc, e.owner, e.org.ID, request("reporting", organization.Member, "balances:read"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,24 +161,24 @@ func TestGrantRules(t *testing.T) {
 			{organization.Owner, organization.Member, []string{"webhooks:manage"}, apierr.Forbidden},
 			{organization.Member, organization.Member, []string{"balances:read"}, apierr.Forbidden},
 		} {
-			k, _, err := e.svc.Create(ctx, creators[tc.creator], e.org.ID, request("k", tc.role, tc.scopes...))
+			k, _, err := create(ctx, e.svc, creators[tc.creator], e.org.ID, request("k", tc.role, tc.scopes...))
 			want(t, fmt.Sprintf("%s creating a %s key with %v", tc.creator, tc.role, tc.scopes), err, tc.want)
 			if err == nil && (k.Role != tc.role || k.Environment != "test" || len(k.Scopes) != len(tc.scopes)) {
 				t.Errorf("%s creating a %s key: got %+v", tc.creator, tc.role, k)
 			}
 		}
 		// Raising a key above its changer's role is refused the same way.
-		k, _, err := e.svc.Create(ctx, e.owner, e.org.ID, request("k", organization.Member))
+		k, _, err := create(ctx, e.svc, e.owner, e.org.ID, request("k", organization.Member))
 		if err != nil {
 			t.Fatal(err)
 		}
 		owner := organization.Owner
-		_, err = e.svc.Update(ctx, creators[organization.Admin], e.org.ID, k.ID, apikey.UpdateRequest{Request: apikey.Request{Role: &owner}})
+		_, err = update(ctx, e.svc, creators[organization.Admin], e.org.ID, k.ID, apikey.UpdateRequest{Request: apikey.Request{Role: &owner}})
 		want(t, "admin raising a key to owner", err, apierr.RoleExceedsCreator)
 		// To a member a key id is not found, whatever the operation.
 		_, err = e.svc.Revoke(ctx, creators[organization.Member], e.org.ID, k.ID)
 		want(t, "member revoking", err, apierr.NotFound)
-		_, _, err = e.svc.Rotate(ctx, creators[organization.Member], e.org.ID, k.ID)
+		_, _, err = rotate(ctx, e.svc, creators[organization.Member], e.org.ID, k.ID)
 		want(t, "member rotating", err, apierr.NotFound)
 	})
 }
@@ -162,7 +189,7 @@ func TestRotationKeepsTwoSecretsForADay(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		k, first := e.create(t)
-		_, second, err := e.svc.Rotate(ctx, e.owner, e.org.ID, k.ID)
+		_, second, err := rotate(ctx, e.svc, e.owner, e.org.ID, k.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,11 +215,11 @@ func TestRotationKeepsTwoSecretsForADay(t *testing.T) {
 			}
 		}
 		// Rotating twice within a day: only the two latest secrets work.
-		_, third, err := e.svc.Rotate(ctx, e.owner, e.org.ID, k.ID)
+		_, third, err := rotate(ctx, e.svc, e.owner, e.org.ID, k.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, fourth, err := e.svc.Rotate(ctx, e.owner, e.org.ID, k.ID)
+		_, fourth, err := rotate(ctx, e.svc, e.owner, e.org.ID, k.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,10 +247,10 @@ func TestRevokedKeyIsRefused(t *testing.T) {
 		if e.authenticates(t, secret) {
 			t.Error("a revoked key authenticates")
 		}
-		_, _, err = e.svc.Rotate(ctx, e.owner, e.org.ID, k.ID)
+		_, _, err = rotate(ctx, e.svc, e.owner, e.org.ID, k.ID)
 		want(t, "rotating a revoked key", err, apierr.APIKeyRevoked)
 		name := "again"
-		_, err = e.svc.Update(ctx, e.owner, e.org.ID, k.ID, apikey.UpdateRequest{Request: apikey.Request{Name: &name}})
+		_, err = update(ctx, e.svc, e.owner, e.org.ID, k.ID, apikey.UpdateRequest{Request: apikey.Request{Name: &name}})
 		want(t, "updating a revoked key", err, apierr.APIKeyRevoked)
 		e.clk.Advance(time.Hour)
 		again, err := e.svc.Revoke(ctx, e.owner, e.org.ID, k.ID)
@@ -245,12 +272,12 @@ func TestFiftyActiveKeysAtMost(t *testing.T) {
 				first = k
 			}
 		}
-		_, _, err := e.svc.Create(ctx, e.owner, e.org.ID, request("one more", organization.Member))
+		_, _, err := create(ctx, e.svc, e.owner, e.org.ID, request("one more", organization.Member))
 		want(t, "the 51st key", err, apierr.APIKeyLimitReached)
 		if _, err := e.svc.Revoke(ctx, e.owner, e.org.ID, first.ID); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = e.svc.Create(ctx, e.owner, e.org.ID, request("one more", organization.Member))
+		_, _, err = create(ctx, e.svc, e.owner, e.org.ID, request("one more", organization.Member))
 		want(t, "a key after revoking one", err, "")
 	})
 }

@@ -62,7 +62,7 @@ func TestCredentialsAreReadOnce(t *testing.T) {
 		}
 		// A change of role is seen at once.
 		admin := organization.Admin
-		if _, err := e.svc.Update(ctx, e.owner, e.org.ID, k.ID, apikey.UpdateRequest{Request: apikey.Request{Role: &admin}}); err != nil {
+		if _, err := update(ctx, e.svc, e.owner, e.org.ID, k.ID, apikey.UpdateRequest{Request: apikey.Request{Role: &admin}}); err != nil {
 			t.Fatal(err)
 		}
 		if a, err := e.svc.Authenticate(ctx, secret); err != nil || a.Key.Role != "admin" {
@@ -75,7 +75,7 @@ func TestCredentialsAreReadOnce(t *testing.T) {
 			t.Error("a wrong secret authenticates a kept key")
 		}
 		// So is a key kept longer than the overlap of a rotation allows.
-		_, rotated, err := e.svc.Rotate(ctx, e.owner, e.org.ID, k.ID)
+		_, rotated, err := rotate(ctx, e.svc, e.owner, e.org.ID, k.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,8 +99,8 @@ func TestChangesReachEveryInstance(t *testing.T) {
 	one := dbtest.Open(t, dsn, db.WithClock(clk))
 	two := dbtest.Open(t, dsn, db.WithClock(clk))
 	org, owner := fixture.Member(t, one, organization.Owner)
-	svcOne := &apikey.Service{DB: one, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: fixture.Present{}}
-	svcTwo := &apikey.Service{DB: two, Clock: clk, Keys: fixture.Keys(t), Env: "test", Guard: fixture.Present{}}
+	svcOne := &apikey.Service{DB: one, Clock: clk, Keys: fixture.Keys(t), Env: "test"}
+	svcTwo := &apikey.Service{DB: two, Clock: clk, Keys: fixture.Keys(t), Env: "test"}
 	eventually := func(what string, typ apierr.Type, secret string) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
@@ -128,7 +128,7 @@ func TestChangesReachEveryInstance(t *testing.T) {
 		}
 	}
 
-	_, secretA, err := svcOne.Create(ctx, owner, org.ID, request("a", organization.Member, "balances:read"))
+	_, secretA, err := create(ctx, svcOne, owner, org.ID, request("a", organization.Member, "balances:read"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestChangesReachEveryInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	k, secretB, err := svcOne.Create(ctx, owner, org.ID, request("b", organization.Member, "balances:read"))
+	k, secretB, err := create(ctx, svcOne, owner, org.ID, request("b", organization.Member, "balances:read"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,9 @@ import (
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/flow/billpay"
+	"github.com/strongroom/strongroom/internal/flow/binding"
+	"github.com/strongroom/strongroom/internal/flow/cardspend"
+	"github.com/strongroom/strongroom/internal/flow/confirming"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
@@ -154,10 +157,13 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// Paying a bill: a payment that names a bill requests it, and a payment
 	// that ends releases it, in the payment's transaction.
 	billPay := &billpay.Service{DB: d, Payments: payments, Bills: bills}
-	// An approved card purchase files its cardholder's expense in the same transaction.
 	expenses := &expense.Service{DB: d, Files: files}
-	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}, Guard: stepUp.For(stepup.GateIdentity),
-		Expenses: expenses}
+	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}}
+	// An approved card purchase files its cardholder's expense in the same transaction.
+	cardSpend := &cardspend.Service{DB: d, Cards: cards, Expenses: expenses}
+	apiKeys := &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env}
+	// A card's PIN, its wallet provisioning and API key changes need a step-up.
+	confirmed := &confirming.Service{StepUp: stepUp, Cards: cards, APIKeys: apiKeys}
 	var sandboxIssuer *card.SandboxIssuer
 	if cfg.Env == "test" {
 		sandboxIssuer = &card.SandboxIssuer{DB: d, Keys: keys}
@@ -209,18 +215,21 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		},
 		Identity:         ids,
 		StepUp:           stepUp,
-		APIKeys:          &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env, Guard: stepUp.For(stepup.GateIdentity)},
+		APIKeys:          apiKeys,
+		Confirming:       confirmed,
 		CurrencyAccounts: accounts,
 		Payments:         payments,
 		Approving:        approvals,
 		BillPay:          billPay,
 		Cards:            cards,
+		CardSpend:        cardSpend,
 		Files:            files,
 		Bills:            bills,
 		Invoices:         &invoicing.Service{DB: d},
 		Onboarding:       kyc,
 		SandboxKYC:       sandboxKYC,
 		Expenses:         expenses,
+		Binding:          &binding.Service{DB: d, Expenses: expenses},
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
 		Partner:          sandboxPartner,

@@ -250,89 +250,117 @@ func (r AuthorizationRequest) Validate() error {
 func (r AuthorizationRequest) refund() bool { return r.Kind != nil && *r.Kind == "refund" }
 
 // Decision is the answer to an authorization: approved with the feed row
-// it added, or declined with its reason.
+// it added, or declined with its reason. Purchase is set for an approved
+// purchase of a card that has a cardholder: what the purchase files as the
+// cardholder's expense (internal/flow/cardspend does, in the same
+// transaction).
 type Decision struct {
 	Approved      bool
 	DeclineReason *string
 	Transaction   *ledger.Transaction
+	Purchase      *Purchase
 }
 
-// Authorize decides a merchant's request in one transaction, checking the
-// decline reasons in their order. An approved purchase debits the organization's US-dollar
-// balance through the ledger and adds to the month's spending; a refund,
-// never more than what is left of the month's purchases, credits it and
-// lowers the spending; either adds a card_transaction row to
-// the feed. A declined request moves nothing. The card's row is locked, so
-// concurrent authorizations of one card are decided one after another
-// against the limit; the ledger refuses a balance below zero across cards.
-func (s *Service) Authorize(ctx context.Context, id uuid.UUID, r AuthorizationRequest) (Decision, error) {
+// Purchase is an approved purchase of a held card: whose organization and
+// cardholder, its feed row (in US dollars), what the merchant charged and
+// the merchant's name.
+type Purchase struct {
+	OrganizationID uuid.UUID
+	HolderID       uuid.UUID
+	Transaction    ledger.Transaction
+	Bill           money.Amount
+	Merchant       string
+}
+
+// Total is what the purchase's feed row counts, in its currency.
+func (p Purchase) Total() money.Amount {
+	return money.Amount{Minor: p.Transaction.Amount, Currency: p.Transaction.Currency}
+}
+
+// Priced is a merchant's request for a card, its amount converted to US
+// dollars, ready for Decide.
+type Priced struct {
+	cardID uuid.UUID
+	r      AuthorizationRequest
+	amount money.Amount
+	usd    money.Amount
+}
+
+// Price converts the amount of a validated request for card id to US
+// dollars, which the card's limit counts, before any transaction begins;
+// invalid_request when the currency has no rate or the amount does not
+// convert.
+func (s *Service) Price(ctx context.Context, id uuid.UUID, r AuthorizationRequest) (Priced, error) {
 	amount, _ := money.Parse(r.Amount, r.Currency) // validated
 	rate, err := s.Rates.Rate(ctx, r.Currency, LimitCurrency)
 	if err != nil {
-		return Decision{}, apierr.InvalidField("currency", "has no exchange rate to US dollars in the sandbox.")
+		return Priced{}, apierr.InvalidField("currency", "has no exchange rate to US dollars in the sandbox.")
 	}
 	usd, err := money.Convert(amount, LimitCurrency, rate)
 	if err != nil || !usd.IsPositive() {
-		return Decision{}, apierr.InvalidField("amount", "is too small or too large to convert to US dollars.")
+		return Priced{}, apierr.InvalidField("amount", "is too small or too large to convert to US dollars.")
 	}
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Decision, error) {
-		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
-		if err != nil {
-			return Decision{}, err
-		}
-		// Shared: a ban waits for this authorization, and this one for a ban.
-		status, err := organization.StatusOf(ctx, tx, c.OrganizationID, tx.ForShare())
-		if err != nil {
-			return Decision{}, err
-		}
-		auth := authorization{ID: uuid.Must(uuid.NewV7()), CardID: id, Organization: c.OrganizationID, Kind: "purchase",
-			Channel: r.Channel, Merchant: r.Merchant, Amount: amount.Minor, Currency: amount.Currency, USDAmount: usd.Minor}
-		if r.refund() {
-			auth.Kind = "refund"
-		}
-		reason := s.decline(c, status, r, usd.Minor)
-		var out Decision
-		if reason == "" {
-			out.Transaction, err = s.move(ctx, tx, c, r, usd)
-			switch {
-			case apierr.Is(err, apierr.InsufficientFunds):
-				reason = DeclineInsufficientFunds
-			case err != nil:
-				return Decision{}, err
-			}
-		}
-		if reason != "" {
-			auth.DeclineReason = &reason
-			out = Decision{DeclineReason: &reason}
-		} else {
-			auth.Approved, auth.TransactionID, out.Approved = true, &out.Transaction.ID, true
-		}
-		if err := insertAuthorization(ctx, tx, auth); err != nil {
-			return Decision{}, err
-		}
-		if out.Approved {
-			if _, err := s.updated(ctx, tx, id); err != nil {
-				return Decision{}, err
-			}
-			if err := s.fileExpense(ctx, tx, c, r, amount, *out.Transaction); err != nil {
-				return Decision{}, err
-			}
-		}
-		return out, nil
-	})
+	return Priced{cardID: id, r: r, amount: amount, usd: usd}, nil
 }
 
-// fileExpense files an approved purchase of a held card as its cardholder's
-// expense (docs/api.md, Expenses); refunds and organization cards file none.
-func (s *Service) fileExpense(ctx context.Context, tx *db.Tx, c stored, r AuthorizationRequest, bill money.Amount, t ledger.Transaction) error {
-	if s.Expenses == nil || r.refund() || c.UserID == nil {
-		return nil
+// Decide decides a priced request in tx, checking the reasons to decline in
+// the order of the Decline constants (the first that holds answers). An
+// approved purchase debits the organization's US-dollar balance through
+// the ledger and adds to the month's spending; a refund, never more than
+// what is left of the month's purchases, credits it and lowers the
+// spending; either adds a card_transaction row to the feed. A declined
+// request moves nothing. The card's row is locked, so concurrent
+// authorizations of one card are decided one after another against the
+// limit; the ledger refuses a balance below zero across cards.
+func (s *Service) Decide(ctx context.Context, tx *db.Tx, p Priced) (Decision, error) {
+	id, r, usd := p.cardID, p.r, p.usd
+	c, err := loadCard(ctx, tx, id, tx.ForUpdate())
+	if err != nil {
+		return Decision{}, err
 	}
-	total := money.Amount{Minor: t.Amount, Currency: t.Currency}
-	if err := s.Expenses.FileCardPurchase(ctx, tx, c.OrganizationID, *c.UserID, t.ID, total, bill, r.Merchant); err != nil {
-		return fmt.Errorf("card: file the purchase as an expense: %w", err)
+	// Shared: a ban waits for this authorization, and this one for a ban.
+	status, err := organization.StatusOf(ctx, tx, c.OrganizationID, tx.ForShare())
+	if err != nil {
+		return Decision{}, err
 	}
-	return nil
+	auth := authorization{ID: uuid.Must(uuid.NewV7()), CardID: id, Organization: c.OrganizationID, Kind: "purchase",
+		Channel: r.Channel, Merchant: r.Merchant, Amount: p.amount.Minor, Currency: p.amount.Currency, USDAmount: usd.Minor}
+	if r.refund() {
+		auth.Kind = "refund"
+	}
+	reason := s.decline(c, status, r, usd.Minor)
+	var out Decision
+	if reason == "" {
+		out.Transaction, err = s.move(ctx, tx, c, r, usd)
+		switch {
+		case apierr.Is(err, apierr.InsufficientFunds):
+			reason = DeclineInsufficientFunds
+		case err != nil:
+			return Decision{}, err
+		}
+	}
+	if reason != "" {
+		auth.DeclineReason = &reason
+		out = Decision{DeclineReason: &reason}
+	} else {
+		auth.Approved, auth.TransactionID, out.Approved = true, &out.Transaction.ID, true
+	}
+	if err := insertAuthorization(ctx, tx, auth); err != nil {
+		return Decision{}, err
+	}
+	if !out.Approved {
+		return out, nil
+	}
+	if _, err := s.updated(ctx, tx, id); err != nil {
+		return Decision{}, err
+	}
+	// A held card's purchase is its cardholder's expense (docs/api.md, Expenses);
+	// refunds and organization cards file none.
+	if !r.refund() && c.UserID != nil {
+		out.Purchase = &Purchase{OrganizationID: c.OrganizationID, HolderID: *c.UserID, Transaction: *out.Transaction,
+			Bill: p.amount, Merchant: r.Merchant}
+	}
+	return out, nil
 }
 
 // decline is the first reason, in the order of the Decline constants, to refuse r on c; ""

@@ -20,7 +20,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
-	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 )
@@ -32,28 +31,11 @@ type Service struct {
 	Keys   *keyring.Keyring
 	Issuer Issuer
 	Rates  Rates
-	// Guard is the step-up gate of setting a PIN and of wallet provisioning.
-	Guard Guard
-	// Expenses files each approved purchase of a held card as an expense of
-	// its cardholder, in the authorization's transaction; nil files none.
-	Expenses Expenses
-}
-
-// Expenses files card purchases as expenses (expense.Service): the
-// purchase's feed row transactionID, its total in that row, what the
-// merchant charged (bill) and the merchant's name.
-type Expenses interface {
-	FileCardPurchase(ctx context.Context, tx *db.Tx, orgID, holderID, transactionID uuid.UUID, total, bill money.Amount, merchant string) error
 }
 
 // Rates tells how many units of to one unit of from buys (payment.Rates).
 type Rates interface {
 	Rate(ctx context.Context, from, to string) (string, error)
-}
-
-// Guard lets a sensitive operation through, or answers step_up_required.
-type Guard interface {
-	Require(ctx context.Context, a actor.Actor) error
 }
 
 var (
@@ -440,38 +422,52 @@ func (r PINRequest) Validate() error {
 
 const pinPurpose = "card-pin"
 
-// SetPIN sets the PIN of the active physical card: the cardholder, after a
-// step-up. The PIN is kept only as a keyed hash, bound to the card.
-func (s *Service) SetPIN(ctx context.Context, a actor.Actor, id uuid.UUID, r PINRequest) error {
-	check := func(c stored, v viewer) error {
-		switch {
-		case !v.holder:
-			return errHolderOnly
-		case c.Physical.State != PhysicalActive:
-			return apierr.New(apierr.Conflict, "The physical card must be activated before its PIN is set.")
-		}
-		return nil
+// PINSetting is a request to set a card's PIN that CheckSetPIN let
+// through, for SetPIN.
+type PINSetting struct {
+	a   actor.Actor
+	id  uuid.UUID
+	pin string
+}
+
+// setPINCheck lets the cardholder set the PIN of the card's active physical card.
+func setPINCheck(c stored, v viewer) error {
+	switch {
+	case !v.holder:
+		return errHolderOnly
+	case c.Physical.State != PhysicalActive:
+		return apierr.New(apierr.Conflict, "The physical card must be activated before its PIN is set.")
 	}
-	// Checked before the step-up, so nobody confirms an action that cannot happen.
+	return nil
+}
+
+// CheckSetPIN checks that a may set the PIN of card id: the cardholder, once
+// the physical card is active. Setting a PIN also needs a step-up, which
+// internal/flow/confirming asks for after this check and before SetPIN, so
+// nobody confirms an action that cannot happen.
+func (s *Service) CheckSetPIN(ctx context.Context, a actor.Actor, id uuid.UUID, r PINRequest) (PINSetting, error) {
 	c, err := loadCard(ctx, s.DB.Reader(), id, "")
 	if err != nil {
-		return err
+		return PINSetting{}, err
 	}
 	v, err := access(ctx, s.DB.Reader(), a, c, true)
 	if err != nil {
-		return err
+		return PINSetting{}, err
 	}
-	if err := check(c, v); err != nil {
-		return err
+	if err := setPINCheck(c, v); err != nil {
+		return PINSetting{}, err
 	}
-	if err := s.Guard.Require(ctx, a); err != nil {
-		return err
-	}
-	_, err = s.change(ctx, a, id, true, func(tx *db.Tx, c stored, v viewer) error {
-		if err := check(c, v); err != nil {
+	return PINSetting{a: a, id: id, pin: r.PIN}, nil
+}
+
+// SetPIN sets the PIN that CheckSetPIN let through, checking again in its
+// transaction. The PIN is kept only as a keyed hash, bound to the card.
+func (s *Service) SetPIN(ctx context.Context, p PINSetting) error {
+	_, err := s.change(ctx, p.a, p.id, true, func(tx *db.Tx, c stored, v viewer) error {
+		if err := setPINCheck(c, v); err != nil {
 			return err
 		}
-		return update(ctx, tx, id, `pin_hash = $2`, s.Keys.Hash(pinPurpose, id.String()+":"+r.PIN))
+		return update(ctx, tx, p.id, `pin_hash = $2`, s.Keys.Hash(pinPurpose, p.id.String()+":"+p.pin))
 	})
 	return err
 }

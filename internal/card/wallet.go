@@ -70,31 +70,44 @@ type walletPayload struct {
 
 const panPurpose = "card-pan"
 
-// ProvisionWallet hands the cardholder's wallet the card, encrypted to the
-// network's token service provider: the cardholder only, an active card
-// that is not frozen, after a step-up. The card number is opened from its
-// sealed form only to be encrypted again into the payload.
-func (s *Service) ProvisionWallet(ctx context.Context, a actor.Actor, id uuid.UUID, r WalletRequest) (WalletProvision, error) {
+// WalletProvisioning is a request to add a card to its cardholder's
+// wallet that CheckProvisionWallet let through, for ProvisionWallet.
+type WalletProvisioning struct {
+	c stored
+	r WalletRequest
+}
+
+// CheckProvisionWallet checks that a may add card id to a wallet: the
+// cardholder only, an active card that is not frozen. Provisioning also
+// needs a step-up, which internal/flow/confirming asks for after this
+// check and before ProvisionWallet.
+func (s *Service) CheckProvisionWallet(ctx context.Context, a actor.Actor, id uuid.UUID, r WalletRequest) (WalletProvisioning, error) {
 	q := s.DB.Reader()
 	c, err := loadCard(ctx, q, id, "")
 	if err != nil {
-		return WalletProvision{}, err
+		return WalletProvisioning{}, err
 	}
 	v, err := access(ctx, q, a, c, true)
 	if err != nil {
-		return WalletProvision{}, err
+		return WalletProvisioning{}, err
 	}
 	switch {
 	case !v.holder:
-		return WalletProvision{}, errHolderOnly
+		return WalletProvisioning{}, errHolderOnly
 	case c.Status != Active:
-		return WalletProvision{}, errNotActive
+		return WalletProvisioning{}, errNotActive
 	case c.Frozen:
-		return WalletProvision{}, apierr.New(apierr.Conflict, "This card is frozen; unfreeze it before adding it to a wallet.")
+		return WalletProvisioning{}, apierr.New(apierr.Conflict, "This card is frozen; unfreeze it before adding it to a wallet.")
 	}
-	if err := s.Guard.Require(ctx, a); err != nil {
-		return WalletProvision{}, err
-	}
+	return WalletProvisioning{c: c, r: r}, nil
+}
+
+// ProvisionWallet hands the cardholder's wallet the card that
+// CheckProvisionWallet let through, encrypted to the network's token
+// service provider. The card number is opened from its sealed form only to
+// be encrypted again into the payload.
+func (s *Service) ProvisionWallet(ctx context.Context, w WalletProvisioning) (WalletProvision, error) {
+	c, r := w.c, w.r
 	pan, err := s.Keys.Open(panPurpose, c.panSealed)
 	if err != nil {
 		return WalletProvision{}, err

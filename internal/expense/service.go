@@ -17,7 +17,6 @@ import (
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/money"
@@ -77,7 +76,7 @@ func (s *Service) complete(ctx context.Context, q db.Reader, es []Expense) ([]Ex
 			}
 		}
 	}
-	rows, err := payment.TransactionIDs(ctx, q, payments)
+	rows, err := ledger.PaymentRows(ctx, q, payments)
 	if err != nil {
 		return nil, err
 	}
@@ -255,18 +254,51 @@ func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, fn fu
 // pending, working or rejected; else conflict): a pending expense, filed
 // from a card purchase, becomes working on its first edit.
 func (s *Service) edit(ctx context.Context, a actor.Actor, id uuid.UUID, fn func(tx *db.Tx, e *Expense) error) (Expense, error) {
-	return s.change(ctx, a, id, func(tx *db.Tx, e *Expense, _ viewer) error {
-		if !editable(e.Status) {
-			return apierr.Newf(apierr.Conflict, "This expense is %s: it can be changed only while draft, pending, working or rejected.", e.Status)
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Expense, error) {
+		ed, err := s.OpenEdit(ctx, tx, a, id)
+		if err != nil {
+			return Expense{}, err
 		}
-		if err := fn(tx, e); err != nil {
-			return err
+		if err := fn(tx, &ed.e); err != nil {
+			return Expense{}, err
 		}
-		if e.Status == Pending {
-			e.Status = Working
-		}
-		return updateExpense(ctx, tx, *e)
+		return s.closeEdit(ctx, tx, ed)
 	})
+}
+
+// Editing is an expense locked in a transaction for an edit its actor may
+// make (OpenEdit), for AddBinding.
+type Editing struct{ e Expense }
+
+// OrganizationID is the organization of the expense being edited.
+func (ed Editing) OrganizationID() uuid.UUID { return ed.e.OrganizationID }
+
+// OpenEdit locks expense id in tx for an edit by a: not_found unless a may
+// change it (see access), conflict unless it is still open to edits.
+func (s *Service) OpenEdit(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (Editing, error) {
+	e, err := loadExpense(ctx, tx, id, tx.ForUpdate())
+	if err != nil {
+		return Editing{}, err
+	}
+	if _, err := access(ctx, tx, a, e, true); err != nil {
+		return Editing{}, err
+	}
+	if !editable(e.Status) {
+		return Editing{}, apierr.Newf(apierr.Conflict, "This expense is %s: it can be changed only while draft, pending, working or rejected.", e.Status)
+	}
+	return Editing{e: e}, nil
+}
+
+// closeEdit stores the edited expense, working now if it was pending, and
+// reads it again.
+func (s *Service) closeEdit(ctx context.Context, tx *db.Tx, ed Editing) (Expense, error) {
+	if ed.e.Status == Pending {
+		ed.e.Status = Working
+	}
+	if err := updateExpense(ctx, tx, ed.e); err != nil {
+		return Expense{}, err
+	}
+	return s.reread(ctx, tx, ed.e.ID)
 }
 
 // Update changes the fields r sends: at least one.
@@ -396,27 +428,27 @@ func (r BindRequest) Validate() error {
 	return f.Err()
 }
 
-// Bind binds a transaction of the expense's organization to it. The target
-// must be of the type given (else not_found) and bound to no expense (else
-// conflict, decided by the database between concurrent binds).
-func (s *Service) Bind(ctx context.Context, a actor.Actor, id uuid.UUID, r BindRequest) (Expense, error) {
-	return s.edit(ctx, a, id, func(tx *db.Tx, e *Expense) error {
-		b, err := target(ctx, tx, e.OrganizationID, *r.TargetType, uuid.MustParse(*r.TargetID))
-		if err != nil {
-			return err
-		}
-		b.ID, b.ExpenseID = uuid.Must(uuid.NewV7()), e.ID
-		current, err := bindingsOf(ctx, tx, []uuid.UUID{e.ID})
-		if err != nil {
-			return err
-		}
-		if _, _, err := totals(append(current[e.ID], b), e.Bill, e.Local); errors.Is(err, money.ErrOverflow) {
-			return errTooLarge
-		} else if err != nil {
-			return err
-		}
-		return insertBinding(ctx, tx, e.OrganizationID, b)
-	})
+// AddBinding binds target t, found in the organization of the expense
+// being edited (Target, or a payment by internal/flow/binding), to it and
+// returns the expense. t must be bound to no expense (else conflict,
+// decided by the database between concurrent binds); a binding that would
+// take the totals beyond what they hold is refused.
+func (s *Service) AddBinding(ctx context.Context, tx *db.Tx, ed Editing, t Binding) (Expense, error) {
+	e := ed.e
+	t.ID, t.ExpenseID = uuid.Must(uuid.NewV7()), e.ID
+	current, err := bindingsOf(ctx, tx, []uuid.UUID{e.ID})
+	if err != nil {
+		return Expense{}, err
+	}
+	if _, _, err := totals(append(current[e.ID], t), e.Bill, e.Local); errors.Is(err, money.ErrOverflow) {
+		return Expense{}, errTooLarge
+	} else if err != nil {
+		return Expense{}, err
+	}
+	if err := insertBinding(ctx, tx, e.OrganizationID, t); err != nil {
+		return Expense{}, err
+	}
+	return s.closeEdit(ctx, tx, ed)
 }
 
 // Unbind removes binding bindingID of the expense.
@@ -463,48 +495,34 @@ func (s *Service) RemoveReceipt(ctx context.Context, a actor.Actor, id, receiptI
 	})
 }
 
-// target finds the transaction of orgID that a binding of kind names and
-// what it counts for: a card transaction by its feed row (a refund
-// negative), a payment by its id or its feed row's, counting the amount
-// sent. Anything else, another organization's included, is not found;
-// internal transfers do not exist yet, so none is ever found.
-func target(ctx context.Context, q db.Reader, orgID uuid.UUID, kind string, id uuid.UUID) (Binding, error) {
-	notFound := apierr.Newf(apierr.NotFound, "The organization has no %s transaction with this id.", kind)
-	switch kind {
-	case CardTransaction:
-		t, err := ledger.Get(ctx, q, orgID, id)
-		if apierr.Is(err, apierr.NotFound) || (err == nil && t.Type != CardTransaction) {
-			return Binding{}, notFound
-		}
-		if err != nil {
-			return Binding{}, err
-		}
-		total := money.Amount{Minor: t.Amount, Currency: t.Currency}
-		if t.Direction == "in" {
-			total = total.Neg()
-		}
-		return Binding{TargetID: t.ID, TargetType: kind, Total: total}, nil
-	case FiatOutgoing, CryptoOutgoing:
-		rail := payment.RailFiat
-		if kind == CryptoOutgoing {
-			rail = payment.RailCrypto
-		}
-		p, err := payment.GetOutgoing(ctx, q, orgID, id)
-		if apierr.Is(err, apierr.NotFound) {
-			// The payment's row in the feed names it too.
-			if t, ferr := ledger.Get(ctx, q, orgID, id); ferr == nil && t.Type == kind && t.PaymentID != nil {
-				p, err = payment.GetOutgoing(ctx, q, orgID, *t.PaymentID)
-			}
-		}
-		if apierr.Is(err, apierr.NotFound) || (err == nil && p.Rail != rail) {
-			return Binding{}, notFound
-		}
-		if err != nil {
-			return Binding{}, err
-		}
-		return Binding{TargetID: p.ID, TargetType: kind, Total: p.Sent, TransactionID: p.TransactionID}, nil
+// NoTarget is the answer to binding a transaction of kind that the
+// organization does not have.
+func NoTarget(kind string) error {
+	return apierr.Newf(apierr.NotFound, "The organization has no %s transaction with this id.", kind)
+}
+
+// Target finds the transaction of the organization of the expense being
+// edited that a binding of kind names, and what it counts for: a card
+// transaction by its feed row, a refund negative. Anything else, another
+// organization's included, is not found; internal transfers do not exist
+// yet, so none is ever found. Payments (fiat_outgoing, crypto_outgoing)
+// are the payment feature's to find: internal/flow/binding finds them.
+func Target(ctx context.Context, tx *db.Tx, ed Editing, kind string, id uuid.UUID) (Binding, error) {
+	if kind != CardTransaction {
+		return Binding{}, NoTarget(kind)
 	}
-	return Binding{}, notFound
+	t, err := ledger.Get(ctx, tx, ed.OrganizationID(), id)
+	if apierr.Is(err, apierr.NotFound) || (err == nil && t.Type != CardTransaction) {
+		return Binding{}, NoTarget(kind)
+	}
+	if err != nil {
+		return Binding{}, err
+	}
+	total := money.Amount{Minor: t.Amount, Currency: t.Currency}
+	if t.Direction == "in" {
+		total = total.Neg()
+	}
+	return Binding{TargetID: t.ID, TargetType: kind, Total: total}, nil
 }
 
 // FileCardPurchase files the approved card purchase of feed row

@@ -50,11 +50,11 @@ type issuedKey struct {
 }
 
 func (s *server) createAPIKey(ctx context.Context, a actor.Actor, org uuid.UUID, req apikey.CreateRequest) (issuedKey, error) {
-	k, secret, err := s.APIKeys.Create(ctx, a, org, req)
+	k, secret, err := s.Confirming.CreateAPIKey(ctx, a, org, req)
 	return issuedKey{k, secret}, err
 }
 
 func (s *server) rotateAPIKey(ctx context.Context, a actor.Actor, org, id uuid.UUID) (issuedKey, error) {
-	k, secret, err := s.APIKeys.Rotate(ctx, a, org, id)
+	k, secret, err := s.Confirming.RotateAPIKey(ctx, a, org, id)
 	return issuedKey{k, secret}, err
 }

@@ -114,7 +114,7 @@ func (s *server) setCardPIN(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := s.Cards.SetPIN(r.Context(), actorOf(r), id, req); err != nil {
+	if err := s.Confirming.SetCardPIN(r.Context(), actorOf(r), id, req); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -40,7 +40,7 @@ func (s *server) routes() []route {
 
 		{"POST", "/api/v1/organizations/{organization_id}/api-keys", authSession, limitDefault, change(issuedKeys, http.StatusCreated, s.createAPIKey)},
 		{"GET", "/api/v1/organizations/{organization_id}/api-keys", authSession, limitDefault, apiKeys.list(s, s.APIKeys.List)},
-		{"PATCH", "/api/v1/organizations/{organization_id}/api-keys/{api_key_id}", authSession, limitDefault, changeIn(apiKeys, apiKeyID, http.StatusOK, s.APIKeys.Update)},
+		{"PATCH", "/api/v1/organizations/{organization_id}/api-keys/{api_key_id}", authSession, limitDefault, changeIn(apiKeys, apiKeyID, http.StatusOK, s.Confirming.UpdateAPIKey)},
 		{"POST", "/api/v1/organizations/{organization_id}/api-keys/{api_key_id}/rotate", authSession, limitDefault, issuedKeys.actIn(apiKeyID, s.rotateAPIKey)},
 		{"POST", "/api/v1/organizations/{organization_id}/api-keys/{api_key_id}/revoke", authSession, limitDefault, apiKeys.actIn(apiKeyID, s.APIKeys.Revoke)},
 		{"GET", "/api/v1/organizations/{organization_id}/multi-currency-accounts", authSessionOrKey, limitDefault, currencyAccounts.get(s.CurrencyAccounts.List)},
@@ -74,7 +74,7 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/cards/{card_id}/physical", authSession, limitDefault, change(cards, http.StatusOK, s.Cards.OrderPhysical)},
 		{"POST", "/api/v1/cards/{card_id}/activate", authSession, limitDefault, change(cards, http.StatusOK, s.Cards.Activate)},
 		{"POST", "/api/v1/cards/{card_id}/pin", authSession, limitDefault, s.setCardPIN},
-		{"POST", "/api/v1/cards/{card_id}/mobile-wallet-provision", authSession, limitDefault, change(wallets.optionalBody(), http.StatusOK, s.Cards.ProvisionWallet)},
+		{"POST", "/api/v1/cards/{card_id}/mobile-wallet-provision", authSession, limitDefault, change(wallets.optionalBody(), http.StatusOK, s.Confirming.ProvisionWallet)},
 
 		{"POST", "/api/v1/organizations/{organization_id}/files", authSession, limitDefault, change(newFiles, http.StatusCreated, s.Files.Create)},
 		{"GET", "/api/v1/files/{file_id}", authSession, limitDefault, files.get(s.Files.Get)},
@@ -122,7 +122,7 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/expenses/{expense_id}/approve", authSession, limitDefault, expenses.act(s.Expenses.Approve)},
 		{"POST", "/api/v1/expenses/{expense_id}/reject", authSession, limitDefault, change(expenses, http.StatusOK, s.Expenses.Reject)},
 		{"POST", "/api/v1/expenses/{expense_id}/mark-paid", authSession, limitDefault, expenses.act(s.Expenses.MarkPaid)},
-		{"POST", "/api/v1/expenses/{expense_id}/bindings", authSession, limitDefault, change(expenses, http.StatusOK, s.Expenses.Bind)},
+		{"POST", "/api/v1/expenses/{expense_id}/bindings", authSession, limitDefault, change(expenses, http.StatusOK, s.Binding.Bind)},
 		{"DELETE", "/api/v1/expenses/{expense_id}/bindings/{binding_id}", authSession, limitDefault, expenses.getIn(bindingID, s.Expenses.Unbind)},
 		{"POST", "/api/v1/expenses/{expense_id}/receipts", authSession, limitDefault, change(expenses, http.StatusOK, s.Expenses.AddReceipt)},
 		{"DELETE", "/api/v1/expenses/{expense_id}/receipts/{receipt_id}", authSession, limitDefault, expenses.getIn(receiptID, s.Expenses.RemoveReceipt)},
@@ -143,7 +143,7 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/cards/{card_id}/status", authSandbox, limitDefault, change(cards, http.StatusOK, noActorBody(s.Cards.SetStatus))},
 		{"POST", "/api/v1/sandbox/cards/{card_id}/ship", authSandbox, limitDefault, shipments.act(noActor(s.Cards.Ship))},
 		{"GET", "/api/v1/sandbox/wallet-provider-key", authSandbox, limitDefault, providerKeys.serve(http.StatusOK, s.sandboxWalletProviderKey)},
-		{"POST", "/api/v1/sandbox/cards/{card_id}/authorizations", authSandbox, limitDefault, change(authorizations, http.StatusOK, noActorBody(s.Cards.Authorize))},
+		{"POST", "/api/v1/sandbox/cards/{card_id}/authorizations", authSandbox, limitDefault, change(authorizations, http.StatusOK, noActorBody(s.CardSpend.Authorize))},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/crypto-deposits", authSandbox, limitDefault, change(cryptoDeposits, http.StatusCreated, noActorBody(s.Invoices.Deposit))},
 		{"POST", "/api/v1/sandbox/kyc/{user_id}", authSandbox, limitDefault, change(identityChecks, http.StatusOK, noActorBody(s.Onboarding.Decide))},
 		// The sandbox identity-verification provider's page: the token in the link is the permission.

@@ -17,6 +17,9 @@ import (
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/flow/approving"
 	"github.com/strongroom/strongroom/internal/flow/billpay"
+	"github.com/strongroom/strongroom/internal/flow/binding"
+	"github.com/strongroom/strongroom/internal/flow/cardspend"
+	"github.com/strongroom/strongroom/internal/flow/confirming"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -90,7 +93,7 @@ type Deps struct {
 	PartnerSecret []byte
 	// Payments moves money out after a person approves.
 	Payments *payment.Service
-	// Cards runs cards and the authorizations their network asks for.
+	// Cards runs cards.
 	Cards *card.Service
 	// Bills turns supplier invoices into bills.
 	Bills *bill.Service
@@ -108,6 +111,13 @@ type Deps struct {
 	// Approving asks for payment approvals and answers challenges from the
 	// approving app.
 	Approving *approving.Service
+	// Binding binds transactions to expenses.
+	Binding *binding.Service
+	// CardSpend decides the authorizations the card network asks for,
+	// filing a held card's purchases as expenses.
+	CardSpend *cardspend.Service
+	// Confirming runs the card and API key operations a step-up confirms.
+	Confirming *confirming.Service
 	// BillPay runs what touches a payment and the bill it pays: executing,
 	// cancelling, rejecting and settling payments, and a bill's payment
 	// contact.

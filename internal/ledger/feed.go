@@ -98,3 +98,28 @@ func FeedPageKey(t Transaction) page.Key {
 func Get(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (Transaction, error) {
 	return scanTransaction(q.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM transactions WHERE id = $1 AND organization_id = $2`, id, orgID))
 }
+
+// PaymentRows returns the feed row of each of the payments ids that has
+// one (a fiat_outgoing or crypto_outgoing row, recorded when the payment
+// is approved), by payment.
+func PaymentRows(ctx context.Context, q db.Reader, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
+	out := map[uuid.UUID]uuid.UUID{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	type pair struct{ payment, row uuid.UUID }
+	pairs, err := db.QueryAll(ctx, q, func(row db.Scanner) (pair, error) {
+		var p pair
+		err := row.Scan(&p.payment, &p.row)
+		return p, err
+	}, `SELECT payment_id, id FROM transactions
+		WHERE payment_id IN (`+db.Placeholders(1, len(ids))+`) AND type IN ('fiat_outgoing', 'crypto_outgoing')`, args...)
+	for _, p := range pairs {
+		out[p.payment] = p.row
+	}
+	return out, err
+}

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -17,8 +16,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
-
-var testDay = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
 // post writes e in a transaction of its own and returns the entry's id.
 func post(d *db.DB, e ledger.Entry) (uuid.UUID, error) {

@@ -135,18 +135,3 @@ func Spend[T any](ctx context.Context, s *Service, a actor.Actor, gate Gate, op 
 	// Windows keep being spent under us: ask for a step-up of this call's own.
 	return zero, s.ask(ctx, a, withoutApp)
 }
-
-// For binds the guard to one gate, for a service whose sensitive
-// operations all pass the same one (API keys).
-func (s *Service) For(gate Gate) OneGate { return OneGate{guard: s, gate: gate} }
-
-// OneGate is the guard bound to one gate (see For).
-type OneGate struct {
-	guard *Service
-	gate  Gate
-}
-
-// Require is Service.Require at the bound gate.
-func (g OneGate) Require(ctx context.Context, a actor.Actor) error {
-	return g.guard.Require(ctx, a, g.gate)
-}

@@ -19,7 +19,7 @@ import (
 // and sees the seeded history.
 func TestSeededDatabaseServesItsHistory(t *testing.T) {
 	for _, e := range dbtest.Engines() {
-		t.Run(e.Name, func(t *testing.T) { testSeed(t, e.DSN(t)) })
+		t.Run(e.Name, func(t *testing.T) { testSeed(t, e.Migrated(t)) })
 	}
 }
 

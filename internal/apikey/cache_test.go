@@ -95,7 +95,7 @@ func TestCredentialsAreReadOnce(t *testing.T) {
 func TestChangesReachEveryInstance(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewManual(start)
-	dsn := dbtest.PostgresDSN(t) // skips without PostgreSQL: SQLite has one process
+	dsn := dbtest.MigratedPostgresDSN(t) // skips without PostgreSQL: SQLite has one process
 	one := dbtest.Open(t, dsn, db.WithClock(clk))
 	two := dbtest.Open(t, dsn, db.WithClock(clk))
 	org, owner := fixture.Member(t, one, organization.Owner)

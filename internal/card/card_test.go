@@ -368,7 +368,7 @@ func TestMembersSeeOnlyTheirOwnCards(t *testing.T) {
 func benchmarkAuthorize(b *testing.B, cards int) {
 	for _, e := range dbtest.Engines() {
 		b.Run(e.Name, func(b *testing.B) {
-			d := dbtest.Open(b, e.DSN(b), db.WithClock(clock.NewManual(testDay)))
+			d := dbtest.Open(b, e.Migrated(b), db.WithClock(clock.NewManual(testDay)))
 			s := newService(b, d)
 			org, owner := fixture.Member(b, d, organization.Owner)
 			fund(b, d, org.ID, "100000000.00")

@@ -90,7 +90,7 @@ func BenchmarkAddressLimit(b *testing.B) {
 			name string
 			new  func(b *testing.B) ratelimit.Limiter
 		}{"shared-" + e.Name, func(b *testing.B) ratelimit.Limiter {
-			d := dbtest.Open(b, e.DSN(b))
+			d := dbtest.Open(b, e.Migrated(b))
 			return ratelimit.Layered{Local: ratelimit.NewMemory(nil), Shared: ratelimit.NewStore(d, clock.System{}, keys)}
 		}})
 	}

@@ -42,7 +42,7 @@ func BenchmarkLast12MonthsByDay(b *testing.B) {
 		b.Run(e.Name, func(b *testing.B) {
 			// With b.Loop this function runs once per -count: the setup is
 			// not timed.
-			d := dbtest.Open(b, e.DSN(b), db.WithClock(clock.NewManual(benchToday)))
+			d := dbtest.Open(b, e.Migrated(b), db.WithClock(clock.NewManual(benchToday)))
 			org, a := fixture.Member(b, d, organization.Owner)
 			other := fixture.Organization(b, d, "Other")
 			began := time.Now()

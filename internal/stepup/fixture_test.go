@@ -44,7 +44,7 @@ func eachEnv(t *testing.T, test func(t *testing.T, e *env)) {
 	for _, engine := range dbtest.Engines() {
 		t.Run(engine.Name, func(t *testing.T) {
 			clk := clock.NewManual(start)
-			d := dbtest.Open(t, engine.DSN(t), db.WithClock(clk))
+			d := dbtest.Open(t, engine.Migrated(t), db.WithClock(clk))
 			keys := fixture.Keys(t)
 			ids := &identity.Service{DB: d, Clock: clk, Keys: keys, Outbox: &outbox.Outbox{DB: d, Keys: keys}}
 			test(t, &env{d: d, clk: clk, keys: keys, ids: ids, svc: &stepup.Service{DB: d, Clock: clk, Keys: keys, Identity: ids}})

@@ -27,7 +27,7 @@ func orgExists(t *testing.T, d *db.DB, id uuid.UUID) bool {
 // still stands or falls alone, and none returns before its work is
 // committed.
 func TestStoreQueuedTransactionsCommitTogetherAndFailAlone(t *testing.T) {
-	d := dbtest.Open(t, dbtest.SQLiteDSN(t))
+	d := dbtest.Open(t, dbtest.MigratedSQLiteDSN(t))
 	ctx := context.Background()
 	// A read connection is open and the insert prepared before the writer is
 	// held, so neither waits for the group below.

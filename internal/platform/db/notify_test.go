@@ -47,7 +47,7 @@ func TestWatchIsCalledOnCommit(t *testing.T) {
 // down notifications are missed, so the watchers are called (their caches
 // empty), NotificationsLive is false, and both again once it is back.
 func TestLostListenerCallsWatchers(t *testing.T) {
-	dsn := dbtest.PostgresDSN(t)
+	dsn := dbtest.MigratedPostgresDSN(t)
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)

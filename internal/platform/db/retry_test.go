@@ -108,7 +108,7 @@ func TestStoreInTxRetryRunsACollidedTransactionOnceMore(t *testing.T) {
 // Two transactions that lock two rows in opposite orders deadlock on
 // PostgreSQL: one of them is aborted (40P01) and, run again, commits.
 func TestStoreTxRetryCommitsBothSidesOfARealDeadlock(t *testing.T) {
-	d := dbtest.Open(t, dbtest.PostgresDSN(t))
+	d := dbtest.Open(t, dbtest.MigratedPostgresDSN(t))
 	ctx := context.Background()
 	a, b := uuid.New(), uuid.New()
 	for _, id := range []uuid.UUID{a, b} {

@@ -27,7 +27,7 @@ func TestStoreTxCarriesTheClockReadAtBegin(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			start := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 			clk := clock.NewManual(start)
-			d := dbtest.Open(t, e.DSN(t), db.WithClock(clk))
+			d := dbtest.Open(t, e.Migrated(t), db.WithClock(clk))
 			got, err := db.InTx(context.Background(), d, func(tx *db.Tx) (time.Time, error) {
 				clk.Advance(time.Hour) // time moving on mid-transaction does not reach it
 				return tx.Now(), nil
@@ -106,7 +106,7 @@ func TestStoreSavepointUndoesOnlyItsOwnWork(t *testing.T) {
 func TestStoreNotifyWakesSubscribersOnlyAfterCommit(t *testing.T) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.DSN(t)
+			dsn := e.Migrated(t)
 			d := dbtest.Open(t, dsn)
 			ctx := context.Background()
 			wake, cancel := d.Subscribe("jobs")
@@ -166,7 +166,7 @@ func TestStoreNotifyWakesSubscribersOnlyAfterCommit(t *testing.T) {
 // SQLite transactions reuse statements prepared on the single write
 // connection; what runs through them is still part of the transaction.
 func TestStoreCachedStatementsRunInsideTheTransaction(t *testing.T) {
-	d := dbtest.Open(t, dbtest.SQLiteDSN(t))
+	d := dbtest.Open(t, dbtest.MigratedSQLiteDSN(t))
 	ctx := context.Background()
 	const count = `SELECT count(*) FROM organizations`
 	inTx := func(fn func(tx *db.Tx) error) error { return d.Tx(ctx, fn) }

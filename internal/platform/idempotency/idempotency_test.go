@@ -22,7 +22,7 @@ func TestKeyReplaysItsFirstResultForADay(t *testing.T) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			clk := clock.NewManual(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
-			d := dbtest.Open(t, e.DSN(t), db.WithClock(clk))
+			d := dbtest.Open(t, e.Migrated(t), db.WithClock(clk))
 			ctx := context.Background()
 			created := 0
 			do := func(k idempotency.Key, amount int64) (payout, bool, error) {

@@ -29,7 +29,7 @@ func each(t *testing.T, test func(t *testing.T, d *db.DB, clk *clock.Manual)) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			clk := clock.NewManual(t0)
-			test(t, dbtest.Open(t, e.DSN(t), db.WithClock(clk)), clk)
+			test(t, dbtest.Open(t, e.Migrated(t), db.WithClock(clk)), clk)
 		})
 	}
 }
@@ -481,7 +481,7 @@ func TestRunCancelsStuckHandlersAfterGrace(t *testing.T) {
 func TestCommittedEnqueueWakesRunnersEverywhere(t *testing.T) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.DSN(t)
+			dsn := e.Migrated(t)
 			clk := clock.NewManual(t0)
 			d := dbtest.Open(t, dsn, db.WithClock(clk))
 			runnerDB := d

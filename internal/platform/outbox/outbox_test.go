@@ -42,7 +42,7 @@ func (r *recordingSender) Send(_ context.Context, m outbox.Message) error {
 func eachEngine(t *testing.T, clk clock.Clock, test func(t *testing.T, d *db.DB)) {
 	t.Helper()
 	for _, e := range dbtest.Engines() {
-		t.Run(e.Name, func(t *testing.T) { test(t, dbtest.Open(t, e.DSN(t), db.WithClock(clk))) })
+		t.Run(e.Name, func(t *testing.T) { test(t, dbtest.Open(t, e.Migrated(t), db.WithClock(clk))) })
 	}
 }
 

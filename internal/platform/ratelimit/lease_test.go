@@ -132,7 +132,7 @@ func TestLeaseLapsesByTheClock(t *testing.T) {
 func TestSmallBurstStaysExactAcrossStores(t *testing.T) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn, clk, keys := e.DSN(t), clock.NewManual(t0), testKeys(t)
+			dsn, clk, keys := e.Migrated(t), clock.NewManual(t0), testKeys(t)
 			a, b := ratelimit.NewStore(dbtest.Open(t, dsn), clk, keys), ratelimit.NewStore(dbtest.Open(t, dsn), clk, keys)
 			rule := ratelimit.Rule{Name: "sign-in", Rate: 10.0 / 60, Burst: 10}
 			passed := 0
@@ -162,7 +162,7 @@ func TestSmallBurstStaysExactAcrossStores(t *testing.T) {
 func TestLeasingIsNeverLooserThanTheBudget(t *testing.T) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn, clk, keys := e.DSN(t), clock.NewManual(t0), testKeys(t)
+			dsn, clk, keys := e.Migrated(t), clock.NewManual(t0), testKeys(t)
 			stores := []*ratelimit.Store{
 				ratelimit.NewStore(dbtest.Open(t, dsn), clk, keys),
 				ratelimit.NewStore(dbtest.Open(t, dsn), clk, keys),
@@ -223,7 +223,7 @@ func TestLeasingIsNeverLooserThanTheBudget(t *testing.T) {
 // A refusal is remembered until the bucket can give a token again: a
 // client over the budget costs no statement per refused request.
 func TestLeaseRemembersRefusals(t *testing.T) {
-	d := dbtest.Open(t, dbtest.SQLiteDSN(t))
+	d := dbtest.Open(t, dbtest.MigratedSQLiteDSN(t))
 	clk := clock.NewManual(t0)
 	s := ratelimit.NewStore(d, clk, testKeys(t))
 	rule := ratelimit.Rule{Name: "address", Rate: 10, Burst: 200}
@@ -251,7 +251,7 @@ func TestLeaseRemembersRefusals(t *testing.T) {
 // Leases of clients gone quiet are dropped, so many distinct keys do not
 // grow the process without bound; a lease still running is kept.
 func TestLeasesAreSwept(t *testing.T) {
-	d := dbtest.Open(t, dbtest.SQLiteDSN(t))
+	d := dbtest.Open(t, dbtest.MigratedSQLiteDSN(t))
 	clk := clock.NewManual(t0)
 	s := ratelimit.NewStore(d, clk, testKeys(t))
 	rule := ratelimit.Rule{Name: "address", Rate: 10, Burst: 200}

@@ -142,7 +142,7 @@ func TestStoreKeysAndRulesAreIndependentAndHashed(t *testing.T) {
 func TestStoreConcurrentIncrementsAreExact(t *testing.T) {
 	for _, e := range dbtest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			dsn := e.DSN(t)
+			dsn := e.Migrated(t)
 			clk := clock.NewManual(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 			keys := testKeys(t)
 			stores := []*ratelimit.Store{

@@ -1,13 +1,12 @@
-// Package dbtest opens throw-away migrated databases for tests: an SQLite
-// file always, and a fresh PostgreSQL schema when STRONGROOM_TEST_POSTGRES
-// holds a URL (CI sets it).
+// Package dbtest opens throw-away databases for tests: an SQLite file
+// always, and a PostgreSQL database (or schema) of the test's own when
+// STRONGROOM_TEST_POSTGRES holds a URL (CI sets it). A test gets a copy of a
+// database migrated once (Each, Engine.Migrated), or an empty one to migrate
+// itself when migrations are what it tests (Engine.DSN).
 package dbtest
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,13 +25,16 @@ type Engine struct {
 	Name string
 	// DSN returns a connection string to a new, empty database for t.
 	DSN func(t testing.TB) string
+	// Migrated returns a connection string to a new database for t that
+	// already holds every migration.
+	Migrated func(t testing.TB) string
 }
 
 // Engines lists SQLite, and PostgreSQL when configured.
 func Engines() []Engine {
-	engines := []Engine{{Name: "sqlite", DSN: SQLiteDSN}}
+	engines := []Engine{{Name: "sqlite", DSN: SQLiteDSN, Migrated: MigratedSQLiteDSN}}
 	if os.Getenv(PostgresEnv) != "" {
-		engines = append(engines, Engine{Name: "postgres", DSN: PostgresDSN})
+		engines = append(engines, Engine{Name: "postgres", DSN: PostgresDSN, Migrated: MigratedPostgresDSN})
 	}
 	return engines
 }
@@ -43,12 +45,13 @@ func Each(t *testing.T, test func(t *testing.T, d *db.DB), opts ...db.Option) {
 	t.Helper()
 	for _, e := range Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			test(t, Open(t, e.DSN(t), opts...))
+			test(t, Open(t, e.Migrated(t), opts...))
 		})
 	}
 }
 
-// Open opens and migrates dsn, closing it when t ends.
+// Open opens and migrates dsn (on a database from Engine.Migrated there is
+// nothing left to apply), closing it when t ends.
 func Open(t testing.TB, dsn string, opts ...db.Option) *db.DB {
 	t.Helper()
 	ctx := context.Background()
@@ -63,38 +66,28 @@ func Open(t testing.TB, dsn string, opts ...db.Option) *db.DB {
 	return d
 }
 
-// SQLiteDSN returns a new SQLite file in t's temporary directory.
+// SQLiteDSN returns a new, empty SQLite file in t's temporary directory.
 func SQLiteDSN(t testing.TB) string {
 	return "sqlite:" + filepath.Join(t.TempDir(), "strongroom.db")
 }
 
-// PostgresDSN creates a schema of its own on the test server for t (dropped
-// when t ends) and returns a URL whose search_path points at it.
+// PostgresDSN creates an empty schema of its own on the test server for t
+// (dropped when t ends) and returns a URL whose search_path points at it.
 func PostgresDSN(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
 		t.Skip(PostgresEnv + " is not set")
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "t_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
+	admin, err := postgresAdmin()
 	if err != nil {
 		t.Fatalf("postgres: %v", err)
 	}
-	defer admin.Close()
+	schema := "t_" + randomHex(6)
 	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
 		t.Fatalf("postgres: create schema: %v", err)
 	}
-	t.Cleanup(func() {
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			return
-		}
-		defer admin.Close()
-		_, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE")
-	})
+	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("postgres: %v", err)

@@ -111,6 +111,13 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	return d, nil
 }
 
+// sqliteURI names a file as an SQLite URI: SQLite decodes %XX in the path,
+// so a '?', '#' or '%' in a directory or file name (a subtest named "#00")
+// stays part of the name instead of starting the query or fragment.
+func sqliteURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
 func openSQLite(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("database: sqlite: needs a file path, as in sqlite:strongroom.db")
@@ -129,14 +136,14 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// The read pool is query-only: a write reaches the database through the
 	// single writer alone (DB.Reader's type has no ExecContext; this stops
 	// an INSERT … RETURNING sent as a query too).
-	readDSN := "file:" + path + "?" + params.Encode() + "&_pragma=query_only(1)"
+	readDSN := sqliteURI(path) + "?" + params.Encode() + "&_pragma=query_only(1)"
 	// The writer keeps its statement and savepoint journals (the pages a
 	// failing statement or transaction of a group commit would restore) in
 	// memory instead of a temporary file written on every change; they last
 	// one group and hold only the pages it changes. Readers keep the default,
 	// so a large sort spills to disk.
 	params.Add("_pragma", "temp_store(MEMORY)")
-	writeDSN := "file:" + path + "?" + params.Encode() + "&_txlock=immediate"
+	writeDSN := sqliteURI(path) + "?" + params.Encode() + "&_txlock=immediate"
 
 	write, err := sql.Open("sqlite", writeDSN)
 	if err != nil {

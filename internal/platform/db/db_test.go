@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -199,5 +201,24 @@ func TestSQLiteReaderCannotWrite(t *testing.T) {
 	var n int
 	if err := d.Reader().QueryRowContext(ctx, `SELECT count(*) FROM organizations`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("organizations = %d, %v; want none", n, err)
+	}
+}
+
+// A file path is a name, not a URI: a '#', '?' or '%' in a directory
+// (a subtest named "#00") must not cut the name short or become a query.
+func TestSQLiteOpensPathsWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "case#00 ?x=1 50%")
+	path := filepath.Join(dir, "strongroom.db")
+	d, err := db.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the database is not where it was named: %v", err)
 	}
 }

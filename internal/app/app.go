@@ -27,6 +27,7 @@ import (
 	"github.com/strongroom/strongroom/internal/flow/binding"
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/flow/confirming"
+	"github.com/strongroom/strongroom/internal/flow/statementing"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
@@ -41,6 +42,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
+	"github.com/strongroom/strongroom/internal/statement"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
 
@@ -232,6 +234,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Binding:          &binding.Service{DB: d, Expenses: expenses},
 		SandboxIssuer:    sandboxIssuer,
 		Ledger:           &ledger.Service{DB: d},
+		Statements:       &statementing.Service{DB: d, Statements: &statement.Service{DB: d}},
 		Partner:          sandboxPartner,
 		PartnerSecret:    partnerSecret,
 		OpenAPI:          api.JSON,

@@ -50,6 +50,7 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/organizations/{organization_id}/balances", authSession, limitDefault, balances.get(s.Ledger.OrganizationBalances)},
 		{"GET", "/api/v1/organizations/{organization_id}/transactions", authSession, limitDefault, listBy(s, transactions, feedFilter, s.Ledger.Feed)},
 		{"GET", "/api/v1/organizations/{organization_id}/transactions/{transaction_id}", authSession, limitDefault, transactions.getIn(transactionID, s.Ledger.FeedItem)},
+		{"GET", "/api/v1/organizations/{organization_id}/statements", authSessionOrKey, limitDefault, s.statement},
 		{"GET", "/api/v1/organizations/{organization_id}/insights", authSession, limitDefault, insightSums.serve(http.StatusOK, s.insights)},
 		{"GET", "/api/v1/organizations/{organization_id}/payments/config", authSession, limitDefault, paymentConfig.get(s.Payments.GetConfig)},
 		{"POST", "/api/v1/organizations/{organization_id}/payment-contacts", authSession, limitDefault, change(contacts.under(organizationID), http.StatusCreated, s.Payments.CreateContact)},

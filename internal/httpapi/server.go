@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/flow/binding"
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/flow/confirming"
+	"github.com/strongroom/strongroom/internal/flow/statementing"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -122,6 +123,8 @@ type Deps struct {
 	// cancelling, rejecting and settling payments, and a bill's payment
 	// contact.
 	BillPay *billpay.Service
+	// Statements opens account statements with their payments' parties.
+	Statements *statementing.Service
 
 	// The sandbox (test only): nil in live, where its routes and pages do
 	// not exist.

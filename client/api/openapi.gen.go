@@ -2114,6 +2114,42 @@ func (e SignInStatus) Valid() bool {
 	}
 }
 
+// Defines values for StatementEntryType.
+const (
+	StatementEntryTypeCardTransaction  StatementEntryType = "card_transaction"
+	StatementEntryTypeCryptoIncoming   StatementEntryType = "crypto_incoming"
+	StatementEntryTypeCryptoOutgoing   StatementEntryType = "crypto_outgoing"
+	StatementEntryTypeDeposit          StatementEntryType = "deposit"
+	StatementEntryTypeFee              StatementEntryType = "fee"
+	StatementEntryTypeFiatOutgoing     StatementEntryType = "fiat_outgoing"
+	StatementEntryTypeInternalTransfer StatementEntryType = "internal_transfer"
+	StatementEntryTypeReversal         StatementEntryType = "reversal"
+)
+
+// Valid indicates whether the value is a known member of the StatementEntryType enum.
+func (e StatementEntryType) Valid() bool {
+	switch e {
+	case StatementEntryTypeCardTransaction:
+		return true
+	case StatementEntryTypeCryptoIncoming:
+		return true
+	case StatementEntryTypeCryptoOutgoing:
+		return true
+	case StatementEntryTypeDeposit:
+		return true
+	case StatementEntryTypeFee:
+		return true
+	case StatementEntryTypeFiatOutgoing:
+		return true
+	case StatementEntryTypeInternalTransfer:
+		return true
+	case StatementEntryTypeReversal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StepUpCompletionMethod.
 const (
 	StepUpCompletionMethodEmail StepUpCompletionMethod = "email"
@@ -2294,6 +2330,30 @@ func (e WalletProvisionTokenServiceProvider) Valid() bool {
 	case WalletProvisionTokenServiceProviderMDES:
 		return true
 	case WalletProvisionTokenServiceProviderVTS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetStatementParamsFormat.
+const (
+	GetStatementParamsFormatCamt053 GetStatementParamsFormat = "camt053"
+	GetStatementParamsFormatCsv     GetStatementParamsFormat = "csv"
+	GetStatementParamsFormatJson    GetStatementParamsFormat = "json"
+	GetStatementParamsFormatOfx     GetStatementParamsFormat = "ofx"
+)
+
+// Valid indicates whether the value is a known member of the GetStatementParamsFormat enum.
+func (e GetStatementParamsFormat) Valid() bool {
+	switch e {
+	case GetStatementParamsFormatCamt053:
+		return true
+	case GetStatementParamsFormatCsv:
+		return true
+	case GetStatementParamsFormatJson:
+		return true
+	case GetStatementParamsFormatOfx:
 		return true
 	default:
 		return false
@@ -5634,6 +5694,66 @@ type SignOutResult struct {
 	Message string `json:"message"`
 }
 
+// Statement An account statement in one currency over a range of UTC days.
+type Statement struct {
+	// ClosingBalance The available balance at the end of `to`; `opening_balance` plus every entry's `amount`.
+	ClosingBalance string `json:"closing_balance"`
+
+	// Currency The currency or stablecoin of the statement.
+	Currency string `json:"currency"`
+
+	// Entries The feed rows booked in the range, in booking order.
+	Entries []StatementEntry `json:"entries"`
+
+	// From The first day.
+	From openapi_types.Date `json:"from"`
+
+	// OpeningBalance The available balance at the start of `from`.
+	OpeningBalance string `json:"opening_balance"`
+
+	// To The last day, included.
+	To openapi_types.Date `json:"to"`
+}
+
+// StatementCamt053 An ISO 20022 camt.053.001.08 Document (BkToCstmrStmt).
+type StatementCamt053 = string
+
+// StatementCsv RFC 4180 CSV with a header row, one row per entry, the columns of StatementEntry.
+type StatementCsv = string
+
+// StatementEntry A row of the transactions feed with the balance after it.
+type StatementEntry struct {
+	// Amount What the row added to the balance, signed (negative when money left).
+	Amount string `json:"amount"`
+
+	// BalanceAfter The available balance after the row.
+	BalanceAfter string `json:"balance_after"`
+
+	// BookedAt When the row was booked.
+	BookedAt time.Time `json:"booked_at"`
+
+	// Counterparty Who a payment's row paid (its payment contact); null for other rows.
+	Counterparty *string `json:"counterparty"`
+
+	// Description The row's description, as in the transactions feed.
+	Description string `json:"description"`
+
+	// Reference The statement description a payment's row carried; null for other rows and for crypto payments.
+	Reference *string `json:"reference"`
+
+	// TransactionId The row of the transactions feed (getTransaction).
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+
+	// Type The row's type, as in the transactions feed.
+	Type StatementEntryType `json:"type"`
+}
+
+// StatementEntryType The row's type, as in the transactions feed.
+type StatementEntryType string
+
+// StatementOfx An OFX 2.2 file (XML) with a bank statement response (STMTRS).
+type StatementOfx = string
+
 // StepUpChallenge `error.step_up` of `403 step_up_required`. The challenge lives 5 minutes
 // (`expires_at`); once answered, the sudo window stays open 10 minutes and serves the
 // gated calls of the bearer session that triggered it (except payment approvals, each of
@@ -7101,6 +7221,28 @@ type OpenRealtimeChannelParams struct {
 	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
 	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
 }
+
+// GetStatementParams defines parameters for GetStatement.
+type GetStatementParams struct {
+	// Currency The currency (ISO 4217, such as `EUR`) or stablecoin (`USDC`, `USDT`, `EURC`).
+	Currency string `form:"currency" json:"currency"`
+
+	// From The first day (`YYYY-MM-DD`, UTC).
+	From openapi_types.Date `form:"from" json:"from"`
+
+	// To The last day (`YYYY-MM-DD`, UTC), included; not before `from`, at most 365 days after it.
+	To openapi_types.Date `form:"to" json:"to"`
+
+	// Format The format of the answer; `json` when left out.
+	Format *GetStatementParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// GetStatementParamsFormat defines parameters for GetStatement.
+type GetStatementParamsFormat string
 
 // ListTransactionsParams defines parameters for ListTransactions.
 type ListTransactionsParams struct {
@@ -11055,6 +11197,50 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/organizations/{organization_id}/realtime (the `OpenRealtimeChannel` operationId).
 	OpenRealtimeChannel(ctx context.Context, organizationId OrganizationId, params *OpenRealtimeChannelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStatement The organization's account statement in one currency
+	//
+	// The statement of the organization's available balance in `currency` over the UTC days
+	// `from` to `to` (both included, at most 366 days): the balance at the start of `from`
+	// (`opening_balance`), every row of the transactions feed booked in the range in booking
+	// order (time recorded, then id) with the balance after it, and the balance at the end
+	// of `to` (`closing_balance`). Opening plus the entries' signed amounts is closing,
+	// always: all three are read from one snapshot of the ledger, even while payments run.
+	// Amounts are decimal strings at the currency's precision; an entry's `amount` is
+	// signed (negative when money left). A payment's rows (its debit, its fee, its
+	// reversal) name the `counterparty` (the payment contact) and the `reference` (the
+	// payment's statement description); other rows have them `null`.
+	//
+	// `format` picks the answer, streamed as the rows are read and offered as a file
+	// (`Content-Disposition: attachment`, `statement-EUR-2026-01-01-2026-12-31.csv`):
+	//
+	// - `json` (default, `application/json`): the Statement object.
+	// - `csv` (`text/csv`): RFC 4180 with a header row, one row per entry with the columns
+	//   of a JSON entry (`transaction_id, booked_at, amount, balance_after, type,
+	//   description, counterparty, reference`; an absent value is an empty field).
+	// - `camt053` (`application/xml`): an ISO 20022 camt.053.001.08 `BkToCstmrStmt` with
+	//   the opening (`OPBD`) and closing (`CLBD`) booked balances and one `Ntry` per
+	//   entry: the amount positive with `CdtDbtInd` `CRDT` or `DBIT`, `BookgDt` the time
+	//   booked, `AcctSvcrRef` the transaction id as 32 hexadecimal digits. The account is
+	//   identified by `Othr` (the organization's id as 32 hexadecimal digits, issuer
+	//   `Strongroom`) with its currency.
+	// - `ofx` (`application/x-ofx`): OFX 2.2 (XML, with the `OFX` processing instruction)
+	//   `STMTRS` with one `STMTTRN` per entry (`FITID` the transaction id) and the closing
+	//   balance as `LEDGERBAL`.
+	//
+	// A failure after the first byte aborts the response (the connection closes before
+	// the end), so a truncated statement is never taken for a whole one. `camt053` and
+	// `ofx` carry ISO 4217 currencies only; use `json` or `csv` for a stablecoin.
+	//
+	// `400 invalid_request` (`details` names the parameter) for an unknown parameter, a
+	// parameter given twice, a missing `currency`, `from` or `to`, an unknown currency or
+	// format, a date that is not `YYYY-MM-DD`, `to` before `from`, or more than 366 days.
+	// Any member of the organization may read it (`404 not_found` for anyone else), and an
+	// API key of the organization holding `transactions:read` (`403 api_scope_missing`
+	// without it).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/statements (the `GetStatement` operationId).
+	GetStatement(ctx context.Context, organizationId OrganizationId, params *GetStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTransactions List the organization's transactions
 	//
@@ -16404,6 +16590,60 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 // Corresponds with GET /api/v1/organizations/{organization_id}/realtime (the `OpenRealtimeChannel` operationId).
 func (c *RawClient) OpenRealtimeChannel(ctx context.Context, organizationId OrganizationId, params *OpenRealtimeChannelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOpenRealtimeChannelRequest(c.Server, organizationId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStatement The organization's account statement in one currency
+//
+// The statement of the organization's available balance in `currency` over the UTC days
+// `from` to `to` (both included, at most 366 days): the balance at the start of `from`
+// (`opening_balance`), every row of the transactions feed booked in the range in booking
+// order (time recorded, then id) with the balance after it, and the balance at the end
+// of `to` (`closing_balance`). Opening plus the entries' signed amounts is closing,
+// always: all three are read from one snapshot of the ledger, even while payments run.
+// Amounts are decimal strings at the currency's precision; an entry's `amount` is
+// signed (negative when money left). A payment's rows (its debit, its fee, its
+// reversal) name the `counterparty` (the payment contact) and the `reference` (the
+// payment's statement description); other rows have them `null`.
+//
+// `format` picks the answer, streamed as the rows are read and offered as a file
+// (`Content-Disposition: attachment`, `statement-EUR-2026-01-01-2026-12-31.csv`):
+//
+//   - `json` (default, `application/json`): the Statement object.
+//   - `csv` (`text/csv`): RFC 4180 with a header row, one row per entry with the columns
+//     of a JSON entry (`transaction_id, booked_at, amount, balance_after, type,
+//     description, counterparty, reference`; an absent value is an empty field).
+//   - `camt053` (`application/xml`): an ISO 20022 camt.053.001.08 `BkToCstmrStmt` with
+//     the opening (`OPBD`) and closing (`CLBD`) booked balances and one `Ntry` per
+//     entry: the amount positive with `CdtDbtInd` `CRDT` or `DBIT`, `BookgDt` the time
+//     booked, `AcctSvcrRef` the transaction id as 32 hexadecimal digits. The account is
+//     identified by `Othr` (the organization's id as 32 hexadecimal digits, issuer
+//     `Strongroom`) with its currency.
+//   - `ofx` (`application/x-ofx`): OFX 2.2 (XML, with the `OFX` processing instruction)
+//     `STMTRS` with one `STMTTRN` per entry (`FITID` the transaction id) and the closing
+//     balance as `LEDGERBAL`.
+//
+// A failure after the first byte aborts the response (the connection closes before
+// the end), so a truncated statement is never taken for a whole one. `camt053` and
+// `ofx` carry ISO 4217 currencies only; use `json` or `csv` for a stablecoin.
+//
+// `400 invalid_request` (`details` names the parameter) for an unknown parameter, a
+// parameter given twice, a missing `currency`, `from` or `to`, an unknown currency or
+// format, a date that is not `YYYY-MM-DD`, `to` before `from`, or more than 366 days.
+// Any member of the organization may read it (`404 not_found` for anyone else), and an
+// API key of the organization holding `transactions:read` (`403 api_scope_missing`
+// without it).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/statements (the `GetStatement` operationId).
+func (c *RawClient) GetStatement(ctx context.Context, organizationId OrganizationId, params *GetStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStatementRequest(c.Server, organizationId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -24216,6 +24456,106 @@ func NewOpenRealtimeChannelRequest(server string, organizationId OrganizationId,
 	return req, nil
 }
 
+// NewGetStatementRequest constructs an http.Request for the GetStatement method
+func NewGetStatementRequest(server string, organizationId OrganizationId, params *GetStatementParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/statements", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "currency", params.Currency, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListTransactionsRequest constructs an http.Request for the ListTransactions method
 func NewListTransactionsRequest(server string, organizationId OrganizationId, params *ListTransactionsParams) (*http.Request, error) {
 	var err error
@@ -29217,6 +29557,52 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/organizations/{organization_id}/realtime (the `OpenRealtimeChannel` operationId).
 	OpenRealtimeChannelWithResponse(ctx context.Context, organizationId OrganizationId, params *OpenRealtimeChannelParams, reqEditors ...RequestEditorFn) (*OpenRealtimeChannelResponse, error)
+
+	// GetStatementWithResponse The organization's account statement in one currency
+	//
+	// The statement of the organization's available balance in `currency` over the UTC days
+	// `from` to `to` (both included, at most 366 days): the balance at the start of `from`
+	// (`opening_balance`), every row of the transactions feed booked in the range in booking
+	// order (time recorded, then id) with the balance after it, and the balance at the end
+	// of `to` (`closing_balance`). Opening plus the entries' signed amounts is closing,
+	// always: all three are read from one snapshot of the ledger, even while payments run.
+	// Amounts are decimal strings at the currency's precision; an entry's `amount` is
+	// signed (negative when money left). A payment's rows (its debit, its fee, its
+	// reversal) name the `counterparty` (the payment contact) and the `reference` (the
+	// payment's statement description); other rows have them `null`.
+	//
+	// `format` picks the answer, streamed as the rows are read and offered as a file
+	// (`Content-Disposition: attachment`, `statement-EUR-2026-01-01-2026-12-31.csv`):
+	//
+	// - `json` (default, `application/json`): the Statement object.
+	// - `csv` (`text/csv`): RFC 4180 with a header row, one row per entry with the columns
+	//   of a JSON entry (`transaction_id, booked_at, amount, balance_after, type,
+	//   description, counterparty, reference`; an absent value is an empty field).
+	// - `camt053` (`application/xml`): an ISO 20022 camt.053.001.08 `BkToCstmrStmt` with
+	//   the opening (`OPBD`) and closing (`CLBD`) booked balances and one `Ntry` per
+	//   entry: the amount positive with `CdtDbtInd` `CRDT` or `DBIT`, `BookgDt` the time
+	//   booked, `AcctSvcrRef` the transaction id as 32 hexadecimal digits. The account is
+	//   identified by `Othr` (the organization's id as 32 hexadecimal digits, issuer
+	//   `Strongroom`) with its currency.
+	// - `ofx` (`application/x-ofx`): OFX 2.2 (XML, with the `OFX` processing instruction)
+	//   `STMTRS` with one `STMTTRN` per entry (`FITID` the transaction id) and the closing
+	//   balance as `LEDGERBAL`.
+	//
+	// A failure after the first byte aborts the response (the connection closes before
+	// the end), so a truncated statement is never taken for a whole one. `camt053` and
+	// `ofx` carry ISO 4217 currencies only; use `json` or `csv` for a stablecoin.
+	//
+	// `400 invalid_request` (`details` names the parameter) for an unknown parameter, a
+	// parameter given twice, a missing `currency`, `from` or `to`, an unknown currency or
+	// format, a date that is not `YYYY-MM-DD`, `to` before `from`, or more than 366 days.
+	// Any member of the organization may read it (`404 not_found` for anyone else), and an
+	// API key of the organization holding `transactions:read` (`403 api_scope_missing`
+	// without it).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/statements (the `GetStatement` operationId).
+	GetStatementWithResponse(ctx context.Context, organizationId OrganizationId, params *GetStatementParams, reqEditors ...RequestEditorFn) (*GetStatementResponse, error)
 
 	// ListTransactionsWithResponse List the organization's transactions
 	//
@@ -40784,6 +41170,113 @@ func (r OpenRealtimeChannelResponse) ContentType() string {
 	return ""
 }
 
+// GetStatementResponse200Headers the declared response headers of an HTTP 200 response for GetStatement
+type GetStatementResponse200Headers struct {
+	ContentDisposition string
+	XRequestId         RequestId
+}
+
+// GetStatementResponse400Headers the declared response headers of an HTTP 400 response for GetStatement
+type GetStatementResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// GetStatementResponse401Headers the declared response headers of an HTTP 401 response for GetStatement
+type GetStatementResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// GetStatementResponse403Headers the declared response headers of an HTTP 403 response for GetStatement
+type GetStatementResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// GetStatementResponse404Headers the declared response headers of an HTTP 404 response for GetStatement
+type GetStatementResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// GetStatementResponse405Headers the declared response headers of an HTTP 405 response for GetStatement
+type GetStatementResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// GetStatementResponse429Headers the declared response headers of an HTTP 429 response for GetStatement
+type GetStatementResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// GetStatementResponse500Headers the declared response headers of an HTTP 500 response for GetStatement
+type GetStatementResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type GetStatementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Statement
+	// XML200 the response for an HTTP 200 `application/xml` response
+	XML200 *StatementCamt053
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ApiScopeMissing
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetStatementResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetStatementResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetStatementResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetStatementResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetStatementResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetStatementResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStatementResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetStatementResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStatementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStatementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStatementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListTransactions
 type ListTransactionsResponse200Headers struct {
 	XRequestId RequestId
@@ -47926,6 +48419,58 @@ func (c *ClientWithResponses) OpenRealtimeChannelWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseOpenRealtimeChannelResponse(rsp)
+}
+
+// GetStatementWithResponse The organization's account statement in one currency
+//
+// The statement of the organization's available balance in `currency` over the UTC days
+// `from` to `to` (both included, at most 366 days): the balance at the start of `from`
+// (`opening_balance`), every row of the transactions feed booked in the range in booking
+// order (time recorded, then id) with the balance after it, and the balance at the end
+// of `to` (`closing_balance`). Opening plus the entries' signed amounts is closing,
+// always: all three are read from one snapshot of the ledger, even while payments run.
+// Amounts are decimal strings at the currency's precision; an entry's `amount` is
+// signed (negative when money left). A payment's rows (its debit, its fee, its
+// reversal) name the `counterparty` (the payment contact) and the `reference` (the
+// payment's statement description); other rows have them `null`.
+//
+// `format` picks the answer, streamed as the rows are read and offered as a file
+// (`Content-Disposition: attachment`, `statement-EUR-2026-01-01-2026-12-31.csv`):
+//
+//   - `json` (default, `application/json`): the Statement object.
+//   - `csv` (`text/csv`): RFC 4180 with a header row, one row per entry with the columns
+//     of a JSON entry (`transaction_id, booked_at, amount, balance_after, type,
+//     description, counterparty, reference`; an absent value is an empty field).
+//   - `camt053` (`application/xml`): an ISO 20022 camt.053.001.08 `BkToCstmrStmt` with
+//     the opening (`OPBD`) and closing (`CLBD`) booked balances and one `Ntry` per
+//     entry: the amount positive with `CdtDbtInd` `CRDT` or `DBIT`, `BookgDt` the time
+//     booked, `AcctSvcrRef` the transaction id as 32 hexadecimal digits. The account is
+//     identified by `Othr` (the organization's id as 32 hexadecimal digits, issuer
+//     `Strongroom`) with its currency.
+//   - `ofx` (`application/x-ofx`): OFX 2.2 (XML, with the `OFX` processing instruction)
+//     `STMTRS` with one `STMTTRN` per entry (`FITID` the transaction id) and the closing
+//     balance as `LEDGERBAL`.
+//
+// A failure after the first byte aborts the response (the connection closes before
+// the end), so a truncated statement is never taken for a whole one. `camt053` and
+// `ofx` carry ISO 4217 currencies only; use `json` or `csv` for a stablecoin.
+//
+// `400 invalid_request` (`details` names the parameter) for an unknown parameter, a
+// parameter given twice, a missing `currency`, `from` or `to`, an unknown currency or
+// format, a date that is not `YYYY-MM-DD`, `to` before `from`, or more than 366 days.
+// Any member of the organization may read it (`404 not_found` for anyone else), and an
+// API key of the organization holding `transactions:read` (`403 api_scope_missing`
+// without it).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/statements (the `GetStatement` operationId).
+func (c *ClientWithResponses) GetStatementWithResponse(ctx context.Context, organizationId OrganizationId, params *GetStatementParams, reqEditors ...RequestEditorFn) (*GetStatementResponse, error) {
+	rsp, err := c.GetStatement(ctx, organizationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStatementResponse(rsp)
 }
 
 // ListTransactionsWithResponse List the organization's transactions
@@ -67519,6 +68064,202 @@ func ParseOpenRealtimeChannelResponse(rsp *http.Response) (*OpenRealtimeChannelR
 			headers.XRequestId = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetStatementResponse parses an HTTP response from a GetStatementWithResponse call
+func ParseGetStatementResponse(rsp *http.Response) (*GetStatementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStatementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Statement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "xml") && rsp.StatusCode == 200:
+		var dest StatementCamt053
+		if err := xml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.XML200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ApiScopeMissing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetStatementResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetStatementResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetStatementResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetStatementResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetStatementResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetStatementResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetStatementResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetStatementResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil

@@ -66,6 +66,8 @@ Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL +
   cards list|freeze ID|unfreeze ID
                               cards
   bills upload FILE           upload an invoice, wait for extraction, print it
+  statements --currency C --from D --to D [--format F] [-O FILE]
+                              a statement (F: json, csv, camt053, ofx)
 
 Common flags of the client commands:
   -o table|json   output format (default table; json prints the API's records)
@@ -155,6 +157,7 @@ var commands = map[string]func(*env, []string) error{
 	"keys":         cmdKeys,
 	"cards":        cmdCards,
 	"bills":        cmdBills,
+	"statements":   cmdStatements,
 }
 
 // env is one run of a client command.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,6 +27,7 @@ import (
 	"github.com/strongroom/strongroom/internal/app"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/statement"
 )
 
 // E2EDatabaseEnv, set to "postgres", runs test servers on the PostgreSQL of
@@ -134,6 +136,43 @@ func checkLedger(t testing.TB, dsn string) {
 	if err := ledger.CheckInvariants(ctx, d.Reader()); err != nil {
 		t.Errorf("ledger invariant broken: %v", err)
 	}
+	if err := reconcileStatements(ctx, d); err != nil {
+		t.Errorf("statements do not reconcile with the ledger: %v", err)
+	}
+}
+
+// reconcileStatements checks, for every organization and currency the
+// ledger holds, that a statement of the year up to the last booked day
+// closes at the ledger's available balance, and that its entries run from
+// its opening to its closing balance (docs/api.md, Statements).
+func reconcileStatements(ctx context.Context, d *db.DB) error {
+	last, err := ledger.LastRecorded(ctx, d.Reader())
+	if err != nil || last.IsZero() {
+		return err
+	}
+	to := last.Truncate(24 * time.Hour)
+	if today := time.Now().UTC().Truncate(24 * time.Hour); today.After(to) {
+		to = today
+	}
+	accounts, err := ledger.AvailableAccounts(ctx, d.Reader())
+	if err != nil {
+		return err
+	}
+	var problems []error
+	for _, a := range accounts {
+		st, err := statement.Read(ctx, d.Reader(), a.OrganizationID, statement.Query{Currency: a.Currency, From: to.AddDate(0, 0, -365), To: to, Format: statement.JSON})
+		if err != nil {
+			return err
+		}
+		_, err = st.WriteTo(ctx, io.Discard) // fails unless opening + entries = closing
+		st.Close()
+		if err != nil {
+			problems = append(problems, fmt.Errorf("organization %s %s: %w", a.OrganizationID, a.Currency, err))
+		} else if st.Closing != a.Balance {
+			problems = append(problems, fmt.Errorf("organization %s %s: statement closes at %d, the ledger holds %d", a.OrganizationID, a.Currency, st.Closing, a.Balance))
+		}
+	}
+	return errors.Join(problems...)
 }
 
 // Stop stops the server as SIGTERM would and returns what Run returned.

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -139,4 +140,33 @@ func Currencies(ctx context.Context, q db.Reader, orgID uuid.UUID) ([]string, er
 		var c string
 		return c, row.Scan(&c)
 	}, `SELECT currency FROM ledger_accounts WHERE organization_id = $1 AND kind = 'available' ORDER BY currency`, orgID)
+}
+
+// AvailableAccount is one organization's available balance in one currency.
+type AvailableAccount struct {
+	OrganizationID uuid.UUID
+	Currency       string
+	Balance        int64
+}
+
+// AvailableAccounts lists every organization's available balance, by
+// organization and currency: what checks over the whole book (tests)
+// reconcile statements with.
+func AvailableAccounts(ctx context.Context, q db.Reader) ([]AvailableAccount, error) {
+	return db.QueryAll(ctx, q, func(row db.Scanner) (AvailableAccount, error) {
+		var a AvailableAccount
+		return a, row.Scan(&a.OrganizationID, &a.Currency, &a.Balance)
+	}, `SELECT organization_id, currency, balance FROM ledger_accounts
+		WHERE kind = 'available' AND organization_id IS NOT NULL ORDER BY organization_id, currency`)
+}
+
+// LastRecorded is when the last feed row of any organization was recorded
+// (the zero time when there is none).
+func LastRecorded(ctx context.Context, q db.Reader) (time.Time, error) {
+	var t time.Time
+	err := q.QueryRowContext(ctx, `SELECT recorded_at FROM transactions ORDER BY recorded_at DESC LIMIT 1`).Scan(&t)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	return t.UTC(), err
 }

@@ -20,13 +20,14 @@ import (
 const signedAmount = `CASE WHEN direction = 'in' THEN amount ELSE -amount END`
 
 // statementSQL reads one statement in one SQL statement, so on both
-// engines opening, closing and the rows come from one snapshot of the
-// database: opening + rows = closing even while others post. The two sums
-// are uncorrelated subqueries, computed once; the rows use the feed index
-// (organization_id, recorded_at, id).
+// engines the balance before the range, the sum of the range and its rows
+// come from one snapshot of the database: opening + rows = closing even
+// while others post. The two sums are uncorrelated subqueries, computed
+// once (the history before the range is read once, by the first); the rows
+// use the feed index (organization_id, recorded_at, id).
 const statementSQL = `SELECT
 	(SELECT COALESCE(SUM(` + signedAmount + `), 0) FROM transactions WHERE organization_id = $1 AND currency = $2 AND recorded_at < $3),
-	(SELECT COALESCE(SUM(` + signedAmount + `), 0) FROM transactions WHERE organization_id = $1 AND currency = $2 AND recorded_at < $4),
+	(SELECT COALESCE(SUM(` + signedAmount + `), 0) FROM transactions WHERE organization_id = $1 AND currency = $2 AND recorded_at >= $3 AND recorded_at < $4),
 	` + transactionColumns + `
 	FROM transactions
 	WHERE organization_id = $1 AND currency = $2 AND recorded_at >= $3 AND recorded_at < $4
@@ -35,7 +36,7 @@ const statementSQL = `SELECT
 // balancesSQL is statementSQL's two sums alone, for a range without rows.
 const balancesSQL = `SELECT
 	(SELECT COALESCE(SUM(` + signedAmount + `), 0) FROM transactions WHERE organization_id = $1 AND currency = $2 AND recorded_at < $3),
-	(SELECT COALESCE(SUM(` + signedAmount + `), 0) FROM transactions WHERE organization_id = $1 AND currency = $2 AND recorded_at < $4)`
+	(SELECT COALESCE(SUM(` + signedAmount + `), 0) FROM transactions WHERE organization_id = $1 AND currency = $2 AND recorded_at >= $3 AND recorded_at < $4)`
 
 // StatementCursor walks the feed rows of one organization in one currency
 // recorded in a range, in booking order (time recorded, then id), one row
@@ -68,9 +69,11 @@ func OpenStatement(ctx context.Context, q db.Reader, orgID uuid.UUID, currency s
 		}
 		rows.Close()
 		c.rows = nil
-		if err := q.QueryRowContext(ctx, balancesSQL, orgID, currency, from, to).Scan(&c.Opening, &c.Closing); err != nil {
+		var moved int64
+		if err := q.QueryRowContext(ctx, balancesSQL, orgID, currency, from, to).Scan(&c.Opening, &moved); err != nil {
 			return nil, err
 		}
+		c.Closing = c.Opening + moved // zero: the range has no rows
 		return c, nil
 	}
 	t, err := c.scan()
@@ -84,9 +87,12 @@ func OpenStatement(ctx context.Context, q db.Reader, orgID uuid.UUID, currency s
 
 func (c *StatementCursor) scan() (Transaction, error) {
 	var t Transaction
-	err := c.rows.Scan(&c.Opening, &c.Closing, &t.ID, &t.OrganizationID, &t.Type, &t.EntryID, &t.Direction, &t.Amount, &t.Currency,
+	var moved int64
+	err := c.rows.Scan(&c.Opening, &moved, &t.ID, &t.OrganizationID, &t.Type, &t.EntryID, &t.Direction, &t.Amount, &t.Currency,
 		&t.Description, &t.PaymentID, &t.RecordedAt)
 	t.RecordedAt = t.RecordedAt.UTC()
+	// Within int64: the closing balance is a balance the ledger held.
+	c.Closing = c.Opening + moved
 	return t, err
 }
 

@@ -39,16 +39,6 @@ type ofxStatus struct {
 	Severity string `xml:"SEVERITY"`
 }
 
-type ofxTransaction struct {
-	XMLName  xml.Name `xml:"STMTTRN"`
-	TrnType  string   `xml:"TRNTYPE"`
-	DtPosted string   `xml:"DTPOSTED"`
-	TrnAmt   string   `xml:"TRNAMT"`
-	FITID    string   `xml:"FITID"`
-	Name     string   `xml:"NAME,omitempty"`
-	Memo     string   `xml:"MEMO,omitempty"`
-}
-
 // ofxType is the OFX TRNTYPE of an entry.
 func ofxType(e Entry) string {
 	switch {
@@ -123,13 +113,22 @@ func (o *ofxEncoder) begin(st *Statement) error {
 	return nil
 }
 
+// entry writes one STMTTRN by hand (see camtEncoder.entry).
 func (o *ofxEncoder) entry(st *Statement, e Entry) error {
-	t := ofxTransaction{TrnType: ofxType(e), DtPosted: ofxTime(e.BookedAt), TrnAmt: st.amount(e.Amount), FITID: e.TransactionID.String(),
-		Memo: text(e.Description, 255)}
-	if e.Counterparty != nil {
-		t.Name = text(*e.Counterparty, 32)
+	x := xmlWriter{o.w}
+	x.open("STMTTRN")
+	x.text("TRNTYPE", ofxType(e))
+	x.text("DTPOSTED", ofxTime(e.BookedAt))
+	x.text("TRNAMT", st.amount(e.Amount))
+	x.text("FITID", e.TransactionID.String())
+	if e.Counterparty != nil && *e.Counterparty != "" {
+		x.text("NAME", text(*e.Counterparty, 32))
 	}
-	return o.enc.Encode(t)
+	if e.Description != "" {
+		x.text("MEMO", text(e.Description, 255))
+	}
+	x.close("STMTTRN")
+	return x.err()
 }
 
 func (o *ofxEncoder) end(st *Statement) error {

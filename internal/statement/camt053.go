@@ -78,11 +78,6 @@ type camtAccount struct {
 	Nm  string `xml:"Nm,omitempty"`
 }
 
-type camtParty struct {
-	Pty struct {
-		Nm string `xml:"Nm"`
-	} `xml:"Pty"`
-}
 
 // compactID is a UUID as 32 hexadecimal digits: identifiers of camt.053
 // hold at most 35 characters.

@@ -78,7 +78,6 @@ type camtAccount struct {
 	Nm  string `xml:"Nm,omitempty"`
 }
 
-
 // compactID is a UUID as 32 hexadecimal digits: identifiers of camt.053
 // hold at most 35 characters.
 func compactID(id uuid.UUID) string { return strings.ReplaceAll(id.String(), "-", "") }

@@ -279,6 +279,10 @@ func workload(t *testing.T, s *apitest.Server) {
 	get(t, s, o.path("/transactions?currency=EUR"), o.web)
 	get(t, s, o.path("/balances"), o.web)
 	get(t, s, o.path("/insights"), o.web)
+	// Statements: a year up to today (its rows), and a year without rows.
+	today := time.Now().UTC()
+	get(t, s, o.path("/statements?currency=EUR&format=csv&from="+today.AddDate(0, 0, -365).Format(time.DateOnly)+"&to="+today.Format(time.DateOnly)), o.web)
+	get(t, s, o.path("/statements?currency=EUR&from=2020-01-01&to=2020-12-31"), o.web)
 
 	// Bills, expenses and invoices.
 	get(t, s, o.path("/bills"), o.web)

@@ -280,6 +280,9 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	var workers sync.WaitGroup
 	newWorkers(d, clk, logger, messages, accounts, payments, bills, requests).start(workerCtx, &workers)
 	workers.Go(func() { realtime.Run(workerCtx) })
+	// Payment requests follow their payments: a durable consumer of payment events.
+	followPayments := event.NewConsumer(d, logger, requesting.ConsumerName, paymentRequests.Follow)
+	workers.Go(func() { followPayments.Run(workerCtx) })
 	workers.Go(func() { sharedLimits.Run(workerCtx, 0, logger) })
 
 	if cfg.DebugAddr != "" {

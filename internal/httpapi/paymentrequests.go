@@ -52,7 +52,7 @@ func newPaymentRequestRecord(v requesting.View) paymentRequestRecord {
 	return paymentRequestRecord{ID: r.ID, Status: r.Status, PaymentContact: newContactRecord(v.Contact), Amount: r.Amount.String(),
 		Currency: r.Amount.Currency, Reference: r.Reference, Reason: r.Reason, Note: r.Note, ExternalID: r.ExternalID,
 		RequestedBy: requesterRecord{Kind: r.RequestedBy.Kind, ID: r.RequestedBy.ID, Name: r.RequestedBy.Name},
-		PaymentID: r.PaymentID, PaymentStatus: r.PaymentStatus, DecidedByID: r.DecidedByID, DeclineReason: r.DeclineReason,
+		PaymentID:   r.PaymentID, PaymentStatus: r.PaymentStatus, DecidedByID: r.DecidedByID, DeclineReason: r.DeclineReason,
 		ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 

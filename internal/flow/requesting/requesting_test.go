@@ -25,6 +25,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 var testDay = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -48,7 +49,7 @@ type office struct {
 func newOffice(t *testing.T, d *db.DB, clk *clock.Manual, name string) office {
 	t.Helper()
 	ctx := context.Background()
-	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}}
+	payments := &payment.Service{DB: d, Rates: sandbox.Rates{}}
 	requests := &paymentrequest.Service{DB: d}
 	jobs := job.NewRunner(d, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	requests.Register(jobs)

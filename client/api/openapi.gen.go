@@ -1699,17 +1699,14 @@ func (e PaymentRequestForbiddenErrorErrorType) Valid() bool {
 
 // Defines values for PaymentRequestRequesterKind.
 const (
-	PaymentRequestRequesterKindApiKey  PaymentRequestRequesterKind = "api_key"
-	PaymentRequestRequesterKindSandbox PaymentRequestRequesterKind = "sandbox"
-	PaymentRequestRequesterKindUser    PaymentRequestRequesterKind = "user"
+	PaymentRequestRequesterKindApiKey PaymentRequestRequesterKind = "api_key"
+	PaymentRequestRequesterKindUser   PaymentRequestRequesterKind = "user"
 )
 
 // Valid indicates whether the value is a known member of the PaymentRequestRequesterKind enum.
 func (e PaymentRequestRequesterKind) Valid() bool {
 	switch e {
 	case PaymentRequestRequesterKindApiKey:
-		return true
-	case PaymentRequestRequesterKindSandbox:
 		return true
 	case PaymentRequestRequesterKindUser:
 		return true
@@ -12405,7 +12402,7 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -12419,7 +12416,7 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -18442,7 +18439,7 @@ func (c *RawClient) SandboxSetOrganizationEntity(ctx context.Context, organizati
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -18466,7 +18463,7 @@ func (c *RawClient) SandboxCreatePaymentRequestWithBody(ctx context.Context, org
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -31629,7 +31626,7 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -31643,7 +31640,7 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -51625,7 +51622,7 @@ func (c *ClientWithResponses) SandboxSetOrganizationEntityWithResponse(ctx conte
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -51645,7 +51642,7 @@ func (c *ClientWithResponses) SandboxCreatePaymentRequestWithBodyWithResponse(ct
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //

@@ -143,6 +143,9 @@ type server struct {
 	logger  *slog.Logger
 	metrics *metrics
 	cursors sync.Map // list name → *page.Signer
+	// renderersMap is realtimeRenderers, made once (renderers).
+	renderersOnce sync.Once
+	renderersMap  map[string]realtimeRenderer
 }
 
 // pages returns the cursor signer of one list. Each list signs with its own

@@ -181,7 +181,7 @@ const (
 	authNone         authKind = iota // operational endpoints and the sign-in family
 	authSandbox                      // the sandbox token
 	authSession                      // a person's session token
-	authSessionOrKey                 // a session token, or an API key (one operation today)
+	authSessionOrKey                 // a session token, or an API key (the operations for programs)
 	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
 )
 

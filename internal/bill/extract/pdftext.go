@@ -86,12 +86,13 @@ var (
 	// goes to the offset startxref names, whatever precedes it on the line
 	// ("startxref" itself is followed by an offset, which the table scan
 	// does not take for a subsection).
-	reXrefHead = regexp.MustCompile(`xref[ \t\r\n\f\x00%]`)
-	reXRefType = regexp.MustCompile(`/Type\s*/XRef\b`)
-	reColumns  = regexp.MustCompile(`/Columns\s+(\d+)`)
-	reSize     = regexp.MustCompile(`/Size\s+(\d+)`)
-	reIndex    = regexp.MustCompile(`/Index\s*\[([\d\s]*)\]`)
-	reW        = regexp.MustCompile(`/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]`)
+	reXrefHead   = regexp.MustCompile(`xref[ \t\r\n\f\x00%]`)
+	reXrefOffset = regexp.MustCompile(`(?:startxref|/Prev)\s+(\d{1,12})`)
+	reXRefType   = regexp.MustCompile(`/Type\s*/XRef\b`)
+	reColumns    = regexp.MustCompile(`/Columns\s+(\d+)`)
+	reSize       = regexp.MustCompile(`/Size\s+(\d+)`)
+	reIndex      = regexp.MustCompile(`/Index\s*\[([\d\s]*)\]`)
+	reW          = regexp.MustCompile(`/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]`)
 )
 
 // checkXref refuses cross-reference data that would make the object
@@ -140,7 +141,20 @@ func checkXref(data []byte) error {
 			return limitExceeded{"predictor columns"}
 		}
 	}
+	// The "xref" ending a "startxref" keyword heads a table only when an
+	// offset (a startxref's or a /Prev's) points at it: its offset after it
+	// is no subsection, and files over 1 MiB have offsets beyond
+	// maxObjects.
+	named := map[int64]bool{}
+	for _, m := range reXrefOffset.FindAllSubmatch(data, -1) {
+		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil {
+			named[n] = true
+		}
+	}
 	for _, loc := range reXrefHead.FindAllIndex(data, -1) {
+		if loc[0] >= 5 && string(data[loc[0]-5:loc[0]]) == "start" && !named[int64(loc[0])] {
+			continue
+		}
 		if err := checkXrefTable(data[loc[1]:]); err != nil {
 			return err
 		}

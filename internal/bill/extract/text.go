@@ -148,7 +148,11 @@ func (d *doc) bankDetails(f *Fields) {
 	if f.IBAN != "" {
 		f.BIC = d.bicNear(at, f.IBAN)
 	}
-	if d.anyIBANShape() {
+	// A domestic account number is looked for on a page without IBANs,
+	// and on a British one, which prints sort code and account number
+	// beside the IBAN (elsewhere a "Kontonr." next to the IBAN is the same
+	// account in an older form, or another one).
+	if d.anyIBANShape() && !strings.HasPrefix(f.IBAN, "GB") {
 		return
 	}
 	f.SortCode = d.first(sortCodeLabels, func(s string) string { return sortCodeRe.FindString(s) })
@@ -225,7 +229,7 @@ var (
 	issueDateLabels = []*regexp.Regexp{
 		re(`\b(?:invoice|bill)\s*date\b|\bdate\s*of\s*(?:issue|invoice)\b|\bissue\s*date\b|\bdate\s*issued\b|\btax\s*point\b|\bissued\s*(?:on|at)\b`),
 		re(`(?:rechnungs|ausstellungs|beleg|gutschrifts)datum\b|\bdatum\s*(?:der\s*)?rechnung\b|\bdate\s*(?:de\s*(?:la\s*)?facture|d'[ée]mission|de\s*facturation|de\s*l'avoir)\b|\bfactuurdatum\b|\bfecha\s*(?:de\s*)?(?:emisi[oó]n|(?:la\s*)?factura|expedici[oó]n)\b|\bdata\s*(?:di\s*)?(?:emissione|(?:della\s*)?fattura)\b`),
-		re(`^(?:date|datum|fecha|data|issued(?:\s*on)?)\s*:?\s*(?:$|\d)`),
+		re(`^(?:date|datum|fecha|data|issued(?:\s*on)?)\b\s*:?`),
 	}
 	// otherDateLabel keeps "Delivery date" or "Order date" from passing for the
 	// issue date through the generic "date" label.
@@ -267,13 +271,13 @@ var (
 	holderLabels    = []*regexp.Regexp{re(`\baccount\s*(?:name|holder)\s*[:.]?|\bbeneficiary(?:\s*name)?\s*[:.]?|\bkontoinhaber(?:in)?\s*[:.]?|\btitulaire(?:\s*du\s*compte)?\s*[:.]?|\bten\s*name\s*van\s*[:.]?`)}
 	abaLabels       = []*regexp.Regexp{re(`\b(?:aba\s*)?routing(?:\s*(?:number|no\.?|#|transit\s*number))?\b|\baba\b|\brtn\b`)}
 	referenceLabels = []*regexp.Regexp{
-		re(`\b(?:payment|remittance)\s*ref(?:erence)?\.?\b\s*[:.]?|\bplease\s*(?:quote|use)(?:\s*(?:the\s*)?(?:reference|ref\.?))?\s*:?|\bverwendungszweck\b\s*:?|\bzahlungsreferenz\b\s*:?|\br[ée]f[ée]rence\s*(?:de\s*)?(?:paiement|virement)\s*:?|\bbetalingskenmerk\b\s*:?|\bbetalingsreferentie\b\s*:?|\bcausale\b\s*:?|\bconcepto\b\s*:?`),
+		re(`\b(?:payment|remittance)\s*ref(?:erence)?\.?\b\s*[:.]?|\bplease\s*(?:quote|use)(?:\s*(?:the\s*)?(?:reference|ref\.?))?\s*:?|\bverwendungszweck\b\s*:?|\bzahlungsreferenz\b\s*:?|\br[ée]f[ée]rence\s*(?:de\s*)?(?:paiement|virement)\s*:?|\bbetalingskenmerk\b\s*:?|\bbetalingsreferentie\b\s*:?|\bcausale\b\s*:?`),
 		re(`^(?:reference|ref\.?|referenz|r[ée]f[ée]rence|kenmerk)\s*:`),
 	}
 	notPaymentRef = re(`\b(?:your|our|order|customer|purchase|po|ihre|unsere|bestell|kunden|votre|commande|client|uw|klant|order)\b`)
 	// buyerLabels head the buyer's or recipient's address block, whose
 	// names and numbers are never the supplier's.
-	buyerLabels = re(`^(?:bill(?:ed)?\s*to|invoice\s*to|invoiced\s*to|sold\s*to|ship\s*to|deliver(?:ed)?\s*to|delivery\s*address|shipping\s*address|customer|client|buyer|recipient|rechnungsempf[äa]nger|rechnungsadresse|rechnungsanschrift|lieferanschrift|kunde|k[äa]ufer|leistungsempf[äa]nger|warenempf[äa]nger|abweichende[rs]?\s*(?:rechnungs|waren|liefer)\w*|lieferadresse|an|factur[ée]\s*[àa]|adresse\s*de\s*(?:facturation|livraison)|livr[ée]\s*[àa]|destinataire|acheteur|klant|koper|afnemer|factuuradres|afleveradres|cliente|destinatario|comprador|acquirente|committente|to)\b\s*:?`)
+	buyerLabels = re(`^(?:bill(?:ed)?\s*to|invoice\s*to|invoiced\s*to|sold\s*to|ship\s*to|deliver(?:ed)?\s*to|delivery\s*address|shipping\s*address|customer|client|buyer|recipient|rechnungsempf[äa]nger|rechnungsadresse|rechnungsanschrift|lieferanschrift|kunde|k[äa]ufer|leistungsempf[äa]nger|warenempf[äa]nger|abweichende[rs]?\s*(?:rechnungs|waren|liefer)\w*|lieferadresse|an|factur[ée]\s*[àa]|adresse\s*de\s*(?:facturation|livraison)|livr[ée]\s*[àa]|destinataire|acheteur|klant|koper|afnemer|factuuradres|afleveradres|cliente|destinatario|comprador|acquirente|committente|to)(?:[\s:/]|$)`)
 	notBuyerLabel = re(`^\S+\s*(?:no|number|nr|id|ref|#|nummer|reference|code|vat|tva|btw|ust)\b`)
 	// supplierLabel heads the supplier's block; it is the whole cell ("Verkäufer:")
 	// or is followed by a colon, so that a name such as "Lieferant GmbH" is
@@ -737,6 +741,54 @@ func (d *doc) supplierName() string {
 	if len(best) == 1 {
 		return best[0]
 	}
+	if len(best) == 0 {
+		return d.letterhead()
+	}
+	return ""
+}
+
+// letterhead returns the name at the head of the first page: the top line,
+// in a font at least 1.3 times the page's usual size and the largest of
+// the first lines, with the sender's address (a line with digits) just
+// below it in the same column. A title ("INVOICE") is never it.
+func (d *doc) letterhead() string {
+	var sizes []float64
+	for _, l := range d.lines {
+		if l.page != 1 {
+			break
+		}
+		for _, c := range l.cells {
+			sizes = append(sizes, c.size)
+		}
+	}
+	if len(sizes) < 5 {
+		return ""
+	}
+	sort.Float64s(sizes)
+	median := sizes[len(sizes)/2]
+	var top *cell
+	topLine := -1
+	for li := 0; li < len(d.lines) && li < 5 && d.lines[li].page == 1; li++ {
+		for ci, c := range d.lines[li].cells {
+			if titleWords.MatchString(c.text) || titleNumberLabel.MatchString(c.text) || d.buyer[ref{li, ci}] {
+				continue
+			}
+			if top == nil || c.size > top.size+0.5 {
+				top, topLine = &d.lines[li].cells[ci], li
+			}
+		}
+	}
+	if top == nil || topLine > 1 || top.size < 1.3*median || !nameLine(top.text) || len(strings.Fields(top.text)) > 6 {
+		return ""
+	}
+	for k := topLine + 1; k < len(d.lines) && k <= topLine+2; k++ {
+		for _, c := range d.lines[k].cells {
+			if math.Abs(c.x0-top.x0) < 10 && strings.ContainsAny(c.text, "0123456789") {
+				d.w.add("supplier name read from the letterhead")
+				return clean(top.text)
+			}
+		}
+	}
 	return ""
 }
 
@@ -759,6 +811,7 @@ func (d *doc) labelledSupplier() string {
 				if prevY-d.lines[k].y > 3*c.size {
 					break
 				}
+				prevY = d.lines[k].y
 				// A form-like block: "Name:" and the name in the next cell.
 				if cs := d.lines[k].cells; len(cs) >= 2 && nameLabel.MatchString(cs[0].text) && cs[0].x0 < c.x0+40 {
 					if !nameLine(cs[1].text) {
@@ -833,7 +886,8 @@ func (d *doc) nearSupplierFact(li int) bool {
 			if d.buyer[ref{k, ci}] || notSupplierFact.MatchString(c.text) {
 				continue
 			}
-			if matchAny(vatLabels, c.text) && parseVATID(c.text) != "" || supplierFactRe.MatchString(c.text) {
+			if matchAny(vatLabels, c.text) && parseVATID(c.text) != "" || supplierFactRe.MatchString(c.text) ||
+				matchAny(taxIDLabels, c.text) && parseTaxNumber(c.text) != "" {
 				return true
 			}
 		}

@@ -749,8 +749,9 @@ func (d *doc) supplierName() string {
 
 // letterhead returns the name at the head of the first page: the top line,
 // in a font at least 1.3 times the page's usual size and the largest of
-// the first lines, with the sender's address (a line with digits) just
-// below it in the same column. A title ("INVOICE") is never it.
+// the first lines, with the sender's address (a line with digits and no
+// label) right under it in the same column. A title ("INVOICE") is never
+// it.
 func (d *doc) letterhead() string {
 	var sizes []float64
 	for _, l := range d.lines {
@@ -781,9 +782,9 @@ func (d *doc) letterhead() string {
 	if top == nil || topLine > 1 || top.size < 1.3*median || !nameLine(top.text) || len(strings.Fields(top.text)) > 6 {
 		return ""
 	}
-	for k := topLine + 1; k < len(d.lines) && k <= topLine+2; k++ {
+	if k := topLine + 1; k < len(d.lines) && d.lines[k].page == 1 && d.lines[topLine].y-d.lines[k].y < 3*top.size {
 		for _, c := range d.lines[k].cells {
-			if math.Abs(c.x0-top.x0) < 10 && strings.ContainsAny(c.text, "0123456789") {
+			if math.Abs(c.x0-top.x0) < 10 && strings.ContainsAny(c.text, "0123456789") && !strings.Contains(c.text, ":") {
 				d.w.add("supplier name read from the letterhead")
 				return clean(top.text)
 			}

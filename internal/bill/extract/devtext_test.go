@@ -95,6 +95,10 @@ func TestDevCorpusText(t *testing.T) {
 				continue
 			}
 			want := truthString(w)
+			// An IBAN or BIC that fails its check is expected empty.
+			if f == "iban" && truth[id].Fields["_iban_checksum_ok"] == false || f == "bic" && truth[id].Fields["_bic_valid"] == false {
+				want = ""
+			}
 			g := got[f]
 			s := scores[f]
 			if want != "" {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -29,6 +30,7 @@ type doc struct {
 	// month/day/year (US style): one of them has a day over 12 in second
 	// place, or the currency is USD and none says otherwise.
 	monthFirst bool
+	conf       map[string]float64 // confidence of the scored fields read
 	w          warnings
 }
 
@@ -37,13 +39,27 @@ type doc struct {
 // the bill says.
 const confident = 0.5
 
+// sure records the confidence of a field's reading and reports whether it
+// reaches the bar. Fields read by one unambiguous rule (a check digit, a
+// labelled VAT number) are not scored: they are sure or absent.
+func (d *doc) sure(field string, conf float64) bool {
+	if d.conf == nil {
+		d.conf = map[string]float64{}
+	}
+	d.conf[field] = conf
+	return conf >= confident
+}
+
 func readText(lines []line) Result {
 	d := &doc{lines: lines}
 	d.markBuyer()
 	var f Fields
 
 	f.CreditNote = d.isCreditNote()
-	amountRaw, amountCur := d.amount()
+	amountRaw, amountCur, amountConf := d.amount()
+	if !d.sure("amount_due", amountConf) {
+		amountRaw, amountCur = "", ""
+	}
 	if amountCur != "" && !money.IsCurrency(amountCur) {
 		// An amount in a currency that cannot be paid (DEM) is not taken,
 		// nor is a currency guessed for it.
@@ -57,8 +73,10 @@ func readText(lines []line) Result {
 	}
 	d.monthFirst = d.slashMonthFirst(f.Currency == "USD")
 
-	number, at := d.invoiceNumber()
-	f.InvoiceNumber = number
+	number, at, numberConf := d.invoiceNumber()
+	if d.sure("invoice_number", numberConf) {
+		f.InvoiceNumber = number
+	}
 	dateParser := func(s string) string {
 		if dt, ok := findDate(s, !d.monthFirst); ok {
 			return dt.String()
@@ -68,28 +86,41 @@ func readText(lines []line) Result {
 	f.DueDate = d.dueDate(dateParser)
 	// "Rechnung Nr. 471102 vom 05.03.2018": the date that follows the
 	// number is the issue date.
-	if at != nil {
+	if at != nil && f.InvoiceNumber != "" {
 		if m := datedRe.FindStringIndex(at.rest); m != nil {
 			f.IssueDate, _ = isoDate(dateParser(at.rest[m[1]:]))
+			d.sure("issue_date", 0.9)
 		}
 	}
 	if f.IssueDate.IsZero() {
-		f.IssueDate, _ = isoDate(d.firstWhere(issueDateLabels, dateParser, func(c string) bool {
-			return !otherDateLabel.MatchString(c) && !matchAny(dueDateLabels, c)
-		}))
+		// A label that names the invoice's date is sure; a bare "Date" less so.
+		for i, lab := range issueDateLabels {
+			f.IssueDate, _ = isoDate(d.firstWhere([]*regexp.Regexp{lab}, dateParser, func(c string) bool {
+				return !otherDateLabel.MatchString(c) && !matchAny(dueDateLabels, c)
+			}))
+			if !f.IssueDate.IsZero() {
+				if !d.sure("issue_date", []float64{0.85, 0.85, 0.6}[i]) {
+					f.IssueDate = Date{}
+				}
+				break
+			}
+		}
 	}
 	if f.DueDate.IsZero() && !f.IssueDate.IsZero() {
 		if days, ok := d.paymentTermDays(); ok {
 			t := time.Date(f.IssueDate.Year, f.IssueDate.Month, f.IssueDate.Day+days, 0, 0, 0, 0, time.UTC)
 			f.DueDate = Date{t.Year(), t.Month(), t.Day()}
 			d.w.add("due date computed from the payment terms (%d days)", days)
+			d.sure("due_date", 0.6)
 		}
 	}
 	if !f.DueDate.IsZero() && !f.IssueDate.IsZero() && f.DueDate.String() < f.IssueDate.String() {
 		f.DueDate = Date{} // a due date before the issue date is a misreading
 	}
 
-	f.SupplierName = d.supplierName()
+	if name, conf := d.supplierName(); d.sure("supplier_name", conf) {
+		f.SupplierName = name
+	}
 	f.SupplierTaxID = d.firstSupplier(vatLabels, parseVATID)
 	if f.SupplierTaxID == "" {
 		f.SupplierTaxID = d.firstSupplier(taxIDLabels, parseTaxNumber)
@@ -192,7 +223,7 @@ func parseBIC(s string) string {
 
 // directDebitRe is wording that says the amount will be collected from the
 // payer's account: the bank details printed then are the payer's.
-var directDebitRe = re(`lastschrift|einzug|eingezogen|abbuch|direct\s*debit|prélèvement|prelevement|domiciliëring|domiciliering|incasso|adeudo|domiciliaci[oó]n|addebito|RID|mandat|mandate|gläubiger-?id|creditor\s*id`)
+var directDebitRe = re(`lastschrift|einzug|eingezogen|abbuch|direct\s*debit|prélèvement|prelevement|domiciliëring|domiciliering|incasso|adeudo|domiciliaci[oó]n|addebito|mandat|mandate|gläubiger-?id|creditor\s*id`)
 
 func (d *doc) directDebit() bool {
 	for _, l := range d.lines {
@@ -215,6 +246,9 @@ var (
 	// Order, customer and delivery numbers never match.
 	invoiceNumberLabels = []*regexp.Regexp{
 		re(`(?:\b|[a-zäöü])(?:rechnung|gutschrift|korrektur|invoice|credit\s*note|facture|avoir|factuur|creditnota|fattura|factura|nota\s*di\s*credito)s?(?:\s*\(\d{3}\))?[\s-]*(?:number|num(?:ber|[ée]ro)?\.?|no\.?|nr\.?|nummer|n[°º]\.?|#|id)(?:\s|[:.#]|$)`),
+		// A title with words between the document and its number:
+		// "Rechnung des Versicherers (575) Nr. 01.234.567.8-2018-1".
+		re(`^\S*(?:rechnung|invoice|facture|factura|fattura|factuur|gutschrift|avoir)\S*(?:\s+[^\s\d:]+){1,3}?(?:\s*\(\d{3}\))?\s*(?:nr\.?|no\.?|n[°º]\.?|nummer|number|#)(?:\s|[:.#]|$)`),
 		re(`\b(?:factuurnummer|rechnungsnummer|gutschriftsnummer|belegnummer|beleg-?nr\.?|n[°º]\s*(?:de\s*)?(?:la\s*)?(?:facture|factura|fattura|avoir)|num[ée]ro\s*de\s*(?:la\s*)?facture|n[úu]mero\s*de\s*factura|numero\s*(?:di\s*)?fattura|factuur\s*nr\.?)\s*[:.]?`),
 	}
 	// titleNumberLabel is the document's title with the number in it
@@ -256,7 +290,7 @@ var (
 	// notFinalTotal marks sub-totals and tax totals, which the generic
 	// "total" label would otherwise take.
 	notFinalTotal = re(`sub-?\s*total|zwischensumme|netto|nettobetrag|total\s*(?:excl|net|ht|hors|vat|tax|tva|btw|mwst|before)|totalbefore|\bht\b|excl\.?|exkl|ohne|tva\s*\d|mwst|ust\.|vat\s*\d|\bvat\b|\btax\b|steuer|\bbtw\b|\biva\b|total\s*\w*\s*(?:items|quantity|qty|hours|pages)|discount|rabatt|zuschl[äa]g|abschl[äa]g|remise|positionssumme|warenwert|anzahl|menge|weight|gewicht`)
-	vatLabels = []*regexp.Regexp{
+	vatLabels     = []*regexp.Regexp{
 		re(`\bmwst\.?-?\s*(?:nr|nummer)\.?|\bmwst-?id\b`),
 		re(`\bvat\s*(?:reg(?:istration|\.)?\s*)?(?:no\.?|number|id|#|reg\.?)?\s*[:.]?|\bust-?\s*id(?:-?nr)?\.?|\bust\.?\s*-?\s*id\.?\s*-?\s*nr\.?|\bust\.?-?\s*ident(?:ifikations)?-?\s*nr\.?|\bumsatzsteuer-?\s*(?:identifikationsnummer|id(?:-?nr\.?)?)\b|\buid(?:-?nr\.?)?\b|\bn[°º]\s*(?:de\s*)?tva(?:\s*intracom(?:munautaire)?)?|\btva\s*intracom(?:munautaire)?|\btva\s*:|\bnum[ée]ro\s*de\s*tva|\bbtw(?:-?\s*(?:nummer|nr\.?|id))?\b|\bp\.?\s*iva\b|\bpartita\s*iva\b|\bnif\b|\bcif\b|\bmoms(?:reg)?(?:\.?\s*nr\.?)?\b`),
 	}
@@ -277,7 +311,7 @@ var (
 	notPaymentRef = re(`\b(?:your|our|order|customer|purchase|po|ihre|unsere|bestell|kunden|votre|commande|client|uw|klant|order)\b`)
 	// buyerLabels head the buyer's or recipient's address block, whose
 	// names and numbers are never the supplier's.
-	buyerLabels = re(`^(?:bill(?:ed)?\s*to|invoice\s*to|invoiced\s*to|sold\s*to|ship\s*to|deliver(?:ed)?\s*to|delivery\s*address|shipping\s*address|customer|client|buyer|recipient|rechnungsempf[äa]nger|rechnungsadresse|rechnungsanschrift|lieferanschrift|kunde|k[äa]ufer|leistungsempf[äa]nger|warenempf[äa]nger|abweichende[rs]?\s*(?:rechnungs|waren|liefer)\w*|lieferadresse|an|factur[ée]\s*[àa]|adresse\s*de\s*(?:facturation|livraison)|livr[ée]\s*[àa]|destinataire|acheteur|klant|koper|afnemer|factuuradres|afleveradres|cliente|destinatario|comprador|acquirente|committente|to)(?:[\s:/]|$)`)
+	buyerLabels   = re(`^(?:bill(?:ed)?\s*to|invoice\s*to|invoiced\s*to|sold\s*to|ship\s*to|deliver(?:ed)?\s*to|delivery\s*address|shipping\s*address|customer|client|buyer|recipient|rechnungsempf[äa]nger|rechnungsadresse|rechnungsanschrift|lieferanschrift|kunde|k[äa]ufer|leistungsempf[äa]nger|warenempf[äa]nger|abweichende[rs]?\s*(?:rechnungs|waren|liefer)\w*|lieferadresse|an|factur[ée]\s*[àa]|adresse\s*de\s*(?:facturation|livraison)|livr[ée]\s*[àa]|destinataire|acheteur|klant|koper|afnemer|factuuradres|afleveradres|cliente|destinatario|comprador|acquirente|committente|to)(?:[\s:/]|$)`)
 	notBuyerLabel = re(`^\S+\s*(?:no|number|nr|id|ref|#|nummer|reference|code|vat|tva|btw|ust)\b`)
 	// supplierLabel heads the supplier's block; it is the whole cell ("Verkäufer:")
 	// or is followed by a colon, so that a name such as "Lieferant GmbH" is
@@ -424,19 +458,25 @@ func (d *doc) markBuyer() {
 	}
 }
 
+// isCreditNote reports whether the title near the top says credit note. A
+// German "Gutschrift" that says it is a self-billed invoice ("Gutschrift
+// (selbst ausgestellte Rechnung)") is an invoice the buyer wrote, not a
+// credit.
 func (d *doc) isCreditNote() bool {
 	for li, l := range d.lines {
 		if li >= 15 {
 			break
 		}
 		for _, c := range l.cells {
-			if creditTitle.MatchString(c.text) {
+			if creditTitle.MatchString(c.text) && !selfBilled.MatchString(l.String()) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+var selfBilled = re(`selbst\s*ausgestellt|self[\s-]*bill|autofactur|zelffactur|autofattur`)
 
 // ---------------------------------------------------------------------------
 // Field parsers
@@ -446,8 +486,9 @@ var (
 	// amountShape is a number with a decimal part ("1.163,40", "1,163"),
 	// which a label's neighbour can be but an invoice number is not taken as.
 	amountShape = regexp.MustCompile(`^\d{1,3}(?:[.,]\d{3})*[.,]\d{1,2}$|^\d{1,3}[.,]\d{3}$`)
-	// creditorIDShape is a SEPA creditor identifier ("DE98ZZZ09999999999").
-	creditorIDShape = regexp.MustCompile(`^[A-Z]{2}\d{2}[A-Z0-9]{3}\d`)
+	// creditorIDShape is a SEPA creditor identifier ("DE98ZZZ09999999999"),
+	// whose business code is ZZZ when none is assigned.
+	creditorIDShape = regexp.MustCompile(`^[A-Z]{2}\d{2}ZZZ`)
 )
 
 // parseInvoiceNumber takes the first word after the label that can be an
@@ -483,9 +524,10 @@ type numberAt struct{ rest string }
 // invoiceNumber reads the document's number from an explicit label, else
 // from the title near the top of the first page ("Invoice FA-2017-0008").
 // Two labels that give different numbers leave it empty.
-func (d *doc) invoiceNumber() (string, *numberAt) {
+func (d *doc) invoiceNumber() (string, *numberAt, float64) {
 	var found string
 	var at *numberAt
+	conf := 0.0
 	for _, lab := range invoiceNumberLabels {
 		for li, l := range d.lines {
 			for ci, c := range l.cells {
@@ -500,10 +542,22 @@ func (d *doc) invoiceNumber() (string, *numberAt) {
 					}
 					if found != "" && n != found {
 						d.w.add("two invoice numbers on the page (%s, %s); none taken", found, n)
-						return "", nil
+						return "", nil, 0
 					}
 					if found == "" {
 						found = n
+						// Beside the label is surer than below it.
+						beside := 0
+						if trimValue(c.text[loc[1]:]) != "" {
+							beside++
+						}
+						if ci+1 < len(l.cells) {
+							beside++
+						}
+						conf = 0.75
+						if k < beside {
+							conf = 0.9
+						}
 						if k == 0 {
 							rest := trimValue(c.text[loc[1]:])
 							if i := strings.Index(rest, n); i >= 0 {
@@ -516,7 +570,7 @@ func (d *doc) invoiceNumber() (string, *numberAt) {
 			}
 		}
 		if found != "" {
-			return found, at
+			return found, at, conf
 		}
 	}
 	for li, l := range d.lines {
@@ -531,11 +585,11 @@ func (d *doc) invoiceNumber() (string, *numberAt) {
 			rest := c.text[loc[1]:]
 			if n := parseInvoiceNumber(rest); n != "" && (hasLetter(n) || len(n) >= 4) {
 				i := strings.Index(rest, n)
-				return n, &numberAt{rest: rest[i+len(n):]}
+				return n, &numberAt{rest: rest[i+len(n):]}, 0.7
 			}
 		}
 	}
-	return "", nil
+	return "", nil, 0
 }
 
 // swissUIDRe is the Swiss enterprise number that serves as VAT number
@@ -711,9 +765,9 @@ var ibanCandidateRe = regexp.MustCompile(`\b[A-Z]{2}\d{2}(?:[ \x{00a0}]?[A-Z0-9]
 // buyer's block that the page prints twice (letterhead and footer) or just
 // above the supplier's VAT number. Nothing else is guessed: a slogan, a
 // heading or the recipient's window are never taken.
-func (d *doc) supplierName() string {
+func (d *doc) supplierName() (string, float64) {
 	if v := d.labelledSupplier(); v != "" {
-		return v
+		return v, 0.9
 	}
 	count := map[string]int{}
 	first := map[string]int{}
@@ -739,12 +793,14 @@ func (d *doc) supplierName() string {
 		}
 	}
 	if len(best) == 1 {
-		return best[0]
+		return best[0], 0.75
 	}
 	if len(best) == 0 {
-		return d.letterhead()
+		if v := d.letterhead(); v != "" {
+			return v, 0.6
+		}
 	}
-	return ""
+	return "", 0
 }
 
 // letterhead returns the name at the head of the first page: the top line,
@@ -1073,58 +1129,80 @@ func lastHit(h []amountHit) (amountHit, bool) {
 // printed of net, tax, gross and prepaid must agree with the choice (net +
 // tax = gross, gross − prepaid = payable); when it does not, or two amounts
 // payable differ, the amount is left empty.
-func (d *doc) amount() (raw, cur string) {
+func (d *doc) amount() (raw, cur string, conf float64) {
 	payable := d.labelledAmounts(payableLabels, grossNot)
 	gross, hasGross := lastHit(d.labelledAmounts(grossLabels, grossNot))
 	net, hasNet := lastHit(d.labelledAmounts(netLabels, nil))
 	tax, hasTax := lastHit(d.labelledAmounts(taxLabels, nil))
 	prepaid, hasPrepaid := lastHit(d.labelledAmounts(prepaidLabels, nil))
 	val := func(h amountHit) int64 { v, _ := milli(h.raw); return v }
-	agrees := func(total amountHit) bool {
-		if hasNet && hasTax && val(net)+val(tax) != val(total) {
-			return false
+	// A prepayment is printed as a deduction ("-50,00") or not.
+	paid := func() int64 {
+		if v := val(prepaid); v < 0 {
+			return -v
 		}
-		return true
+		return val(prepaid)
 	}
+	sums := func(total amountHit) bool { return hasNet && hasTax && val(net)+val(tax) == val(total) }
 	if len(payable) > 0 {
 		p := payable[len(payable)-1]
 		for _, h := range payable {
 			if val(h) != val(p) {
 				d.w.add("two different amounts payable on the page; none taken")
-				return "", ""
-			}
-		}
-		if hasGross && hasPrepaid && val(gross)-val(prepaid) != val(p) {
-			d.w.add("amount payable %s does not match the total %s less the prepaid %s; not taken", p.raw, gross.raw, prepaid.raw)
-			return "", ""
-		}
-		if hasGross && !hasPrepaid && val(gross) != val(p) && !(hasTax && val(p) == val(tax)) {
-			// A payable below the gross with no prepayment printed is a
-			// partial payment or a misreading; above it, a misreading.
-			if val(p) > val(gross) {
-				return "", ""
+				return "", "", 0
 			}
 		}
 		if hasTax && val(p) == val(tax) && val(tax) != 0 {
-			return "", "" // the tax total taken for the payable
+			return "", "", 0 // the tax total taken for the payable
 		}
-		return p.raw, p.cur
+		switch {
+		case hasGross && hasPrepaid && val(gross)-paid() == val(p),
+			hasGross && !hasPrepaid && val(gross) == val(p),
+			!hasGross && !hasPrepaid && sums(p):
+			return p.raw, p.cur, 0.95
+		case hasGross && hasPrepaid:
+			d.w.add("amount payable %s does not match the total %s less the prepaid %s; not taken", p.raw, gross.raw, prepaid.raw)
+			return "", "", 0
+		case hasGross && val(p) > val(gross):
+			return "", "", 0 // more than the gross: a misreading
+		case hasGross:
+			// Below the gross with no prepayment printed: a deduction
+			// the page does not show.
+			return p.raw, p.cur, 0.6
+		}
+		return p.raw, p.cur, 0.8
 	}
 	if hasPrepaid && val(prepaid) != 0 {
 		d.w.add("a prepayment is printed but no amount payable; amount not taken")
-		return "", ""
+		return "", "", 0
 	}
 	if hasGross {
-		if !agrees(gross) {
-			return "", ""
+		switch {
+		case sums(gross):
+			return gross.raw, gross.cur, 0.85
+		case hasNet && hasTax:
+			return "", "", 0 // net + tax is not the gross
 		}
-		return gross.raw, gross.cur
+		return gross.raw, gross.cur, 0.7
 	}
-	total, ok := lastHit(d.labelledAmounts(totalLabels, notFinalTotal))
-	if !ok || !agrees(total) || hasTax && val(total) == val(tax) || hasNet && hasTax && val(tax) != 0 && val(total) == val(net) {
-		return "", ""
+	totals := d.labelledAmounts(totalLabels, notFinalTotal)
+	total, ok := lastHit(totals)
+	if !ok || hasTax && val(total) == val(tax) {
+		return "", "", 0
 	}
-	return total.raw, total.cur
+	switch {
+	case sums(total):
+		return total.raw, total.cur, 0.75
+	case hasNet && hasTax:
+		return "", "", 0
+	}
+	// A final total is the largest of the totals printed.
+	for _, h := range totals {
+		if val(h) > val(total) {
+			return "", "", 0
+		}
+	}
+	return total.raw, total.cur, 0.55
 }
 
 func matchLoc(res []*regexp.Regexp, s string) []int {
@@ -1362,4 +1440,24 @@ func findDate(s string, dayFirst bool) (Date, bool) {
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].at < hits[j].at })
 	return hits[0].d, true
+}
+
+// textFilled lists, by their JSON names and sorted, the fields of f that
+// hold a value: on the text path every one of them was read by the text
+// rules and reached the confidence bar (a field below it is left empty), so
+// this is the list a result's from_text names.
+func textFilled(f Fields) []string {
+	var out []string
+	v := reflect.ValueOf(f)
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).IsZero() {
+			continue
+		}
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"math"
-	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -1440,24 +1439,4 @@ func findDate(s string, dayFirst bool) (Date, bool) {
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].at < hits[j].at })
 	return hits[0].d, true
-}
-
-// textFilled lists, by their JSON names and sorted, the fields of f that
-// hold a value: on the text path every one of them was read by the text
-// rules and reached the confidence bar (a field below it is left empty), so
-// this is the list a result's from_text names.
-func textFilled(f Fields) []string {
-	var out []string
-	v := reflect.ValueOf(f)
-	for i := 0; i < v.NumField(); i++ {
-		if v.Field(i).IsZero() {
-			continue
-		}
-		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }

@@ -260,14 +260,3 @@ func TestFindDateLanguages(t *testing.T) {
 		}
 	}
 }
-
-func TestTextFilled(t *testing.T) {
-	f := Fields{InvoiceNumber: "A-1", AmountDue: "10.00", IssueDate: Date{2026, 1, 2}, CreditNote: true}
-	got := strings.Join(textFilled(f), ",")
-	if want := "amount_due,credit_note,invoice_number,issue_date"; got != want {
-		t.Errorf("textFilled = %q, want %q", got, want)
-	}
-	if textFilled(Fields{}) != nil {
-		t.Errorf("textFilled of nothing is not empty")
-	}
-}

@@ -87,7 +87,11 @@ func readText(lines []line) Result {
 	// number is the issue date.
 	if at != nil && f.InvoiceNumber != "" {
 		if m := datedRe.FindStringIndex(at.rest); m != nil {
-			f.IssueDate, _ = isoDate(dateParser(at.rest[m[1]:]))
+			rest := at.rest[m[1]:]
+			if strings.TrimSpace(rest) == "" && at.next != "" {
+				rest = at.next // a title wrapped after "vom"
+			}
+			f.IssueDate, _ = isoDate(dateParser(rest))
 			d.sure("issue_date", 0.9)
 		}
 	}
@@ -261,7 +265,7 @@ var (
 
 	issueDateLabels = []*regexp.Regexp{
 		re(`\b(?:invoice|bill)\s*date\b|\bdate\s*of\s*(?:issue|invoice)\b|\bissue\s*date\b|\bdate\s*issued\b|\btax\s*point\b|\bissued\s*(?:on|at)\b`),
-		re(`(?:rechnungs|ausstellungs|beleg|gutschrifts)datum\b|\bdatum\s*(?:der\s*)?rechnung\b|\bdate\s*(?:de\s*(?:la\s*)?facture|d'[ée]mission|de\s*facturation|de\s*l'avoir)\b|\bfactuurdatum\b|\bfecha\s*(?:de\s*)?(?:emisi[oó]n|(?:la\s*)?factura|expedici[oó]n)\b|\bdata\s*(?:di\s*)?(?:emissione|(?:della\s*)?fattura)\b`),
+		re(`(?:rechnungs|ausstellungs|beleg|gutschrifts)-?\s?datum\b|\bdatum\s*(?:der\s*)?rechnung\b|\bdate\s*(?:de\s*(?:la\s*)?facture|d'[ée]mission|de\s*facturation|de\s*l'avoir)\b|\bfactuurdatum\b|\bfecha\s*(?:de\s*)?(?:emisi[oó]n|(?:la\s*)?factura|expedici[oó]n)\b|\bdata\s*(?:di\s*)?(?:emissione|(?:della\s*)?fattura)\b`),
 		re(`^(?:date|datum|fecha|data|issued(?:\s*on)?)\b\s*:?`),
 	}
 	// otherDateLabel keeps "Delivery date" or "Order date" from passing for the
@@ -281,9 +285,9 @@ var (
 	// (tax-inclusive) total, a generic total, the net total, the tax total
 	// and prepayments.
 	payableLabels = []*regexp.Regexp{re(`\b(?:total\s*amount\s*due|amount\s*due|balance\s*due|total\s*due|due\s*payable|amount\s*payable|total\s*payable|total\s*to\s*pay|please\s*pay|amount\s*to\s*pay|residual|balance|remaining)\b|zahlbetrag\b|\bzu\s*zahlen(?:der\s*betrag)?\b|\boffener\s*betrag\b|\brestbetrag\b|\bforderungsbetrag\b|\bnet\s*[àa]\s*payer\b|\bmontant\s*d[ûu]\b|\breste\s*[àa]\s*payer\b|\bmontant\s*[àa]\s*payer\b|\bsolde\b|\b(?:totaal\s*)?te\s*betalen\b|\bopenstaand\s*bedrag\b|\b(?:importe|total)\s*a\s*pagar\b|\bimporto\s*da\s*pagare\b|\bnetto\s*a\s*pagare\b|\btotale\s*da\s*pagare\b`)}
-	grossLabels   = []*regexp.Regexp{re(`\bgesamtbetrag\b|\bsumme\s*brutto\b|\brechnungssumme\s*brutto\b|\bbrutto\s*(?:gesamt|summe)\b|\brechnungsbetrag\b|\bendbetrag\b|\bbruttobetrag\b|\bbruttosumme\b|\bgesamtsumme\b|\brechnungssumme\s*(?:inkl|mit)|\btotal\s*ttc\b|\bmontant\s*ttc\b|\btotal\s*\(?incl(?:\.|uding)?\s*(?:vat|tax)\)?|\binvoice\s*total\b|\bgrand\s*total\b|\btotaalbedrag\b|\btotaal\s*incl\.?\s*btw\b|\btotal\s*amount\b|\bcredit\s*total\b|\bimporte\s*total\b|\btotal\s*factura\b|\btotale\s*(?:fattura|documento)\b|\bimporto\s*totale\b`)}
+	grossLabels   = []*regexp.Regexp{re(`^brutto\b|\bgesamtbetrag\b|\bsumme\s*brutto\b|\brechnungssumme\s*brutto\b|\bbrutto\s*(?:gesamt|summe)\b|\brechnungsbetrag\b|\bendbetrag\b|\bbruttobetrag\b|\bbruttosumme\b|\bgesamtsumme\b|\brechnungssumme\s*(?:inkl|mit)|\btotal\s*ttc\b|\bmontant\s*ttc\b|\btotal\s*\(?incl(?:\.|uding)?\s*(?:vat|tax)\)?|\binvoice\s*total\b|\bgrand\s*total\b|\btotaalbedrag\b|\btotaal\s*incl\.?\s*btw\b|\btotal\s*amount\b|\bcredit\s*total\b|\bimporte\s*total\b|\btotal\s*factura\b|\btotale\s*(?:fattura|documento)\b|\bimporto\s*totale\b`)}
 	totalLabels   = []*regexp.Regexp{re(`\btotal\b|\bsumme\b|\btotaal\b|\btotale\b`)}
-	netLabels     = []*regexp.Regexp{re(`\bnet\s*total\b|\btotal\s*(?:net|excl|before\s*tax|ht)\b|\bsubtotal\b|\bnettobetrag\b|\bnettosumme\b|\brechnungssumme\s*ohne\b|\bsumme\s*netto\b|\bgesamt\s*netto\b|\btotal\s*hors\s*taxes?\b|\bmontant\s*ht\b|\btotaal\s*excl|\bbase\s*imponible\b|\bimponibile\b|\btotalbefore\s*tax\b`)}
+	netLabels     = []*regexp.Regexp{re(`^netto\b|\bnet\s*total\b|\btotal\s*(?:net|excl|before\s*tax|ht)\b|\bsubtotal\b|\bnettobetrag\b|\bnettosumme\b|\brechnungssumme\s*ohne\b|\bsumme\s*netto\b|\bgesamt\s*netto\b|\btotal\s*hors\s*taxes?\b|\bmontant\s*ht\b|\btotaal\s*excl|\bbase\s*imponible\b|\bimponibile\b|\btotalbefore\s*tax\b`)}
 	taxLabels     = []*regexp.Regexp{re(`\b(?:vat|tax)\s*(?:total|amount)\b|\btotal\s*(?:vat|tax(?:es)?|tva|btw|iva)\b|\bust\.?\s*gesamt\b|\bsteuerbetrag\b|\bumsatzsteuer\s*gesamt|\bmwst\.?\s*(?:betrag|gesamt)\b|\bmontant\s*tva\b|\btotal\s*tva\b|\bbtw\s*bedrag\b|\bcuota\s*iva\b|\btotale\s*iva\b`)}
 	prepaidLabels = []*regexp.Regexp{re(`\bprepaid\b|\bprepayments?\b|\bamount\s*paid\b|\bpaid\s*amount\b|\badvance\s*payment\b|\banzahlung(?:en)?\b|\bbereits\s*(?:bezahlt|gezahlt)\b|\bacompte\b|\bd[ée]j[àa]\s*pay[ée]\b|\bvooruitbetaling\b|\breeds\s*betaald\b|\banticipo\b|\bacconto\b`)}
 	// notFinalTotal marks sub-totals and tax totals, which the generic
@@ -518,7 +522,22 @@ func parseInvoiceNumber(s string) string {
 
 // numberAt is where the invoice number was read: the text after it in its
 // cell, where the issue date often follows ("… vom 05.03.2018").
-type numberAt struct{ rest string }
+type numberAt struct {
+	rest string
+	next string // the line below's first cell, when it starts in the same column
+}
+
+// nextBelow returns the text of the first cell of the line below line li
+// when it starts where c starts (a wrapped title), else "".
+func (d *doc) nextBelow(li int, c cell) string {
+	if li+1 >= len(d.lines) || d.lines[li+1].page != d.lines[li].page || d.lines[li].y-d.lines[li+1].y > 2*c.size {
+		return ""
+	}
+	if n := d.lines[li+1].cells[0]; math.Abs(n.x0-c.x0) < 2 {
+		return n.text
+	}
+	return ""
+}
 
 // invoiceNumber reads the document's number from an explicit label, else
 // from the title near the top of the first page ("Invoice FA-2017-0008").
@@ -560,7 +579,7 @@ func (d *doc) invoiceNumber() (string, *numberAt, float64) {
 						if k == 0 {
 							rest := trimValue(c.text[loc[1]:])
 							if i := strings.Index(rest, n); i >= 0 {
-								at = &numberAt{rest: rest[i+len(n):]}
+								at = &numberAt{rest: rest[i+len(n):], next: d.nextBelow(li, c)}
 							}
 						}
 					}
@@ -584,7 +603,7 @@ func (d *doc) invoiceNumber() (string, *numberAt, float64) {
 			rest := c.text[loc[1]:]
 			if n := parseInvoiceNumber(rest); n != "" && (hasLetter(n) || len(n) >= 4) {
 				i := strings.Index(rest, n)
-				return n, &numberAt{rest: rest[i+len(n):]}, 0.7
+				return n, &numberAt{rest: rest[i+len(n):], next: d.nextBelow(li, c)}, 0.7
 			}
 		}
 	}

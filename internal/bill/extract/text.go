@@ -1048,7 +1048,13 @@ type amountHit struct {
 
 // grossNot marks a gross-looking label that names something else
 // ("Gesamtbetrag der Zuschläge", "Gesamtbetrag ohne USt.").
-var grossNot = re(`ohne|excl|exkl|netto|\bht\b|zuschl[äa]g|abschl[äa]g|rabatt|discount|remise|position|warenwert|steuer|(?:ust|vat|tax|mwst|tva|btw|iva)\.?\s*(?:gesamt|total|betrag|amount)`)
+const grossNotPat = `ohne|excl|exkl|netto|\bht\b|zuschl[äa]g|abschl[äa]g|rabatt|discount|remise|position|warenwert|steuer|(?:ust|vat|tax|mwst|tva|btw|iva)\.?\s*(?:gesamt|total|betrag|amount)`
+
+var grossNot = re(grossNotPat)
+
+// payableNot marks a balance that is not this invoice's amount payable
+// ("Previous balance", "Saldovortrag").
+var payableNot = re(grossNotPat + `|previous|opening|forward|brought|carried|vortrag|[üu]bertrag|vorheriger|pr[ée]c[ée]dent|report|vorig|anterior|precedente`)
 
 // labelledAmounts returns the amounts next to labels: in the label's cell
 // after it, in the cells to its right on the same line, or in the cell just
@@ -1148,7 +1154,7 @@ func lastHit(h []amountHit) (amountHit, bool) {
 // tax = gross, gross − prepaid = payable); when it does not, or two amounts
 // payable differ, the amount is left empty.
 func (d *doc) amount() (raw, cur string, conf float64) {
-	payable := d.labelledAmounts(payableLabels, grossNot)
+	payable := d.labelledAmounts(payableLabels, payableNot)
 	gross, hasGross := lastHit(d.labelledAmounts(grossLabels, grossNot))
 	net, hasNet := lastHit(d.labelledAmounts(netLabels, nil))
 	tax, hasTax := lastHit(d.labelledAmounts(taxLabels, nil))
@@ -1183,10 +1189,12 @@ func (d *doc) amount() (raw, cur string, conf float64) {
 			return "", "", 0
 		case hasGross && val(p) > val(gross):
 			return "", "", 0 // more than the gross: a misreading
-		case hasGross:
+		case hasGross && val(p) > 0:
 			// Below the gross with no prepayment printed: a deduction
 			// the page does not show.
 			return p.raw, p.cur, 0.6
+		case hasGross:
+			return "", "", 0 // nothing payable against a gross: a misreading
 		}
 		return p.raw, p.cur, 0.8
 	}

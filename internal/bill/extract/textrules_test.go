@@ -260,3 +260,13 @@ func TestFindDateLanguages(t *testing.T) {
 		}
 	}
 }
+
+func TestTextRulesPreviousBalance(t *testing.T) {
+	res := readText(page(
+		row{520, []string{"300|Previous balance", "480|0.00 €"}},
+		row{500, []string{"300|Invoice total", "480|150.00 €"}},
+	))
+	if res.Fields.AmountDue != "150.00" {
+		t.Errorf("amount = %q, want 150.00 (warnings %q)", res.Fields.AmountDue, res.Warnings)
+	}
+}

@@ -322,7 +322,7 @@ var (
 	supplierLabel = re(`^(?:from|supplier|seller|vendor|issued\s*by|lieferant|verk[äa]ufer|rechnungssteller|rechnungsersteller|rechnungsaussteller|leistungserbringer|auftragnehmer|fournisseur|vendeur|prestataire|[ée]metteur|leverancier|verkoper|afzender|proveedor|vendedor|emisor|fornitore|venditore|cedente|prestatore)\s*(?::|$)`)
 	legalForm     = re(`\b(?:ltd|limited|gmbh|mbh|ag|a\.\s?g|kg|ohg|ug|gbr|e\.\s?v|e\.\s?k|se|s\.?a\.?s\.?|s\.?a\.?r\.?l\.?|s\.?a\.?|sàrl|eurl|b\.?v\.?|n\.?v\.?|inc|llc|llp|plc|oy|ab|a/s|aps|as|s\.?l\.?|s\.?p\.?a\.?|s\.?r\.?l\.?|corp(?:oration)?|pty|pte)\b\.?`)
 	titleWords    = re(`^(?:tax\s*)?(?:invoice|rechnung|facture|factuur|credit\s*note|gutschrift|avoir|creditnota|page|seite|date|datum)\b`)
-	creditTitle   = re(`^(?:credit\s*note|gutschrift|rechnungskorrektur|avoir|facture\s*d'avoir|creditnota|creditfactuur|nota\s*de\s*cr[ée]dito)\b`)
+	creditTitle   = re(`^(?:credit\s*note|gutschrift|avoir|facture\s*d'avoir|creditnota|creditfactuur|nota\s*de\s*cr[ée]dito|nota\s*di\s*credito)\b`)
 	termsRe       = re(`(?:\bnet\s*|\bwithin\s*|\binnerhalb\s*(?:von\s*)?|\bsous\s*|\b[àa]\s*|\bbinnen\s*|\bpayable\s*in\s*)(\d{1,3})\s*(?:days|tagen?|jours|dagen)\b|\bnet\s*(\d{1,3})\b|\b(\d{1,3})\s*(?:days|tage|jours|dagen)\s*net`)
 	sortCodeRe    = regexp.MustCompile(`\b\d{2}[- ]?\d{2}[- ]?\d{2}\b`)
 	nineDigits    = regexp.MustCompile(`\b\d{9}\b`)

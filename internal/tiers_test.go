@@ -51,6 +51,7 @@ var tiers = map[string]tier{
 	"internal/platform/outbox":      platform,
 	"internal/platform/page":        platform,
 	"internal/platform/ratelimit":   platform,
+	"internal/platform/webhooksend": platform,
 
 	"internal/actor":        core,
 	"internal/organization": core,
@@ -70,6 +71,7 @@ var tiers = map[string]tier{
 	"internal/mca":                   feature,
 	"internal/onboarding":            feature,
 	"internal/payment":               feature,
+	"internal/paymentrequest":        feature,
 	"internal/stepup":                feature,
 	"internal/flow/approving":        flow,
 	"internal/flow/billpay":          flow,
@@ -77,6 +79,7 @@ var tiers = map[string]tier{
 	"internal/flow/statementing":     flow,
 	"internal/flow/cardspend":        flow,
 	"internal/flow/confirming":       flow,
+	"internal/flow/requesting":       flow,
 	"internal/sandbox":               flow,
 	"internal/httpapi":               transport,
 	"internal/cli":                   transport,

@@ -61,11 +61,19 @@ Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL +
   approvals list|approve ID|reject ID
                               payments waiting for approval; approving asks
                               for your phone (match code)
+  requests list|accept ID|decline ID --reason R
+                              payment requests programs made; accepting pays
+                              in your name and asks for your phone
   keys create|list|rotate ID|revoke ID
                               API keys
   cards list|freeze ID|unfreeze ID
                               cards
   bills upload FILE           upload an invoice, wait for extraction, print it
+  events list [--type T] [--since TIME] [--until TIME]
+                              the organization's events of the last 30 days
+  listen --forward-to URL [--events T,…] [--secret whsec_…]
+                              follow the organization's events and POST each
+                              to URL signed as a webhook (Standard Webhooks)
   statements --currency C --from D --to D [--format F] [-O FILE]
                               a statement (F: json, csv, camt053, ofx)
 
@@ -154,9 +162,12 @@ var commands = map[string]func(*env, []string) error{
 	"contacts":     cmdContacts,
 	"pay":          cmdPay,
 	"approvals":    cmdApprovals,
+	"requests":     cmdRequests,
 	"keys":         cmdKeys,
 	"cards":        cmdCards,
 	"bills":        cmdBills,
+	"events":       cmdEvents,
+	"listen":       cmdListen,
 	"statements":   cmdStatements,
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/flow/binding"
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/flow/confirming"
+	"github.com/strongroom/strongroom/internal/flow/requesting"
 	"github.com/strongroom/strongroom/internal/flow/statementing"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
@@ -123,6 +124,9 @@ type Deps struct {
 	// cancelling, rejecting and settling payments, and a bill's payment
 	// contact.
 	BillPay *billpay.Service
+	// PaymentRequests runs payment requests: making, answering and
+	// accepting them (which makes their payment), and following it.
+	PaymentRequests *requesting.Service
 	// Statements opens account statements with their payments' parties.
 	Statements *statementing.Service
 
@@ -148,6 +152,9 @@ type server struct {
 	logger  *slog.Logger
 	metrics *metrics
 	cursors sync.Map // list name → *page.Signer
+	// renderersMap is realtimeRenderers, made once (renderers).
+	renderersOnce sync.Once
+	renderersMap  map[string]realtimeRenderer
 }
 
 // pages returns the cursor signer of one list. Each list signs with its own
@@ -183,7 +190,7 @@ const (
 	authNone         authKind = iota // operational endpoints and the sign-in family
 	authSandbox                      // the sandbox token
 	authSession                      // a person's session token
-	authSessionOrKey                 // a session token, or an API key of the scope the operation names
+	authSessionOrKey                 // a session token, or an API key (the operations for programs)
 	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
 )
 

@@ -174,14 +174,14 @@ func isDigitASCII(c byte) bool { return c >= '0' && c <= '9' }
 
 // account is one payee account as a payment means states it.
 type account struct {
-	id     string // BT-84 as written
+	id string // BT-84 as written
 	// proprietary is a CII ProprietaryID given beside an IBANID: the same
 	// account under its national number, taken as the account number.
 	proprietary string
-	branch string // BT-86 as written: a BIC, or (in UK and US UBL files) a sort code or routing number
-	holder string // BT-85
-	credit bool   // the payment means is a credit transfer
-	ibanID bool   // CII IBANID: the issuer says the id is an IBAN
+	branch      string // BT-86 as written: a BIC, or (in UK and US UBL files) a sort code or routing number
+	holder      string // BT-85
+	credit      bool   // the payment means is a credit transfer
+	ibanID      bool   // CII IBANID: the issuer says the id is an IBAN
 }
 
 // accountFields classifies the account identifiers into f. An IBAN is taken

@@ -103,6 +103,7 @@ func readCII(root *node, d ciiDialect) Result {
 	var (
 		accts []account
 		codes []string
+		payee []bool
 	)
 	for _, pm := range settlement.all(ram("SpecifiedTradeSettlementPaymentMeans")) {
 		fa := pm.child(ram("PayeePartyCreditorFinancialAccount"))
@@ -122,7 +123,10 @@ func readCII(root *node, d ciiDialect) Result {
 			ibanID:      isIBAN && id != "",
 		})
 	}
-	f.PaymentMeans = meansOf(codes)
+	for _, a := range accts {
+		payee = append(payee, compact(a.id) != "")
+	}
+	f.PaymentMeans = meansOf(codes, payee)
 	if a, ok := pickAccount(accts, &w); ok {
 		accountFields(a, &f, &w)
 	}

@@ -4,4 +4,5 @@ package extract
 var (
 	FindDate   = findDate
 	LastAmount = lastAmount
+	MeansOf    = meansOf
 )

@@ -39,20 +39,27 @@ func PaymentMeansOfCode(code string) string {
 	return meansCodes[strings.ToUpper(strings.TrimSpace(code))]
 }
 
-// meansOf decides the payment means of a document from the codes of its
-// payment means groups, in document order: a direct debit wins whenever one
-// is stated (the account printed is then the buyer's mandate, and taking it
-// as the payee's is the costly mistake), else the first known code.
-func meansOf(codes []string) string {
-	first := ""
-	for _, c := range codes {
+// meansOf decides the payment means of a document from its payment means
+// groups (BG-16) in document order: codes[i] and whether group i names a
+// payee account. A document that offers a transfer to the supplier's
+// account is paid by transfer, whatever else it offers; otherwise a direct
+// debit wins whenever one is stated (an account then printed is the buyer's
+// mandate, and taking it as the payee's is the costly mistake); otherwise the
+// first known code decides.
+func meansOf(codes []string, payee []bool) string {
+	first, debit := "", false
+	for i, c := range codes {
 		m := PaymentMeansOfCode(c)
-		if m == MeansDirectDebit {
+		if m == MeansCreditTransfer && i < len(payee) && payee[i] {
 			return m
 		}
+		debit = debit || m == MeansDirectDebit
 		if first == "" {
 			first = m
 		}
+	}
+	if debit {
+		return MeansDirectDebit
 	}
 	return first
 }

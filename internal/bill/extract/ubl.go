@@ -76,7 +76,11 @@ func readUBL(root *node, creditNote bool) Result {
 		})
 		refs = append(refs, clean(pm.child(cbc("PaymentID")).value()))
 	}
-	f.PaymentMeans = meansOf(codes)
+	payee := make([]bool, len(accts))
+	for i, a := range accts {
+		payee[i] = compact(a.id) != ""
+	}
+	f.PaymentMeans = meansOf(codes, payee)
 	if a, ok := pickAccount(accts, &w); ok {
 		accountFields(a, &f, &w)
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -215,6 +216,18 @@ func (w *warnings) add(format string, args ...any) {
 	*w = append(*w, s)
 }
 
+// filled lists the JSON names of the fields f fills.
+func (f Fields) filled() []string {
+	b, _ := json.Marshal(f)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
 // payeeBankFields are the JSON names of the payee's bank fields.
 var payeeBankFields = []string{"iban", "bic", "account_number", "sort_code", "aba_code", "account_holder_name"}
 
@@ -231,6 +244,10 @@ func finish(res *Result) {
 		}
 		f.IBAN, f.BIC, f.AccountNumber, f.SortCode, f.ABACode, f.AccountHolderName = "", "", "", "", "", ""
 		res.FromText = slices.DeleteFunc(res.FromText, func(n string) bool { return slices.Contains(payeeBankFields, n) })
+	}
+	if res.Format == FormatPDFText {
+		// Every field of a document read from its page came from text rules.
+		res.FromText = append(res.FromText, f.filled()...)
 	}
 	if len(res.FromText) > 0 {
 		slices.Sort(res.FromText)

@@ -137,7 +137,7 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/deposits", authSandbox, limitDefault, change(transactions, http.StatusCreated, noActorBody(s.Sandbox.Deposit))},
 		{"POST", "/api/v1/sandbox/payments/{payment_id}/settle", authSandbox, limitDefault, change(payments, http.StatusOK, noActorBody(s.sandboxSettle))},
 		{"POST", "/api/v1/sandbox/users/{user_id}/approving-app", authSandbox, limitDefault, sandboxApps.serve(http.StatusCreated, s.sandboxApprovingApp)},
-		{"POST", "/api/v1/sandbox/challenges/{challenge_id}/approve", authSandbox, limitDefault, change(challenges.optionalBody(), http.StatusOK, noActorBody(s.Approving.SandboxApprove))},
+		{"POST", "/api/v1/sandbox/challenges/{challenge_id}/approve", authSandbox, limitDefault, change(challenges.optionalBody(), http.StatusOK, noActorBody(s.ApprovingApp.Approve))},
 		{"POST", "/api/v1/sandbox/partner/webhook", authSandbox, limitDefault, s.sandboxPartnerWebhook},
 		{"POST", "/api/v1/sandbox/organizations/{organization_id}/cards", authSandbox, limitDefault, change(cards.under(organizationID), http.StatusCreated, noActorBody(s.Cards.Issue))},
 		{"POST", "/api/v1/sandbox/cards/{card_id}/status", authSandbox, limitDefault, change(cards, http.StatusOK, noActorBody(s.Cards.SetStatus))},

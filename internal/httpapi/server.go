@@ -129,13 +129,15 @@ type Deps struct {
 	// SandboxToken is the bearer the sandbox helpers accept.
 	SandboxToken string
 	// Partner is the sandbox banking partner the sandbox helpers control.
-	Partner *mca.SandboxPartner
+	Partner *sandbox.Partner
 	// SandboxIssuer is the sandbox card network, whose token service keys
 	// the sandbox hands out.
-	SandboxIssuer *card.SandboxIssuer
+	SandboxIssuer *sandbox.Issuer
 	// SandboxKYC is the sandbox identity-verification provider, whose page
 	// decides checks.
-	SandboxKYC *onboarding.SandboxProvider
+	SandboxKYC *sandbox.IdentityProvider
+	// ApprovingApp is the sandbox's software approving app.
+	ApprovingApp *sandbox.ApprovingApp
 }
 
 type server struct {

@@ -136,3 +136,10 @@ func touch(ctx context.Context, tx *db.Tx, id uuid.UUID) error {
 	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, id, tx.Now())
 	return err
 }
+
+// NameOf returns the name of key id of orgID (not_found otherwise), for a
+// record that names the program that made it.
+func NameOf(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (string, error) {
+	k, err := loadKey(ctx, q, orgID, id)
+	return k.Name, err
+}

@@ -61,6 +61,9 @@ Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL +
   approvals list|approve ID|reject ID
                               payments waiting for approval; approving asks
                               for your phone (match code)
+  requests list|accept ID|decline ID --reason R
+                              payment requests programs made; accepting pays
+                              in your name and asks for your phone
   keys create|list|rotate ID|revoke ID
                               API keys
   cards list|freeze ID|unfreeze ID
@@ -152,6 +155,7 @@ var commands = map[string]func(*env, []string) error{
 	"contacts":     cmdContacts,
 	"pay":          cmdPay,
 	"approvals":    cmdApprovals,
+	"requests":     cmdRequests,
 	"keys":         cmdKeys,
 	"cards":        cmdCards,
 	"bills":        cmdBills,

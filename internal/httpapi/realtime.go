@@ -21,6 +21,7 @@ import (
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
+	"github.com/strongroom/strongroom/internal/paymentrequest"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/event"
 )
@@ -48,6 +49,7 @@ func (s *server) realtimeRenderers() map[string]realtimeRenderer {
 		card.Updated:            byID("card_id", s.Cards.Get, newCardRecord),
 		bill.EventAppended:      s.renderBillEvent,
 		invoicing.Updated:       byID("invoice_id", s.Invoices.GetByID, newInvoiceRecord),
+		paymentrequest.Updated:  byID("payment_request_id", s.PaymentRequests.Find, newPaymentRequestRecord),
 	}
 }
 

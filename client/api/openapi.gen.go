@@ -1816,17 +1816,14 @@ func (e PaymentRequestForbiddenErrorErrorType) Valid() bool {
 
 // Defines values for PaymentRequestRequesterKind.
 const (
-	PaymentRequestRequesterKindApiKey  PaymentRequestRequesterKind = "api_key"
-	PaymentRequestRequesterKindSandbox PaymentRequestRequesterKind = "sandbox"
-	PaymentRequestRequesterKindUser    PaymentRequestRequesterKind = "user"
+	PaymentRequestRequesterKindApiKey PaymentRequestRequesterKind = "api_key"
+	PaymentRequestRequesterKindUser   PaymentRequestRequesterKind = "user"
 )
 
 // Valid indicates whether the value is a known member of the PaymentRequestRequesterKind enum.
 func (e PaymentRequestRequesterKind) Valid() bool {
 	switch e {
 	case PaymentRequestRequesterKindApiKey:
-		return true
-	case PaymentRequestRequesterKindSandbox:
 		return true
 	case PaymentRequestRequesterKindUser:
 		return true
@@ -12570,7 +12567,7 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -12584,7 +12581,7 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -18607,7 +18604,7 @@ func (c *RawClient) SandboxSetOrganizationEntity(ctx context.Context, organizati
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -18631,7 +18628,7 @@ func (c *RawClient) SandboxCreatePaymentRequestWithBody(ctx context.Context, org
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -31794,7 +31791,7 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -31808,7 +31805,7 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -51790,7 +51787,7 @@ func (c *ClientWithResponses) SandboxSetOrganizationEntityWithResponse(ctx conte
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -51810,7 +51807,7 @@ func (c *ClientWithResponses) SandboxCreatePaymentRequestWithBodyWithResponse(ct
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //

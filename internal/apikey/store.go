@@ -143,3 +143,8 @@ func NameOf(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (string, erro
 	k, err := loadKey(ctx, q, orgID, id)
 	return k.Name, err
 }
+
+// readLive reads the key with id, in any organization.
+func readLive(ctx context.Context, q db.Reader, id uuid.UUID) (Key, error) {
+	return scanKey(q.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
+}

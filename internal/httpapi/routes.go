@@ -70,7 +70,9 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/organizations/{organization_id}/approvals", authSession, limitDefault, s.listApprovals},
 		{"POST", "/api/v1/approvals/{approval_id}/approve", authSession, limitDefault, approvals.act(s.Approving.Challenge)},
 		{"POST", "/api/v1/approvals/{approval_id}/reject", authSession, limitDefault, change(approvals, http.StatusOK, s.BillPay.Reject)},
-		{"GET", "/api/v1/organizations/{organization_id}/realtime", authSession, limitDefault, s.realtime},
+		{"GET", "/api/v1/organizations/{organization_id}/realtime", authSessionOrKey, limitDefault, s.realtime},
+		{"GET", "/api/v1/organizations/{organization_id}/events", authSessionOrKey, limitDefault, s.listEvents},
+		{"GET", "/api/v1/organizations/{organization_id}/events/{event_id}", authSessionOrKey, limitDefault, s.getEvent},
 
 		{"GET", "/api/v1/organizations/{organization_id}/cards", authSession, limitDefault, listBy(s, cards.under(organizationID), cardFilter, s.Cards.List)},
 		{"GET", "/api/v1/cards/{card_id}", authSession, limitDefault, cards.act(s.Cards.Get)},

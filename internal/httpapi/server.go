@@ -149,6 +149,9 @@ type server struct {
 	logger  *slog.Logger
 	metrics *metrics
 	cursors sync.Map // list name → *page.Signer
+	// renderersMap is realtimeRenderers, made once (renderers).
+	renderersOnce sync.Once
+	renderersMap  map[string]realtimeRenderer
 }
 
 // pages returns the cursor signer of one list. Each list signs with its own
@@ -184,7 +187,7 @@ const (
 	authNone         authKind = iota // operational endpoints and the sign-in family
 	authSandbox                      // the sandbox token
 	authSession                      // a person's session token
-	authSessionOrKey                 // a session token, or an API key (one operation today)
+	authSessionOrKey                 // a session token, or an API key (the operations for programs)
 	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
 )
 

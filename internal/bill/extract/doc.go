@@ -23,6 +23,35 @@
 //     number, dates, total payable, currency, IBAN/BIC, UK account number and
 //     sort code, US routing number).
 //
+// # Text rules
+//
+// The text layer is read with positions (pdftext.go: page content, the form
+// XObjects it draws, simple and composite fonts with their widths) and laid
+// out again as lines of cells (layout.go). The rules pair a label with the
+// value beside it in its cell, to its right on the line, or below it when the
+// label's line is not a table header, in English, German, French, Dutch,
+// Spanish and Italian. Each of the invoice number, issue date, due date,
+// amount and supplier name gets a confidence; below the bar (confident) the
+// field stays empty, because a wrong value is worse than none. In short:
+//
+//   - invoice number: a label that names the document's own number, never an
+//     order, customer or delivery number; two different numbers give none;
+//   - issue date: the date after the number ("Nr. 471102 vom 05.03.2018"),
+//     else a date label; numeric dates, and month names in the six languages;
+//     slash dates month first only when the page or a USD currency says so;
+//   - due date: a due-date label, not from payment terms that also grant a
+//     cash discount (two dates for two amounts);
+//   - amount: the amount payable, else the gross total, else a final total,
+//     checked against what is printed of net, tax, gross and prepaid (net +
+//     tax = gross, gross − prepaid = payable); a disagreement, a prepayment
+//     without an amount payable, a tax total or a bare year give none;
+//   - supplier: the block under a seller label, else a company name (ending
+//     in a legal form) printed twice or above the supplier's VAT number, else
+//     a letterhead with the address right under it; never a cell of a block
+//     labelled as the buyer's or recipient's;
+//   - bank details: an IBAN next to its label or the only one on the page,
+//     the BIC printed with it; none when the page speaks of a direct debit.
+//
 // Images and PDFs without text (scans) end in ErrUnreadable: there is no OCR.
 //
 // XML elements are matched on namespace URI and local name, never on the

@@ -9,6 +9,10 @@
 //   - UBL 2.1 Invoice and CreditNote XML (PEPPOL BIS 3, XRechnung UBL, …);
 //   - UN/CEFACT Cross Industry Invoice D16B XML (XRechnung CII, Factur-X and
 //     ZUGFeRD 2.x XML on its own);
+//   - ZUGFeRD 1.0 CrossIndustryDocument XML
+//     (urn:ferd:CrossIndustryDocument:invoice:1p0), on its own or embedded
+//     as "ZUGFeRD-invoice.xml": the same paths as CII under the 1.0 names
+//     (HeaderExchangedDocument, ApplicableSupplyChainTradeSettlement, …);
 //   - PDFs with an embedded e-invoice (Factur-X, ZUGFeRD 2.x, XRechnung as
 //     attachment "factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml", or
 //     any other .xml attachment that is an invoice): the XML is read as
@@ -81,6 +85,12 @@
 //	RemittanceReference BT-83    cac:PaymentMeans/cbc:PaymentID                    ram:PaymentReference
 //	CreditNote          BT-3     a CreditNote root, or a type code of a credit note (381, 261, 396, …),
 //	                             or a negative amount due
+//
+// PaymentMeans comes from the UNTDID 4461 codes of the payment means
+// (BT-81; means.go), else from the page's wording (PaymentMeansOfText). On
+// a direct debit no payee bank field is kept, whatever the document
+// carries: the account is the buyer's mandate (finish, in extract.go).
+// Result.FromText lists the fields text rules filled.
 //
 // Bank details come from one payment means (BG-16): the first credit
 // transfer whose account is a valid IBAN, else the first that has an

@@ -35,6 +35,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
 	"github.com/strongroom/strongroom/internal/stepup"
+	"github.com/strongroom/strongroom/internal/webhook"
 )
 
 // Limits are the rate-limit rules the server enforces.
@@ -106,6 +107,8 @@ type Deps struct {
 	Expenses *expense.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp *stepup.Service
+	// Webhooks runs webhook endpoints and their deliveries.
+	Webhooks *webhook.Service
 
 	// The flows.
 	// Approving asks for payment approvals and answers challenges from the
@@ -178,7 +181,7 @@ const (
 	authNone         authKind = iota // operational endpoints and the sign-in family
 	authSandbox                      // the sandbox token
 	authSession                      // a person's session token
-	authSessionOrKey                 // a session token, or an API key (one operation today)
+	authSessionOrKey                 // a session token, or an API key
 	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
 )
 

@@ -70,6 +70,7 @@ var tiers = map[string]tier{
 	"internal/onboarding":            feature,
 	"internal/payment":               feature,
 	"internal/stepup":                feature,
+	"internal/webhook":               feature,
 	"internal/flow/approving":        flow,
 	"internal/flow/billpay":          flow,
 	"internal/flow/binding":          flow,

@@ -512,8 +512,10 @@ func (s *Service) Rotate(ctx context.Context, r Rotation) (Endpoint, string, err
 // alert tells every owner and admin of orgID, in tx, what a did: format
 // holds %s for who did it and then %s for the URL.
 func (s *Service) alert(ctx context.Context, tx *db.Tx, a actor.Actor, orgID uuid.UUID, subject, format, url string) error {
-	who := "A program using the API key " + keyName(a)
-	if !a.IsKey() {
+	var who string
+	if a.IsKey() {
+		who = "A program using the API key " + keyName(a)
+	} else {
 		u, err := identity.GetUser(ctx, tx, a.UserID)
 		if err != nil {
 			return err

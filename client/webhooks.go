@@ -109,3 +109,13 @@ func (c *Client) RetryWebhookDelivery(ctx context.Context, organizationID, endpo
 	}
 	return decode[api.WebhookDelivery](c.raw.RetryWebhookDelivery(ctx, org, id, delivery, nil))
 }
+
+// SandboxPingWebhookEndpoint queues a webhook.ping event to one endpoint
+// (sandboxPingWebhookEndpoint; sandbox token) and returns the event's id.
+func (c *Client) SandboxPingWebhookEndpoint(ctx context.Context, endpointID string) (*api.SandboxWebhookPing, error) {
+	id, err := parseUUID("webhook endpoint id", endpointID)
+	if err != nil {
+		return nil, err
+	}
+	return decode[api.SandboxWebhookPing](c.raw.SandboxPingWebhookEndpoint(ctx, id, nil))
+}

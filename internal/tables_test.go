@@ -31,6 +31,7 @@ var owners = map[string]string{
 	"passkeys":                 "identity",
 	"passkey_ceremonies":       "identity",
 	"domain_events":            "platform/event",
+	"event_consumers":          "platform/event",
 	"jobs":                     "platform/job",
 	"idempotency_keys":         "platform/idempotency",
 	"rate_limits":              "platform/ratelimit",

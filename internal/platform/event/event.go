@@ -1,7 +1,9 @@
 // Package event records domain events in the transaction of the change they
 // describe (Append) and hands each organization's committed events to its
 // open realtime connections (Tail), replaying from the table what a
-// reconnecting client missed (Subscription.Replay).
+// reconnecting client missed (Subscription.Replay). Durable consumers
+// (Consume, Consumer) hand every committed event once to a named consumer,
+// whose position is stored in the database with its own writes.
 package event
 
 import (

@@ -51,6 +51,7 @@ var tiers = map[string]tier{
 	"internal/platform/outbox":      platform,
 	"internal/platform/page":        platform,
 	"internal/platform/ratelimit":   platform,
+	"internal/platform/webhooksend": platform,
 
 	"internal/actor":        core,
 	"internal/organization": core,

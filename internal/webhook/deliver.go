@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/organization"
+	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/job"
@@ -153,6 +154,11 @@ func (s *Service) deliver(ctx context.Context, j job.Job) error {
 		return err
 	}
 	body, deliverable, err := s.body(ctx, a.delivery)
+	if e, refused := apierr.As(err); refused {
+		// The organization cannot be read (banned or deleted): nothing
+		// will render, so the delivery ends rather than hold its slot.
+		return s.finish(ctx, a, attemptOutcome{stop: "The event cannot be rendered: " + e.Message})
+	}
 	if err != nil {
 		return err // the job runs again; the slot stays ours meanwhile
 	}
@@ -160,8 +166,10 @@ func (s *Service) deliver(ctx context.Context, j job.Job) error {
 		return s.finish(ctx, a, attemptOutcome{stop: "The event can no longer be rendered: what it describes is gone."})
 	}
 	start := time.Now() // a duration is measured on the real clock, not the service's
+	// The webhook-timestamp is left to the sender, which stamps the wall
+	// time: receivers compare it with their own clock, not the service's.
 	resp, sendErr := s.Outbound.Send(ctx, Message{URL: a.endpoint.URL, ID: a.delivery.EventID.String(),
-		Timestamp: s.Clock.Now(), Body: body, Secrets: a.secrets})
+		Body: body, Secrets: a.secrets})
 	out := attemptOutcome{duration: time.Since(start), resp: resp, err: sendErr}
 	return s.finish(ctx, a, out)
 }
@@ -235,7 +243,7 @@ func (s *Service) take(ctx context.Context, p deliverPayload) (attempt, bool, er
 
 // body renders the event of d: the Event JSON its endpoint receives.
 func (s *Service) body(ctx context.Context, d Delivery) ([]byte, bool, error) {
-	e, err := event.Get(ctx, s.DB.Reader(), d.EventID)
+	e, err := event.Get(ctx, s.DB.Reader(), d.OrganizationID, d.EventID, time.Time{})
 	if errors.Is(err, event.ErrNotFound) {
 		return nil, false, nil
 	}

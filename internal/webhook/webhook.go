@@ -8,8 +8,6 @@ package webhook
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -32,6 +30,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/platform/webhooksend"
 )
 
 // Limits of the feature.
@@ -112,6 +111,7 @@ type Message struct {
 	URL string
 	// ID is the webhook-id: the event's id, the same on every attempt.
 	ID        string
+	// Timestamp is the webhook-timestamp; zero lets the sender stamp the wall time.
 	Timestamp time.Time
 	Body      []byte
 	// Secrets sign the message, the current one first (whsec_ form).
@@ -146,11 +146,11 @@ var errNotFound = apierr.NotFoundf("Webhook endpoint")
 // NewSecret returns a signing secret in the Standard Webhooks form:
 // whsec_ and the base64 of 32 random bytes.
 func NewSecret() string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
+	secret, err := webhooksend.NewSecret()
+	if err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
 	}
-	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+	return secret.Reveal()
 }
 
 var eventTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)

@@ -9,6 +9,7 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -568,12 +569,15 @@ func (s *Service) Retry(ctx context.Context, a actor.Actor, orgID, id, deliveryI
 		if err != nil {
 			return Delivery{}, err
 		}
+		d, st, err := lockDelivery(ctx, tx, deliveryID)
+		if errors.Is(err, errDeliveryNotFound) || err == nil && d.EndpointID != id {
+			return Delivery{}, errDeliveryNotFound
+		}
+		if err != nil {
+			return Delivery{}, err
+		}
 		if e.Disabled {
 			return Delivery{}, apierr.New(apierr.Conflict, "This webhook endpoint is disabled; enable it before retrying its deliveries.")
-		}
-		d, st, err := lockDelivery(ctx, tx, deliveryID)
-		if err != nil || d.EndpointID != id {
-			return Delivery{}, errDeliveryNotFound
 		}
 		if st.sendingUntil != nil && st.sendingUntil.After(tx.Now()) {
 			return Delivery{}, apierr.New(apierr.Conflict, "An attempt of this delivery is in progress; retry once it has ended.")

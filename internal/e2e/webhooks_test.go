@@ -262,7 +262,7 @@ func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
 	}
 	// Nothing more is sent; a retry is refused while it is disabled.
 	ping(t, s, id)
-	advance(t, s, time.Hour)
+	advance(t, s, 5*time.Minute+5*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	if n := len(recv.deliveries()); n != 1 {
 		t.Errorf("%d deliveries to a disabled endpoint", n)
@@ -306,7 +306,9 @@ func TestWebhookEndpointAccess(t *testing.T) {
 	if len(alerts) == 0 || !strings.Contains(alerts[0].Body, "http://127.0.0.1:10/hook") || !strings.Contains(alerts[0].Body, manager.ApiKey.Lookup) {
 		t.Errorf("the URL change's alert: %+v", alerts)
 	}
-	// A person changing the URL is asked for a step-up; changing the rest is not.
+	// A person changing the URL is asked for a step-up (once the window the
+	// keys' creation opened has closed); changing the rest is not.
+	advance(t, s, 11*time.Minute)
 	expectStepUp(t, hookPatch(t, s, hooksPath(org, "/"+id), p.web, map[string]any{"url": "http://127.0.0.1:11/hook"}))
 	hookPatch(t, s, hooksPath(org, "/"+id), p.web, map[string]any{"description": "ERP sync"}).ExpectStatus(t, http.StatusOK)
 	expectInvalidField(t, s.Post(t, hooksPath(org, ""), manager.Secret, map[string]any{"url": "ftp://example.com/", "event_types": []string{"*"}}), "url")

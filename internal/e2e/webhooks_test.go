@@ -176,7 +176,7 @@ func TestWebhookDeliveriesAreSignedAndRetriedOnTheSchedule(t *testing.T) {
 	}
 
 	eventID := ping(t, s, id)
-	got := recv.waitDeliveries(t, 1)
+	recv.waitDeliveries(t, 1)
 	var ds []api.WebhookDelivery
 	eventually(t, "the first attempt to be recorded", func() bool {
 		ds = hookDeliveries(t, s, p.web, org, id)
@@ -196,7 +196,7 @@ func TestWebhookDeliveriesAreSignedAndRetriedOnTheSchedule(t *testing.T) {
 		t.Fatalf("%d attempts before the third was due", n)
 	}
 	advance(t, s, time.Minute)
-	got = recv.waitDeliveries(t, 3)
+	got := recv.waitDeliveries(t, 3)
 	for _, d := range got {
 		if d.id != eventID || d.event.Type != "webhook.ping" || d.event.ID != eventID || d.signatures != 1 {
 			t.Errorf("delivery id %s type %s, want the ping %s every time", d.id, d.event.Type, eventID)

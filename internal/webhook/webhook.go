@@ -111,7 +111,7 @@ type Outbound interface {
 type Message struct {
 	URL string
 	// ID is the webhook-id: the event's id, the same on every attempt.
-	ID        string
+	ID string
 	// Timestamp is the webhook-timestamp; zero lets the sender stamp the wall time.
 	Timestamp time.Time
 	Body      []byte

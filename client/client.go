@@ -41,6 +41,7 @@
 //   - organization: CurrencyAccounts, RequestCurrencyAccounts, Balances,
 //     Transactions, Transaction, Insights, APIKeys, CreateAPIKey,
 //     UpdateAPIKey, RotateAPIKey, RevokeAPIKey;
+//   - events: Events, Event, Follow (the realtime channel);
 //   - payments: PaymentsConfig, PaymentContacts, PaymentContact,
 //     CreatePaymentContact, CreatePaymentQuote, ExecutePayment, Payment,
 //     WaitPayment, CancelPayment, CreatePaymentBatch, PaymentBatch,
@@ -123,8 +124,9 @@ func WithHTTP(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
 func WithToken(token string) Option { return func(c *Client) { c.token = token } }
 
 // WithAPIKey sends an API key (sr_<env>_<lookup>_<secret>) as bearer. A key
-// is accepted only where the API says so (listing the currency accounts,
-// with scope balances:read); elsewhere the call fails with
+// is accepted only where the API says so (listing the currency accounts
+// with scope balances:read, the events with events:read, the realtime
+// channel with events:subscribe); elsewhere the call fails with
 // api_key_not_permitted.
 func WithAPIKey(key string) Option { return func(c *Client) { c.token = key } }
 

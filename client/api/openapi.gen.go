@@ -2231,6 +2231,21 @@ func (e TransactionEffectDirection) Valid() bool {
 	}
 }
 
+// Defines values for TransactionCreatedMessageType.
+const (
+	TransactionCreatedMessageTypeTransactionCreated TransactionCreatedMessageType = "transaction.created"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCreatedMessageType enum.
+func (e TransactionCreatedMessageType) Valid() bool {
+	switch e {
+	case TransactionCreatedMessageTypeTransactionCreated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransactionType.
 const (
 	TransactionTypeCardTransaction  TransactionType = "card_transaction"
@@ -3648,6 +3663,21 @@ type EntityStatus string
 
 // ErrorMessage A display-grade sentence, safe to show to a person; never a machine code.
 type ErrorMessage = string
+
+// Event One message of the organization's realtime channel. `type` tells what `data` is:
+// the record as its GET renders it for the person connected, as of delivery.
+type Event = RealtimeMessage
+
+// EventPage A page of events.
+type EventPage struct {
+	Data []Event `json:"data"`
+
+	// HasMore True when at least one more page exists.
+	HasMore bool `json:"has_more"`
+
+	// NextCursor The `cursor` of the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
 
 // Expense An expense: what was spent for the organization, by whom, backed by bound
 // transactions and receipts. `totals.bill` is, per currency, the sum of the bound
@@ -5871,6 +5901,23 @@ type Transaction struct {
 // TransactionEffectDirection `in` (money added to the balance) or `out` (money taken from it).
 type TransactionEffectDirection string
 
+// TransactionCreatedMessage A row was added to the transactions feed (money arrived or left).
+type TransactionCreatedMessage struct {
+	// Data One row of the organization's transactions feed; rows are never edited.
+	Data Transaction `json:"data"`
+
+	// Id The message id (the domain event's id); give it back as `after` or `Last-Event-ID`.
+	Id openapi_types.UUID `json:"id"`
+
+	// OccurredAt When the change happened (service clock).
+	OccurredAt     time.Time                     `json:"occurred_at"`
+	OrganizationId openapi_types.UUID            `json:"organization_id"`
+	Type           TransactionCreatedMessageType `json:"type"`
+}
+
+// TransactionCreatedMessageType defines model for TransactionCreatedMessage.Type.
+type TransactionCreatedMessageType string
+
 // TransactionPage A page of transactions.
 type TransactionPage struct {
 	Data []Transaction `json:"data"`
@@ -6256,6 +6303,9 @@ type ChallengeId = openapi_types.UUID
 
 // Cursor defines model for Cursor.
 type Cursor = string
+
+// EventId defines model for EventId.
+type EventId = openapi_types.UUID
 
 // ExpenseId defines model for ExpenseId.
 type ExpenseId = openapi_types.UUID
@@ -7078,6 +7128,37 @@ type ListCryptoIncomingParams struct {
 	// the server, or sent with other filter values, is `400 invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// Type Only events of these types; repeat for several. `payment.*` matches every type starting `payment.`.
+	Type *[]string `form:"type,omitempty" json:"type,omitempty"`
+
+	// OccurredFrom Only events that occurred at or after this time.
+	OccurredFrom *time.Time `form:"occurred_from,omitempty" json:"occurred_from,omitempty"`
+
+	// OccurredTo Only events that occurred before this time; after `occurred_from`.
+	OccurredTo *time.Time `form:"occurred_to,omitempty" json:"occurred_to,omitempty"`
+
+	// Limit Items per page, 1 to 100 (default 50). Give it at most once.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Omit for the first page; afterwards the previous page's `next_cursor`, with every other
+	// query parameter unchanged. Opaque and signed: never build one. A cursor not minted by
+	// the server, or sent with other filter values, is `400 invalid_cursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// GetEventParams defines parameters for GetEvent.
+type GetEventParams struct {
 	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
 	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
 	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
@@ -8416,6 +8497,40 @@ func (t *RealtimeMessage) MergeInvoiceUpdatedMessage(v InvoiceUpdatedMessage) er
 	return err
 }
 
+// AsTransactionCreatedMessage returns the union data inside the RealtimeMessage as a TransactionCreatedMessage
+func (t RealtimeMessage) AsTransactionCreatedMessage() (TransactionCreatedMessage, error) {
+	var body TransactionCreatedMessage
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransactionCreatedMessage overwrites any union data inside the RealtimeMessage as the provided TransactionCreatedMessage
+func (t *RealtimeMessage) FromTransactionCreatedMessage(v TransactionCreatedMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transaction.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeTransactionCreatedMessage performs a merge with any union data inside the RealtimeMessage, using the provided TransactionCreatedMessage
+func (t *RealtimeMessage) MergeTransactionCreatedMessage(v TransactionCreatedMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transaction.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t RealtimeMessage) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"type"`
@@ -8440,6 +8555,8 @@ func (t RealtimeMessage) ValueByDiscriminator() (interface{}, error) {
 		return t.AsInvoiceUpdatedMessage()
 	case "payment.updated":
 		return t.AsPaymentUpdatedMessage()
+	case "transaction.created":
+		return t.AsTransactionCreatedMessage()
 	default:
 		return nil, errors.New("unknown discriminator value: " + discriminator)
 	}
@@ -10645,6 +10762,43 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/organizations/{organization_id}/crypto-incoming (the `ListCryptoIncoming` operationId).
 	ListCryptoIncoming(ctx context.Context, organizationId OrganizationId, params *ListCryptoIncomingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListEvents List the organization's events
+	//
+	// The organization's events of the last 30 days (by the service clock), newest first (by
+	// `occurred_at`, then `id`), as a page. Each Event is exactly the message the realtime
+	// channel sends (openRealtimeChannel): `{id, type, organization_id, occurred_at, data}`,
+	// where `data` is the record the event names as the caller's own GET renders it now (as
+	// of reading, not as of `occurred_at`). Events about records the caller may not read
+	// are left out: a member does not see another member's card. Older events are neither
+	// listed nor found.
+	//
+	// Because events the caller may not see are left out after reading, a page may hold
+	// fewer events than `limit`, even none, while `has_more` is true: follow `next_cursor`
+	// until `has_more` is false.
+	//
+	// Filters, all optional and combined: `type` (repeat it for several; an exact type such
+	// as `payment.updated`, or a prefix such as `payment.*`; a type or prefix that matches
+	// no event type is `400 invalid_request`), `occurred_from` (inclusive) and `occurred_to`
+	// (exclusive), RFC 3339 date-times; `occurred_to` not after `occurred_from` is `400
+	// invalid_request`. A cursor is valid only with the filter values it was minted under.
+	//
+	// Any member's session may read it; an API key of the organization needs the scope
+	// `events:read` (`403 api_scope_missing` otherwise) and sees what a person of its role
+	// would (a `member` key sees no member's card). `404 not_found` for anyone else.
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/events (the `ListEvents` operationId).
+	ListEvents(ctx context.Context, organizationId OrganizationId, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetEvent Get an event
+	//
+	// One event of the organization's last 30 days, rendered for the caller as listEvents
+	// renders it. `404 not_found` for an event of another organization, an older one, and
+	// one about a record the caller may not read. Access as for listEvents (`events:read`
+	// for a key).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/events/{event_id} (the `GetEvent` operationId).
+	GetEvent(ctx context.Context, organizationId OrganizationId, eventId EventId, params *GetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListExpenses List the organization's expenses
 	//
 	// The organization's expenses, newest first, as a page. Owners and admins see every
@@ -11310,11 +11464,11 @@ type ClientInterface interface {
 	//
 	// Opens the organization's realtime channel: a WebSocket (a GET with `Connection: Upgrade`
 	// and `Upgrade: websocket`, answered `101`), or server-sent events when the request
-	// accepts `text/event-stream` (answered `200`). Any member's session may open it (the
-	// bearer goes in the `Authorization` header); API keys may not (`403
-	// api_key_not_permitted`), and anyone who is not a member gets `404 not_found`. A request
-	// that is neither a WebSocket upgrade nor accepts `text/event-stream` is `400
-	// invalid_request`.
+	// accepts `text/event-stream` (answered `200`). Any member's session may open it, and an
+	// API key of the organization holding `events:subscribe` (`403 api_scope_missing`
+	// without it), which sees what a person of its role would; the bearer goes in the
+	// `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
+	// WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 	//
 	// Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 	// occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
@@ -11325,8 +11479,10 @@ type ClientInterface interface {
 	// member's card) is not sent to them, and two quick changes may both show the later
 	// state. Types: `payment.updated` (a payment was created or changed status; data a
 	// Payment), `approval.updated` (an approval was requested or decided; data an Approval),
-	// `card.updated` (any change of a card, including the card network's; data a Card).
-	// Messages come in the order their changes committed.
+	// `card.updated` (any change of a card, including the card network's; data a Card),
+	// `transaction.created` (a row was added to the transactions feed; data a Transaction).
+	// Messages come in the order their changes committed. The same messages can be read
+	// back for 30 days with listEvents.
 	//
 	// **Reconnecting.** A client that names the last message it received, by the
 	// `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the
@@ -11339,9 +11495,9 @@ type ClientInterface interface {
 	// seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
 	// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
 	// after, when its session ends (signed out on any server instance, or expired: a stream
-	// does not count as activity, so the session's idle expiry applies) or the person is no
-	// longer a member of an organization that is not banned or deleted (WebSocket close code
-	// 1008). A client that does not keep up with
+	// does not count as activity, so the session's idle expiry applies), its API key is
+	// revoked or loses `events:subscribe`, or the person is no longer a member of an
+	// organization that is not banned or deleted (WebSocket close code 1008). A client that does not keep up with
 	// its messages is disconnected (close code 1013) and reconnects with its last id; when
 	// the server stops it ends every connection (close code 1001). Every server instance on
 	// one database delivers every message of the organization to its own clients.
@@ -15780,6 +15936,63 @@ func (c *RawClient) ListCryptoIncoming(ctx context.Context, organizationId Organ
 	return c.Client.Do(req)
 }
 
+// ListEvents List the organization's events
+//
+// The organization's events of the last 30 days (by the service clock), newest first (by
+// `occurred_at`, then `id`), as a page. Each Event is exactly the message the realtime
+// channel sends (openRealtimeChannel): `{id, type, organization_id, occurred_at, data}`,
+// where `data` is the record the event names as the caller's own GET renders it now (as
+// of reading, not as of `occurred_at`). Events about records the caller may not read
+// are left out: a member does not see another member's card. Older events are neither
+// listed nor found.
+//
+// Because events the caller may not see are left out after reading, a page may hold
+// fewer events than `limit`, even none, while `has_more` is true: follow `next_cursor`
+// until `has_more` is false.
+//
+// Filters, all optional and combined: `type` (repeat it for several; an exact type such
+// as `payment.updated`, or a prefix such as `payment.*`; a type or prefix that matches
+// no event type is `400 invalid_request`), `occurred_from` (inclusive) and `occurred_to`
+// (exclusive), RFC 3339 date-times; `occurred_to` not after `occurred_from` is `400
+// invalid_request`. A cursor is valid only with the filter values it was minted under.
+//
+// Any member's session may read it; an API key of the organization needs the scope
+// `events:read` (`403 api_scope_missing` otherwise) and sees what a person of its role
+// would (a `member` key sees no member's card). `404 not_found` for anyone else.
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/events (the `ListEvents` operationId).
+func (c *RawClient) ListEvents(ctx context.Context, organizationId OrganizationId, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventsRequest(c.Server, organizationId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetEvent Get an event
+//
+// One event of the organization's last 30 days, rendered for the caller as listEvents
+// renders it. `404 not_found` for an event of another organization, an older one, and
+// one about a record the caller may not read. Access as for listEvents (`events:read`
+// for a key).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/events/{event_id} (the `GetEvent` operationId).
+func (c *RawClient) GetEvent(ctx context.Context, organizationId OrganizationId, eventId EventId, params *GetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEventRequest(c.Server, organizationId, eventId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListExpenses List the organization's expenses
 //
 // The organization's expenses, newest first, as a page. Owners and admins see every
@@ -16795,11 +17008,11 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 //
 // Opens the organization's realtime channel: a WebSocket (a GET with `Connection: Upgrade`
 // and `Upgrade: websocket`, answered `101`), or server-sent events when the request
-// accepts `text/event-stream` (answered `200`). Any member's session may open it (the
-// bearer goes in the `Authorization` header); API keys may not (`403
-// api_key_not_permitted`), and anyone who is not a member gets `404 not_found`. A request
-// that is neither a WebSocket upgrade nor accepts `text/event-stream` is `400
-// invalid_request`.
+// accepts `text/event-stream` (answered `200`). Any member's session may open it, and an
+// API key of the organization holding `events:subscribe` (`403 api_scope_missing`
+// without it), which sees what a person of its role would; the bearer goes in the
+// `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
+// WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 //
 // Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 // occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
@@ -16810,8 +17023,10 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 // member's card) is not sent to them, and two quick changes may both show the later
 // state. Types: `payment.updated` (a payment was created or changed status; data a
 // Payment), `approval.updated` (an approval was requested or decided; data an Approval),
-// `card.updated` (any change of a card, including the card network's; data a Card).
-// Messages come in the order their changes committed.
+// `card.updated` (any change of a card, including the card network's; data a Card),
+// `transaction.created` (a row was added to the transactions feed; data a Transaction).
+// Messages come in the order their changes committed. The same messages can be read
+// back for 30 days with listEvents.
 //
 // **Reconnecting.** A client that names the last message it received, by the
 // `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the
@@ -16824,9 +17039,9 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 // seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
 // events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
 // after, when its session ends (signed out on any server instance, or expired: a stream
-// does not count as activity, so the session's idle expiry applies) or the person is no
-// longer a member of an organization that is not banned or deleted (WebSocket close code
-// 1008). A client that does not keep up with
+// does not count as activity, so the session's idle expiry applies), its API key is
+// revoked or loses `events:subscribe`, or the person is no longer a member of an
+// organization that is not banned or deleted (WebSocket close code 1008). A client that does not keep up with
 // its messages is disconnected (close code 1013) and reconnects with its last id; when
 // the server stops it ends every connection (close code 1001). Every server instance on
 // one database delivers every message of the organization to its own clients.
@@ -23195,6 +23410,186 @@ func NewListCryptoIncomingRequest(server string, organizationId OrganizationId, 
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListEventsRequest constructs an http.Request for the ListEvents method
+func NewListEventsRequest(server string, organizationId OrganizationId, params *ListEventsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OccurredFrom != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "occurred_from", *params.OccurredFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OccurredTo != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "occurred_to", *params.OccurredTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetEventRequest constructs an http.Request for the GetEvent method
+func NewGetEventRequest(server string, organizationId OrganizationId, eventId EventId, params *GetEventParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "event_id", eventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/events/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -29765,6 +30160,47 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/organizations/{organization_id}/crypto-incoming (the `ListCryptoIncoming` operationId).
 	ListCryptoIncomingWithResponse(ctx context.Context, organizationId OrganizationId, params *ListCryptoIncomingParams, reqEditors ...RequestEditorFn) (*ListCryptoIncomingResponse, error)
 
+	// ListEventsWithResponse List the organization's events
+	//
+	// The organization's events of the last 30 days (by the service clock), newest first (by
+	// `occurred_at`, then `id`), as a page. Each Event is exactly the message the realtime
+	// channel sends (openRealtimeChannel): `{id, type, organization_id, occurred_at, data}`,
+	// where `data` is the record the event names as the caller's own GET renders it now (as
+	// of reading, not as of `occurred_at`). Events about records the caller may not read
+	// are left out: a member does not see another member's card. Older events are neither
+	// listed nor found.
+	//
+	// Because events the caller may not see are left out after reading, a page may hold
+	// fewer events than `limit`, even none, while `has_more` is true: follow `next_cursor`
+	// until `has_more` is false.
+	//
+	// Filters, all optional and combined: `type` (repeat it for several; an exact type such
+	// as `payment.updated`, or a prefix such as `payment.*`; a type or prefix that matches
+	// no event type is `400 invalid_request`), `occurred_from` (inclusive) and `occurred_to`
+	// (exclusive), RFC 3339 date-times; `occurred_to` not after `occurred_from` is `400
+	// invalid_request`. A cursor is valid only with the filter values it was minted under.
+	//
+	// Any member's session may read it; an API key of the organization needs the scope
+	// `events:read` (`403 api_scope_missing` otherwise) and sees what a person of its role
+	// would (a `member` key sees no member's card). `404 not_found` for anyone else.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/events (the `ListEvents` operationId).
+	ListEventsWithResponse(ctx context.Context, organizationId OrganizationId, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
+	// GetEventWithResponse Get an event
+	//
+	// One event of the organization's last 30 days, rendered for the caller as listEvents
+	// renders it. `404 not_found` for an event of another organization, an older one, and
+	// one about a record the caller may not read. Access as for listEvents (`events:read`
+	// for a key).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/events/{event_id} (the `GetEvent` operationId).
+	GetEventWithResponse(ctx context.Context, organizationId OrganizationId, eventId EventId, params *GetEventParams, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
+
 	// ListExpensesWithResponse List the organization's expenses
 	//
 	// The organization's expenses, newest first, as a page. Owners and admins see every
@@ -30448,11 +30884,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// Opens the organization's realtime channel: a WebSocket (a GET with `Connection: Upgrade`
 	// and `Upgrade: websocket`, answered `101`), or server-sent events when the request
-	// accepts `text/event-stream` (answered `200`). Any member's session may open it (the
-	// bearer goes in the `Authorization` header); API keys may not (`403
-	// api_key_not_permitted`), and anyone who is not a member gets `404 not_found`. A request
-	// that is neither a WebSocket upgrade nor accepts `text/event-stream` is `400
-	// invalid_request`.
+	// accepts `text/event-stream` (answered `200`). Any member's session may open it, and an
+	// API key of the organization holding `events:subscribe` (`403 api_scope_missing`
+	// without it), which sees what a person of its role would; the bearer goes in the
+	// `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
+	// WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 	//
 	// Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 	// occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
@@ -30463,8 +30899,10 @@ type ClientWithResponsesInterface interface {
 	// member's card) is not sent to them, and two quick changes may both show the later
 	// state. Types: `payment.updated` (a payment was created or changed status; data a
 	// Payment), `approval.updated` (an approval was requested or decided; data an Approval),
-	// `card.updated` (any change of a card, including the card network's; data a Card).
-	// Messages come in the order their changes committed.
+	// `card.updated` (any change of a card, including the card network's; data a Card),
+	// `transaction.created` (a row was added to the transactions feed; data a Transaction).
+	// Messages come in the order their changes committed. The same messages can be read
+	// back for 30 days with listEvents.
 	//
 	// **Reconnecting.** A client that names the last message it received, by the
 	// `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the
@@ -30477,9 +30915,9 @@ type ClientWithResponsesInterface interface {
 	// seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
 	// events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
 	// after, when its session ends (signed out on any server instance, or expired: a stream
-	// does not count as activity, so the session's idle expiry applies) or the person is no
-	// longer a member of an organization that is not banned or deleted (WebSocket close code
-	// 1008). A client that does not keep up with
+	// does not count as activity, so the session's idle expiry applies), its API key is
+	// revoked or loses `events:subscribe`, or the person is no longer a member of an
+	// organization that is not banned or deleted (WebSocket close code 1008). A client that does not keep up with
 	// its messages is disconnected (close code 1013) and reconnects with its last id; when
 	// the server stops it ends every connection (close code 1001). Every server instance on
 	// one database delivers every message of the organization to its own clients.
@@ -39638,6 +40076,205 @@ func (r ListCryptoIncomingResponse) ContentType() string {
 	return ""
 }
 
+// ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
+type ListEventsResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// ListEventsResponse400Headers the declared response headers of an HTTP 400 response for ListEvents
+type ListEventsResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// ListEventsResponse401Headers the declared response headers of an HTTP 401 response for ListEvents
+type ListEventsResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// ListEventsResponse403Headers the declared response headers of an HTTP 403 response for ListEvents
+type ListEventsResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// ListEventsResponse404Headers the declared response headers of an HTTP 404 response for ListEvents
+type ListEventsResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// ListEventsResponse405Headers the declared response headers of an HTTP 405 response for ListEvents
+type ListEventsResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// ListEventsResponse429Headers the declared response headers of an HTTP 429 response for ListEvents
+type ListEventsResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// ListEventsResponse500Headers the declared response headers of an HTTP 500 response for ListEvents
+type ListEventsResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type ListEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EventPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidListRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ApiScopeMissing
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListEventsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListEventsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListEventsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListEventsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListEventsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListEventsResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEventResponse200Headers the declared response headers of an HTTP 200 response for GetEvent
+type GetEventResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// GetEventResponse401Headers the declared response headers of an HTTP 401 response for GetEvent
+type GetEventResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// GetEventResponse403Headers the declared response headers of an HTTP 403 response for GetEvent
+type GetEventResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// GetEventResponse404Headers the declared response headers of an HTTP 404 response for GetEvent
+type GetEventResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// GetEventResponse405Headers the declared response headers of an HTTP 405 response for GetEvent
+type GetEventResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// GetEventResponse429Headers the declared response headers of an HTTP 429 response for GetEvent
+type GetEventResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// GetEventResponse500Headers the declared response headers of an HTTP 500 response for GetEvent
+type GetEventResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type GetEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Event
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ApiScopeMissing
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetEventResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetEventResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetEventResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetEventResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetEventResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetEventResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListExpensesResponse200Headers the declared response headers of an HTTP 200 response for ListExpenses
 type ListExpensesResponse200Headers struct {
 	XRequestId RequestId
@@ -42149,7 +42786,7 @@ type OpenRealtimeChannelResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *NotAuthenticated
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *ApiKeyNotPermitted
+	JSON403 *ApiScopeMissing
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON405 the response for an HTTP 405 `application/json` response
@@ -49354,6 +49991,59 @@ func (c *ClientWithResponses) ListCryptoIncomingWithResponse(ctx context.Context
 	return ParseListCryptoIncomingResponse(rsp)
 }
 
+// ListEventsWithResponse List the organization's events
+//
+// The organization's events of the last 30 days (by the service clock), newest first (by
+// `occurred_at`, then `id`), as a page. Each Event is exactly the message the realtime
+// channel sends (openRealtimeChannel): `{id, type, organization_id, occurred_at, data}`,
+// where `data` is the record the event names as the caller's own GET renders it now (as
+// of reading, not as of `occurred_at`). Events about records the caller may not read
+// are left out: a member does not see another member's card. Older events are neither
+// listed nor found.
+//
+// Because events the caller may not see are left out after reading, a page may hold
+// fewer events than `limit`, even none, while `has_more` is true: follow `next_cursor`
+// until `has_more` is false.
+//
+// Filters, all optional and combined: `type` (repeat it for several; an exact type such
+// as `payment.updated`, or a prefix such as `payment.*`; a type or prefix that matches
+// no event type is `400 invalid_request`), `occurred_from` (inclusive) and `occurred_to`
+// (exclusive), RFC 3339 date-times; `occurred_to` not after `occurred_from` is `400
+// invalid_request`. A cursor is valid only with the filter values it was minted under.
+//
+// Any member's session may read it; an API key of the organization needs the scope
+// `events:read` (`403 api_scope_missing` otherwise) and sees what a person of its role
+// would (a `member` key sees no member's card). `404 not_found` for anyone else.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/events (the `ListEvents` operationId).
+func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, organizationId OrganizationId, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error) {
+	rsp, err := c.ListEvents(ctx, organizationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventsResponse(rsp)
+}
+
+// GetEventWithResponse Get an event
+//
+// One event of the organization's last 30 days, rendered for the caller as listEvents
+// renders it. `404 not_found` for an event of another organization, an older one, and
+// one about a record the caller may not read. Access as for listEvents (`events:read`
+// for a key).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/events/{event_id} (the `GetEvent` operationId).
+func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, organizationId OrganizationId, eventId EventId, params *GetEventParams, reqEditors ...RequestEditorFn) (*GetEventResponse, error) {
+	rsp, err := c.GetEvent(ctx, organizationId, eventId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEventResponse(rsp)
+}
+
 // ListExpensesWithResponse List the organization's expenses
 //
 // The organization's expenses, newest first, as a page. Owners and admins see every
@@ -50247,11 +50937,11 @@ func (c *ClientWithResponses) GetPaymentsConfigWithResponse(ctx context.Context,
 //
 // Opens the organization's realtime channel: a WebSocket (a GET with `Connection: Upgrade`
 // and `Upgrade: websocket`, answered `101`), or server-sent events when the request
-// accepts `text/event-stream` (answered `200`). Any member's session may open it (the
-// bearer goes in the `Authorization` header); API keys may not (`403
-// api_key_not_permitted`), and anyone who is not a member gets `404 not_found`. A request
-// that is neither a WebSocket upgrade nor accepts `text/event-stream` is `400
-// invalid_request`.
+// accepts `text/event-stream` (answered `200`). Any member's session may open it, and an
+// API key of the organization holding `events:subscribe` (`403 api_scope_missing`
+// without it), which sees what a person of its role would; the bearer goes in the
+// `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
+// WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 //
 // Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 // occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
@@ -50262,8 +50952,10 @@ func (c *ClientWithResponses) GetPaymentsConfigWithResponse(ctx context.Context,
 // member's card) is not sent to them, and two quick changes may both show the later
 // state. Types: `payment.updated` (a payment was created or changed status; data a
 // Payment), `approval.updated` (an approval was requested or decided; data an Approval),
-// `card.updated` (any change of a card, including the card network's; data a Card).
-// Messages come in the order their changes committed.
+// `card.updated` (any change of a card, including the card network's; data a Card),
+// `transaction.created` (a row was added to the transactions feed; data a Transaction).
+// Messages come in the order their changes committed. The same messages can be read
+// back for 30 days with listEvents.
 //
 // **Reconnecting.** A client that names the last message it received, by the
 // `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the
@@ -50276,9 +50968,9 @@ func (c *ClientWithResponses) GetPaymentsConfigWithResponse(ctx context.Context,
 // seconds (`STRONGROOM_REALTIME_PING`): a comment line (`: keep-alive`) with server-sent
 // events, a ping frame on a WebSocket. The connection ends at once, with nothing sent
 // after, when its session ends (signed out on any server instance, or expired: a stream
-// does not count as activity, so the session's idle expiry applies) or the person is no
-// longer a member of an organization that is not banned or deleted (WebSocket close code
-// 1008). A client that does not keep up with
+// does not count as activity, so the session's idle expiry applies), its API key is
+// revoked or loses `events:subscribe`, or the person is no longer a member of an
+// organization that is not banned or deleted (WebSocket close code 1008). A client that does not keep up with
 // its messages is disconnected (close code 1013) and reconnects with its last id; when
 // the server stops it ends every connection (close code 1001). Every server instance on
 // one database delivers every message of the organization to its own clients.
@@ -65661,6 +66353,347 @@ func ParseListCryptoIncomingResponse(rsp *http.Response) (*ListCryptoIncomingRes
 	return response, nil
 }
 
+// ParseListEventsResponse parses an HTTP response from a ListEventsWithResponse call
+func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EventPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidListRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ApiScopeMissing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListEventsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListEventsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListEventsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetEventResponse parses an HTTP response from a GetEventWithResponse call
+func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Event
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ApiScopeMissing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetEventResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetEventResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetEventResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetEventResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetEventResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetEventResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetEventResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListExpensesResponse parses an HTTP response from a ListExpensesWithResponse call
 func ParseListExpensesResponse(rsp *http.Response) (*ListExpensesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -69937,7 +70970,7 @@ func ParseOpenRealtimeChannelResponse(rsp *http.Response) (*OpenRealtimeChannelR
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest ApiKeyNotPermitted
+		var dest ApiScopeMissing
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -45,6 +45,29 @@ type Key struct {
 	// when it was authenticated, in the same statement, so the policy need
 	// not read it again on this request.
 	OrganizationStatus string
+	// ReadsAsRole is set on the key an event is rendered for (the events
+	// API, the realtime channel, a webhook's body): it reads the record the
+	// event names as a person of Role would, whether or not the record's
+	// own operation accepts keys, and writes nothing. The operation the
+	// program called has checked its own scope.
+	ReadsAsRole bool
+}
+
+// AsViewer returns a acting as the viewer of an event's record: a person
+// unchanged, a key reading as a person of its role (Key.ReadsAsRole).
+func (a Actor) AsViewer() Actor {
+	if a.Key != nil {
+		k := *a.Key
+		k.ReadsAsRole = true
+		a.Key = &k
+	}
+	return a
+}
+
+// OrganizationViewer is the viewer who sees an organization's events as its
+// owners do, with no person behind it: what a webhook's body carries.
+func OrganizationViewer(orgID uuid.UUID) Actor {
+	return Actor{Key: &Key{OrganizationID: orgID, Role: "owner", ReadsAsRole: true}}
 }
 
 // HasScope reports whether the key holds scope.

@@ -460,3 +460,27 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 	return actor.Actor{Key: &actor.Key{ID: c.id, OrganizationID: c.organizationID, Lookup: t.Lookup, Role: c.role,
 		Scopes: splitScopes(c.scopes), OrganizationStatus: string(c.organizationStatus)}}, nil
 }
+
+// Live returns the key with id as it stands now, for a request that lasts
+// (the realtime channel) and must end when the key does: invalid_api_key
+// once it is revoked or gone, organization_unavailable while its
+// organization is not active. Its scopes and role are the current ones.
+// Every change that affects it notifies Topic or organization.StatusTopic.
+func (s *Service) Live(ctx context.Context, id uuid.UUID) (actor.Key, error) {
+	k, err := readLive(ctx, s.DB.Reader(), id)
+	if errors.Is(err, errNotFound) || err == nil && k.RevokedAt != nil {
+		return actor.Key{}, errInvalidKey
+	}
+	if err != nil {
+		return actor.Key{}, err
+	}
+	status, err := organization.StatusOf(ctx, s.DB.Reader(), k.OrganizationID, "")
+	if err != nil {
+		return actor.Key{}, err
+	}
+	if !status.AdmitsKeys() {
+		return actor.Key{}, organization.ErrUnavailable
+	}
+	return actor.Key{ID: k.ID, OrganizationID: k.OrganizationID, Lookup: k.Lookup, Role: string(k.Role),
+		Scopes: k.Scopes, OrganizationStatus: string(status)}, nil
+}

@@ -136,3 +136,8 @@ func touch(ctx context.Context, tx *db.Tx, id uuid.UUID) error {
 	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, id, tx.Now())
 	return err
 }
+
+// readLive reads the key with id, in any organization.
+func readLive(ctx context.Context, q db.Reader, id uuid.UUID) (Key, error) {
+	return scanKey(q.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
+}

@@ -150,7 +150,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	defer blobs.Close()
 	files := file.New(d, keys, blobs)
 	bills := &bill.Service{DB: d, Files: files}
-	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}}
+	payments := &payment.Service{DB: d, Rates: sandbox.Rates{}}
 	// Approving a payment: payments says what is signed and step-up mints
 	// the challenge; answering it in the app, step-up verifies it and a
 	// payment approval is recorded by payments in the same transaction.
@@ -159,7 +159,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// that ends releases it, in the payment's transaction.
 	billPay := &billpay.Service{DB: d, Payments: payments, Bills: bills}
 	expenses := &expense.Service{DB: d, Files: files}
-	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: payment.SandboxRates{}}
+	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: sandbox.Rates{}}
 	// An approved card purchase files its cardholder's expense in the same transaction.
 	cardSpend := &cardspend.Service{DB: d, Cards: cards, Expenses: expenses}
 	apiKeys := &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env}
@@ -171,15 +171,15 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// A card's PIN, its wallet provisioning, API key changes and webhook
 	// endpoints need a step-up.
 	confirmed := &confirming.Service{StepUp: stepUp, Cards: cards, APIKeys: apiKeys, Webhooks: webhooks}
-	var sandboxIssuer *card.SandboxIssuer
+	var sandboxIssuer *sandbox.Issuer
 	if cfg.Env == "test" {
-		sandboxIssuer = &card.SandboxIssuer{DB: d, Keys: keys}
+		sandboxIssuer = &sandbox.Issuer{DB: d, Keys: keys}
 		cards.Issuer = sandboxIssuer
 	}
-	var sandboxPartner *mca.SandboxPartner
+	var sandboxPartner *sandbox.Partner
 	partnerSecret := []byte(cfg.PartnerSecret)
 	if cfg.Env == "test" {
-		sandboxPartner = mca.NewSandboxPartner()
+		sandboxPartner = sandbox.NewPartner()
 		accounts.Partner = sandboxPartner
 		if len(partnerSecret) == 0 {
 			partnerSecret = []byte(hex.EncodeToString(keys.Key("partner-webhook")))
@@ -188,9 +188,9 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// Identity checks: the sandbox provider in test; live has none configured
 	// yet, so getting a token there is service_unavailable.
 	kyc := &onboarding.Service{DB: d}
-	var sandboxKYC *onboarding.SandboxProvider
+	var sandboxKYC *sandbox.IdentityProvider
 	if cfg.Env == "test" {
-		sandboxKYC = &onboarding.SandboxProvider{Keys: keys}
+		sandboxKYC = &sandbox.IdentityProvider{Keys: keys}
 		kyc.Provider = sandboxKYC
 	}
 	// The realtime channel follows the event table while anyone listens.
@@ -247,10 +247,11 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		RealtimePing:     cfg.RealtimePing,
 	}
 	deps.LocalLimiter = ratelimit.NewMemory(limitClock.Now)
-	webhooks.Render = interimRenderer
+	webhooks.Render = httpapi.EventRenderer(deps)
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
 		deps.SandboxToken = secrets.sandboxToken
+		deps.ApprovingApp = &sandbox.ApprovingApp{DB: d, Keys: keys, Approving: approvals}
 		if err := seedDemo(ctx, deps.Sandbox, secrets, stdout); err != nil {
 			return err
 		}

@@ -2,10 +2,7 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-
-	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
@@ -34,10 +31,4 @@ func newWebhookSender(ctx context.Context, cfg Config) *webhooksend.Sender {
 // webhook deliveries, in every instance (one runs a batch at a time).
 func webhookFanOut(d *db.DB, logger *slog.Logger, w *webhook.Service) *event.Consumer {
 	return event.NewConsumer(d, logger, webhook.ConsumerName, w.FanOut, event.WithBatch(webhook.FanOutBatch))
-}
-
-// interimRenderer renders an event with its stored data.
-func interimRenderer(_ context.Context, orgID uuid.UUID, e event.Event) ([]byte, bool, error) {
-	b, err := json.Marshal(map[string]any{"id": e.ID, "type": e.Type, "organization_id": orgID, "occurred_at": e.OccurredAt, "data": e.Data})
-	return b, err == nil, err
 }

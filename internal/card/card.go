@@ -176,8 +176,10 @@ func luhnValid(digits string) bool {
 	return len(digits) > 0 && sum%10 == 0
 }
 
-// luhnDigit is the check digit that makes body + digit Luhn-valid.
-func luhnDigit(body string) byte {
+// LuhnDigit is the check digit that makes body + digit Luhn-valid.
+// Exported for the sandbox issuer (internal/sandbox), which numbers its test
+// cards so that they pass the same check real card numbers do.
+func LuhnDigit(body string) byte {
 	for d := byte('0'); d <= '9'; d++ {
 		if luhnValid(body + string(d)) {
 			return d

@@ -15,13 +15,13 @@ import (
 	"github.com/strongroom/strongroom/internal/fixture"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 // testDay is late on the last day of a month, so a test can cross into the next.
@@ -29,7 +29,7 @@ var testDay = time.Date(2026, 1, 31, 23, 0, 0, 0, time.UTC)
 
 func newService(t testing.TB, d *db.DB) *card.Service {
 	keys := fixture.Keys(t)
-	return &card.Service{DB: d, Keys: keys, Issuer: card.SandboxIssuer{DB: d, Keys: keys}, Rates: payment.SandboxRates{}}
+	return &card.Service{DB: d, Keys: keys, Issuer: sandbox.Issuer{DB: d, Keys: keys}, Rates: sandbox.Rates{}}
 }
 
 // authorize decides r for card id as a merchant's request is decided:

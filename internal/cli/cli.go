@@ -69,6 +69,11 @@ Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL +
   cards list|freeze ID|unfreeze ID
                               cards
   bills upload FILE           upload an invoice, wait for extraction, print it
+  events list [--type T] [--since TIME] [--until TIME]
+                              the organization's events of the last 30 days
+  listen --forward-to URL [--events T,…] [--secret whsec_…]
+                              follow the organization's events and POST each
+                              to URL signed as a webhook (Standard Webhooks)
 
 Common flags of the client commands:
   -o table|json   output format (default table; json prints the API's records)
@@ -159,6 +164,8 @@ var commands = map[string]func(*env, []string) error{
 	"webhooks":     cmdWebhooks,
 	"cards":        cmdCards,
 	"bills":        cmdBills,
+	"events":       cmdEvents,
+	"listen":       cmdListen,
 }
 
 // env is one run of a client command.

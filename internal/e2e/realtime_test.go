@@ -95,6 +95,15 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	// delivery, so possibly already processing), the approval decided, and
 	// the rail takes the payment right after.
 	p.approveInApp(t, s, approvalID)
+	// The approval records the payment's and its fee's feed rows.
+	for _, typ := range []api.TransactionType{"fiat_outgoing", "fee"} {
+		var row api.Transaction
+		m := ws.Next(t, realtimeWait)
+		expectMessage(t, m, "transaction.created", p.org)
+		if m.Decode(t, &row); row.Type != typ || row.PaymentId == nil || *row.PaymentId != pay.Id {
+			t.Fatalf("transaction.created %+v, want the payment's %s row", row, typ)
+		}
+	}
 	var moved api.Payment
 	expectChange(t, ws, p.org, "payment.updated", pay.Id.String(), "approved", "processing").Decode(t, &moved)
 	if moved.TransactionId == nil {

@@ -58,7 +58,7 @@ func RequestBodies() map[string]func() any {
 		"stepup.FallbackRequest":          func() any { return new(stepup.FallbackRequest) },
 		"stepup.CredentialRequest":        func() any { return new(stepup.CredentialRequest) },
 		"stepup.ApproveRequest":           func() any { return new(stepup.ApproveRequest) },
-		"stepup.SandboxApproveRequest":    func() any { return new(stepup.SandboxApproveRequest) },
+		"sandbox.ApproveRequest":          func() any { return new(sandbox.ApproveRequest) },
 		"settleRequest":                   func() any { return new(settleRequest) },
 		"partnerSettingsRequest":          func() any { return new(partnerSettingsRequest) },
 		"exitRequest":                     func() any { return new(exitRequest) },

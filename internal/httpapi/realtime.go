@@ -15,10 +15,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
+	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -43,11 +45,12 @@ type realtimeRenderer func(ctx context.Context, a actor.Actor, data json.RawMess
 // here: byID for a record the event names by id, or a renderer of its own.
 func (s *server) realtimeRenderers() map[string]realtimeRenderer {
 	return map[string]realtimeRenderer{
-		payment.PaymentUpdated:  byID("payment_id", s.Payments.GetPayment, newPaymentRecord),
-		payment.ApprovalUpdated: byID("approval_id", s.Payments.GetApproval, newApprovalRecord),
-		card.Updated:            byID("card_id", s.Cards.Get, newCardRecord),
-		bill.EventAppended:      s.renderBillEvent,
-		invoicing.Updated:       byID("invoice_id", s.Invoices.GetByID, newInvoiceRecord),
+		payment.PaymentUpdated:    byID("payment_id", s.Payments.GetPayment, newPaymentRecord),
+		payment.ApprovalUpdated:   byID("approval_id", s.Payments.GetApproval, newApprovalRecord),
+		card.Updated:              byID("card_id", s.Cards.Get, newCardRecord),
+		bill.EventAppended:        s.renderBillEvent,
+		invoicing.Updated:         byID("invoice_id", s.Invoices.GetByID, newInvoiceRecord),
+		ledger.TransactionCreated: byIDIn("transaction_id", s.Ledger.FeedItem, newTransactionRecord),
 	}
 }
 
@@ -71,15 +74,6 @@ func byID[T, R any](field string, get func(context.Context, actor.Actor, uuid.UU
 	}
 }
 
-// realtimeMessage is one message of the channel (RealtimeMessage).
-type realtimeMessage struct {
-	ID             uuid.UUID `json:"id"`
-	Type           string    `json:"type"`
-	OrganizationID uuid.UUID `json:"organization_id"`
-	OccurredAt     time.Time `json:"occurred_at"`
-	Data           any       `json:"data"`
-}
-
 // realtimeSink is the transport of one connection.
 type realtimeSink interface {
 	send(ctx context.Context, id uuid.UUID, msg []byte) error
@@ -89,9 +83,10 @@ type realtimeSink interface {
 }
 
 // realtime serves an organization's realtime channel: a WebSocket, or
-// server-sent events when the client accepts text/event-stream. A client
-// naming the last message it received (Last-Event-ID, or ?after=) first
-// gets what it missed from the last 24 hours.
+// server-sent events when the client accepts text/event-stream, to any
+// member's session or a key of the organization holding events:subscribe.
+// A client naming the last message it received (Last-Event-ID, or ?after=)
+// first gets what it missed from the last 24 hours.
 func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 	org, err := organizationID.id(r)
 	if err != nil {
@@ -106,7 +101,7 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 		return apierr.InvalidField("", "Open this channel as a WebSocket, or ask for server-sent events with Accept: text/event-stream.")
 	}
 	a := actorOf(r)
-	if _, err := s.realtimeAccess(r.Context(), a, org); err != nil {
+	if _, _, err := s.realtimeAccess(r.Context(), a, org); err != nil {
 		return err
 	}
 	if s.Realtime == nil {
@@ -178,10 +173,8 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 		return err
 	}
 	defer access.close()
-	renderers := s.realtimeRenderers()
 	deliver := func(e event.Event) error {
-		render := renderers[e.Type]
-		if render == nil {
+		if !s.carries(e.Type) {
 			return nil
 		}
 		// Nothing leaves after the session ends. A sign-out in this
@@ -191,19 +184,19 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 		if err := access.check(ctx); err != nil {
 			return err
 		}
-		data, err := render(ctx, a, e.Data)
-		if apierr.Is(err, apierr.NotFound) || apierr.Is(err, apierr.Forbidden) {
-			// Not for this person, or gone; or they lost the organization.
+		msg, ok, err := s.renderEvent(ctx, access.a, e)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// Not for this viewer, or gone; or they lost the organization.
 			return access.recheck(ctx)
 		}
+		body, err := json.Marshal(msg)
 		if err != nil {
 			return err
 		}
-		msg, err := json.Marshal(realtimeMessage{ID: e.ID, Type: e.Type, OrganizationID: e.OrganizationID, OccurredAt: e.OccurredAt, Data: data})
-		if err != nil {
-			return err
-		}
-		return sink.send(ctx, e.ID, msg)
+		return sink.send(ctx, e.ID, body)
 	}
 	if from != nil {
 		if err := sub.Replay(ctx, *from, s.Clock.Now().Add(-realtimeWindow), deliver); err != nil {
@@ -252,27 +245,44 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 const realtimeClockCheck = time.Second
 
 // realtimeAccess lets a through to org's channel while their session is
-// live and they are a member of an organization that admits reads; it
-// returns when the session ends by time unless renewed.
-func (s *server) realtimeAccess(ctx context.Context, a actor.Actor, org uuid.UUID) (time.Time, error) {
+// live and they are a member of an organization that admits reads, or
+// while their key is unrevoked, holds events:subscribe and its organization
+// is active. It returns the actor as it stands now (a key's current role)
+// and when the session ends by time unless renewed (a key: never).
+func (s *server) realtimeAccess(ctx context.Context, a actor.Actor, org uuid.UUID) (actor.Actor, time.Time, error) {
+	if a.IsKey() {
+		k, err := s.APIKeys.Live(ctx, a.Key.ID)
+		if err != nil {
+			return a, time.Time{}, err
+		}
+		a = actor.Actor{Key: &k}
+		_, err = organization.Check(ctx, s.DB.Reader(), a, org, organization.Need{Scope: scopeEventsSubscribe})
+		return a, keyNeverExpires, err
+	}
 	until, err := s.Identity.SessionLiveUntil(ctx, a.Session.ID)
 	if err != nil {
-		return time.Time{}, err
+		return a, time.Time{}, err
 	}
 	_, err = organization.Check(ctx, s.DB.Reader(), a, org, organization.Need{})
-	return until, err
+	return a, until, err
 }
 
-// accessWatch keeps a stream's answer to "may this person still read the
-// channel?" without a read per message. The database notifies the
-// person's sessions topic when one of their sessions ends (sign-out) and
-// the organization status topic when an organization's status changes, in
+// keyNeverExpires is when a key's stream ends by time: keys end only by a
+// change (revocation, scopes, the organization's status), which notifies.
+var keyNeverExpires = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// accessWatch keeps a stream's answer to "may this person (or key) still
+// read the channel?" without a read per message. The database notifies the
+// person's sessions topic when one of their sessions ends (sign-out), the
+// API keys topic when a key changes (revocation, scopes) and the
+// organization status topic when an organization's status changes, in
 // every instance; the session's end by time (idle or absolute, on the
 // injected clock) is known in advance. Access is read again on a
 // notification, when that moment comes (a request of the session may have
 // renewed it), and for every message while notifications may be missed.
 type accessWatch struct {
-	s   *server
+	s *server
+	// a is the viewer, as of the last check (a key's current role).
 	a   actor.Actor
 	org uuid.UUID
 	// sessions and organizations receive the notifications.
@@ -286,7 +296,11 @@ func (s *server) watchAccess(ctx context.Context, a actor.Actor, org uuid.UUID) 
 	w := &accessWatch{s: s, a: a, org: org}
 	var stop func()
 	// Subscribed before the first check, so no end falls between the two.
-	w.sessions, stop = s.DB.Subscribe(identity.SessionsTopic(a.UserID))
+	topic := identity.SessionsTopic(a.UserID)
+	if a.IsKey() {
+		topic = apikey.Topic
+	}
+	w.sessions, stop = s.DB.Subscribe(topic)
 	w.stop = append(w.stop, stop)
 	w.organizations, stop = s.DB.Subscribe(organization.StatusTopic)
 	w.stop = append(w.stop, stop)
@@ -322,11 +336,11 @@ func (w *accessWatch) check(ctx context.Context) error {
 
 // recheck reads the session and the membership again.
 func (w *accessWatch) recheck(ctx context.Context) error {
-	until, err := w.s.realtimeAccess(ctx, w.a, w.org)
+	a, until, err := w.s.realtimeAccess(ctx, w.a, w.org)
 	if err != nil {
 		return err
 	}
-	w.until = until
+	w.a, w.until = a, until
 	return nil
 }
 
@@ -453,6 +467,8 @@ func (s wsSink) end(reason error) {
 		code, text = websocket.StatusTryAgainLater, "fell behind; reconnect with after"
 	case apierr.Is(reason, apierr.NotAuthenticated):
 		code, text = websocket.StatusPolicyViolation, "session ended"
+	case apierr.Is(reason, apierr.InvalidAPIKey), apierr.Is(reason, apierr.APIScopeMissing):
+		code, text = websocket.StatusPolicyViolation, "api key revoked or changed"
 	case apierr.Is(reason, apierr.NotFound), apierr.Is(reason, apierr.OrganizationUnavailable):
 		code, text = websocket.StatusPolicyViolation, "organization not available"
 	case reason != nil && !errors.Is(reason, context.Canceled):

@@ -26,7 +26,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 	"github.com/strongroom/strongroom/internal/sandbox"
-	"github.com/strongroom/strongroom/internal/stepup"
 )
 
 // The sandbox's helpers (test only): they stand in for the world outside
@@ -51,15 +50,15 @@ var (
 	}}
 	outboxMessages = resource[outbox.Message, outboxMessage]{record: func(m outbox.Message) outboxMessage { return outboxMessage(m) },
 		pages: "sandbox-outbox", key: outbox.PageKey}
-	partnerSettings = resource[mca.SandboxSettings, partnerSettingsRecord]{
-		record: func(p mca.SandboxSettings) partnerSettingsRecord { return partnerSettingsRecord(p) }}
+	partnerSettings = resource[sandbox.PartnerSettings, partnerSettingsRecord]{
+		record: func(p sandbox.PartnerSettings) partnerSettingsRecord { return partnerSettingsRecord(p) }}
 	shipments = resource[card.Shipment, shipmentRecord]{at: cardID, record: func(s card.Shipment) shipmentRecord {
 		return shipmentRecord{Card: newCardRecord(s.Card), ActivationCode: s.ActivationCode}
 	}}
 	authorizations = resource[card.Decision, authorizationRecord]{at: cardID, record: newAuthorizationRecord}
 	providerKeys   = resource[jose.JSONWebKey, jose.JSONWebKey]{record: func(k jose.JSONWebKey) jose.JSONWebKey { return k }}
-	sandboxApps    = resource[stepup.SandboxApp, sandboxAppRecord]{at: userID,
-		record: func(a stepup.SandboxApp) sandboxAppRecord { return sandboxAppRecord(a) }}
+	sandboxApps    = resource[sandbox.RegisteredApp, sandboxAppRecord]{at: userID,
+		record: func(a sandbox.RegisteredApp) sandboxAppRecord { return sandboxAppRecord(a) }}
 )
 
 // sandboxUserRecord is a user the sandbox made; totp_secret is null
@@ -160,7 +159,7 @@ func (p partnerSettingsRequest) Validate() error {
 }
 
 // sandboxPartner sets how the sandbox banking partner answers.
-func (s *server) sandboxPartner(_ context.Context, req partnerSettingsRequest) (mca.SandboxSettings, error) {
+func (s *server) sandboxPartner(_ context.Context, req partnerSettingsRequest) (sandbox.PartnerSettings, error) {
 	return s.Partner.Configure(req.OfferedCurrencies, req.Unavailable, req.EligibilityError), nil
 }
 
@@ -211,7 +210,7 @@ type shipmentRecord struct {
 // its wallet provider's private key (providerKeys.serve).
 func (s *server) sandboxWalletProviderKey(r *http.Request, _ uuid.UUID) (jose.JSONWebKey, error) {
 	network := r.URL.Query().Get("network")
-	if !slices.Contains(card.Networks, network) {
+	if !slices.Contains(sandbox.Networks, network) {
 		return jose.JSONWebKey{}, apierr.InvalidField("network", "must be visa or mastercard.")
 	}
 	return s.SandboxIssuer.ProviderPrivateKey(r.Context(), network)
@@ -241,11 +240,11 @@ type sandboxAppRecord struct {
 
 // sandboxApprovingApp registers a sandbox approving app for the user in
 // the path and answers 201 (sandboxApps.serve); it takes no body.
-func (s *server) sandboxApprovingApp(r *http.Request, userID uuid.UUID) (stepup.SandboxApp, error) {
+func (s *server) sandboxApprovingApp(r *http.Request, userID uuid.UUID) (sandbox.RegisteredApp, error) {
 	if err := noBody(r); err != nil {
-		return stepup.SandboxApp{}, err
+		return sandbox.RegisteredApp{}, err
 	}
-	return s.StepUp.RegisterSandboxApp(r.Context(), userID)
+	return s.ApprovingApp.Register(r.Context(), userID)
 }
 
 // The sandbox's identity-check page (test only): the web SDK link of the
@@ -327,7 +326,7 @@ const kycSpent = "This identity-check link has already decided the check, which 
 // rendered before anything is written, so a failure is a clean 500 rather
 // than a status with half a page.
 func writeKYCPage(w http.ResponseWriter, status int, d kycPageData) error {
-	d.Style, d.Action = template.CSS(kycPageStyle), onboarding.SandboxPagePath
+	d.Style, d.Action = template.CSS(kycPageStyle), sandbox.IdentityCheckPagePath
 	var page bytes.Buffer
 	if err := kycPage.Execute(&page, d); err != nil {
 		return fmt.Errorf("render the identity-check page: %w", err)

@@ -132,13 +132,15 @@ type Deps struct {
 	// SandboxToken is the bearer the sandbox helpers accept.
 	SandboxToken string
 	// Partner is the sandbox banking partner the sandbox helpers control.
-	Partner *mca.SandboxPartner
+	Partner *sandbox.Partner
 	// SandboxIssuer is the sandbox card network, whose token service keys
 	// the sandbox hands out.
-	SandboxIssuer *card.SandboxIssuer
+	SandboxIssuer *sandbox.Issuer
 	// SandboxKYC is the sandbox identity-verification provider, whose page
 	// decides checks.
-	SandboxKYC *onboarding.SandboxProvider
+	SandboxKYC *sandbox.IdentityProvider
+	// ApprovingApp is the sandbox's software approving app.
+	ApprovingApp *sandbox.ApprovingApp
 }
 
 type server struct {
@@ -146,6 +148,9 @@ type server struct {
 	logger  *slog.Logger
 	metrics *metrics
 	cursors sync.Map // list name → *page.Signer
+	// renderersMap is realtimeRenderers, made once (renderers).
+	renderersOnce sync.Once
+	renderersMap  map[string]realtimeRenderer
 }
 
 // pages returns the cursor signer of one list. Each list signs with its own
@@ -181,7 +186,7 @@ const (
 	authNone         authKind = iota // operational endpoints and the sign-in family
 	authSandbox                      // the sandbox token
 	authSession                      // a person's session token
-	authSessionOrKey                 // a session token, or an API key
+	authSessionOrKey                 // a session token, or an API key (the operations for programs)
 	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
 )
 

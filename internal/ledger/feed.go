@@ -10,6 +10,7 @@ import (
 
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
@@ -30,9 +31,19 @@ type Transaction struct {
 	RecordedAt     time.Time
 }
 
-// Record adds a feed row in tx, recorded at tx.Now(), and counts it in its
-// day's sums (DaySums). A row that would take a day's sum beyond int64 is
-// refused with ErrDaySumLimit.
+// TransactionCreated is the event of a new feed row, on the organization's
+// channel; its data names the row (TransactionEvent).
+const TransactionCreated = "transaction.created"
+
+// TransactionEvent is the data of a TransactionCreated event.
+type TransactionEvent struct {
+	TransactionID  uuid.UUID `json:"transaction_id"`
+	OrganizationID uuid.UUID `json:"organization_id"`
+}
+
+// Record adds a feed row in tx, recorded at tx.Now(), counts it in its
+// day's sums (DaySums) and appends its TransactionCreated event. A row that
+// would take a day's sum beyond int64 is refused with ErrDaySumLimit.
 func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) {
 	t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now()
 	_, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
@@ -41,7 +52,12 @@ func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) 
 	if err != nil {
 		return t, err
 	}
-	return t, addDaySum(ctx, tx, t)
+	if err := addDaySum(ctx, tx, t); err != nil {
+		return t, err
+	}
+	_, err = event.Append(ctx, tx, t.OrganizationID, "transaction", t.ID.String(), TransactionCreated,
+		TransactionEvent{TransactionID: t.ID, OrganizationID: t.OrganizationID})
+	return t, err
 }
 
 const transactionColumns = `id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at`

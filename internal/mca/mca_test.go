@@ -10,13 +10,14 @@ import (
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 func TestWebhookKeepsTheFailedHistory(t *testing.T) {
 	fixture.Each(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
 		org, actor := fixture.Member(t, d, organization.Owner)
-		svc := &mca.Service{DB: d, Currencies: []string{"EUR", "JPY"}, Partner: mca.NewSandboxPartner()}
+		svc := &mca.Service{DB: d, Currencies: []string{"EUR", "JPY"}, Partner: sandbox.NewPartner()}
 		res, err := svc.Request(ctx, actor, org.ID, mca.RequestBody{Currencies: []string{"JPY"}})
 		if err != nil || res.Outcomes[0].Result != mca.OutcomeFailed {
 			t.Fatalf("request = %+v, %v", res, err)

@@ -3,13 +3,13 @@ package mca
 import (
 	"context"
 	"errors"
-	"slices"
-	"sync"
 
 	"github.com/google/uuid"
 )
 
-// Partner is the banking partner that opens receiving accounts.
+// Partner is the banking partner that opens receiving accounts. The
+// sandbox's stand-in is internal/sandbox, Partner; UnconfiguredPartner below
+// serves a live server with no partner connected.
 type Partner interface {
 	// Offered reads which currencies the partner offers this business
 	// (the eligibility read). An error fails the request as a whole.
@@ -34,75 +34,6 @@ const (
 
 // ErrUnavailable means the partner could not be reached.
 var ErrUnavailable = errors.New("banking partner unavailable")
-
-// SandboxSettings control the sandbox partner (POST /api/v1/sandbox/partner).
-type SandboxSettings struct {
-	OfferedCurrencies []string
-	Unavailable       bool
-	EligibilityError  bool
-}
-
-// SandboxPartner stands in for the banking partner in `test`: it offers
-// EUR, GBP and USD until told otherwise, attaches a currency at once to a
-// business that already has an active account and provisions the first one.
-type SandboxPartner struct {
-	mu       sync.Mutex
-	settings SandboxSettings
-}
-
-// NewSandboxPartner returns the partner with its default settings.
-func NewSandboxPartner() *SandboxPartner {
-	return &SandboxPartner{settings: SandboxSettings{OfferedCurrencies: []string{"EUR", "GBP", "USD"}}}
-}
-
-// Settings returns the current settings.
-func (p *SandboxPartner) Settings() SandboxSettings {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s := p.settings
-	s.OfferedCurrencies = slices.Clone(s.OfferedCurrencies)
-	return s
-}
-
-// Configure replaces the settings given (nil fields are kept).
-func (p *SandboxPartner) Configure(offered []string, unavailable, eligibilityError *bool) SandboxSettings {
-	p.mu.Lock()
-	if offered != nil {
-		p.settings.OfferedCurrencies = slices.Clone(offered)
-		slices.Sort(p.settings.OfferedCurrencies)
-	}
-	if unavailable != nil {
-		p.settings.Unavailable = *unavailable
-	}
-	if eligibilityError != nil {
-		p.settings.EligibilityError = *eligibilityError
-	}
-	p.mu.Unlock()
-	return p.Settings()
-}
-
-// Offered implements Partner.
-func (p *SandboxPartner) Offered(context.Context, uuid.UUID) ([]string, error) {
-	s := p.Settings()
-	if s.EligibilityError {
-		return nil, errors.New("sandbox partner: eligibility read failed")
-	}
-	return s.OfferedCurrencies, nil
-}
-
-// Open implements Partner.
-func (p *SandboxPartner) Open(_ context.Context, _ uuid.UUID, currency string, hasActiveAccount bool) (Opening, error) {
-	s := p.Settings()
-	switch {
-	case s.Unavailable:
-		return "", ErrUnavailable
-	case !slices.Contains(s.OfferedCurrencies, currency):
-		return Refused, nil
-	case hasActiveAccount:
-		return Opened, nil
-	}
-	return Provisioning, nil
-}
 
 // UnconfiguredPartner is the partner of a live server with no banking
 // partner connected: every eligibility read fails, so requests answer

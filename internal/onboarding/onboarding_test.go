@@ -3,7 +3,6 @@ package onboarding_test
 import (
 	"cmp"
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 var start = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -149,47 +148,10 @@ func TestConcurrentAcknowledgementsKeepOneTime(t *testing.T) {
 	})
 }
 
-func TestSandboxTokens(t *testing.T) {
-	p := onboarding.SandboxProvider{Keys: fixture.Keys(t)}
-	user, org := uuid.New(), uuid.New()
-	tok, err := p.AccessToken(context.Background(), user, &org, start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tok.WebSDKLink != "/sandbox/kyc?token="+tok.Token {
-		t.Errorf("link %q", tok.WebSDKLink)
-	}
-	v, err := p.Verify(tok.Token, start.Add(onboarding.TokenLifetime-time.Second))
-	if err != nil || v.UserID != user || v.OrganizationID == nil || *v.OrganizationID != org {
-		t.Fatalf("verify: %+v, %v", v, err)
-	}
-	if _, err := p.Verify(tok.Token, start.Add(onboarding.TokenLifetime)); err == nil {
-		t.Error("a token at its expiry was accepted")
-	}
-	parts := strings.Split(tok.Token, ".")
-	altered := parts[0] + "." + parts[1] + "." + strings.Map(func(r rune) rune {
-		if r == 'A' {
-			return 'B'
-		}
-		return 'A'
-	}, parts[2])
-	if _, err := p.Verify(altered, start); err == nil {
-		t.Error("an altered token was accepted")
-	}
-	other, _ := onboarding.SandboxProvider{Keys: otherKeys(t)}.AccessToken(context.Background(), user, nil, start)
-	if _, err := p.Verify(other.Token, start); err == nil {
-		t.Error("a token of another key was accepted")
-	}
-	noOrg, _ := p.AccessToken(context.Background(), user, nil, start)
-	if v, err := p.Verify(noOrg.Token, start); err != nil || v.OrganizationID != nil {
-		t.Errorf("without an organization: %+v, %v", v, err)
-	}
-}
-
 func TestIdentityCheckMovesFromNotStarted(t *testing.T) {
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
-		s := &onboarding.Service{DB: d, Provider: onboarding.SandboxProvider{Keys: fixture.Keys(t)}}
+		s := &onboarding.Service{DB: d, Provider: sandbox.IdentityProvider{Keys: fixture.Keys(t)}}
 		org, person := fixture.Member(t, d, organization.Member)
 		check := func(want string) {
 			t.Helper()
@@ -230,19 +192,10 @@ func TestIdentityCheckMovesFromNotStarted(t *testing.T) {
 	})
 }
 
-func otherKeys(t *testing.T) *keyring.Keyring {
-	t.Helper()
-	k, err := keyring.New([]byte(strings.Repeat("o", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
 func TestALinkDecidesOnce(t *testing.T) {
 	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		ctx := context.Background()
-		provider := onboarding.SandboxProvider{Keys: fixture.Keys(t)}
+		provider := sandbox.IdentityProvider{Keys: fixture.Keys(t)}
 		s := &onboarding.Service{DB: d, Provider: provider}
 		_, person := fixture.Member(t, d, organization.Member)
 		link := func() onboarding.VerifiedToken {

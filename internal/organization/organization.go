@@ -271,6 +271,9 @@ func Admit(ctx context.Context, q db.Reader, a actor.Actor, orgID uuid.UUID, nee
 		return authorize(ctx, q, orgID, a.UserID, need)
 	}
 	k := a.Key
+	if k.ReadsAsRole {
+		return viewerAccess(ctx, q, k, orgID, need)
+	}
 	switch {
 	case need.Scope == "":
 		return Access{}, ErrKeyNotPermitted
@@ -290,6 +293,33 @@ func Admit(ctx context.Context, q db.Reader, a actor.Actor, orgID uuid.UUID, nee
 		return acc, ErrUnavailable
 	case !k.HasScope(need.Scope):
 		return acc, apierr.Newf(apierr.APIScopeMissing, "This API key lacks the %s scope.", need.Scope)
+	case !acc.Role.AtLeast(need.min()):
+		return acc, errForbidden
+	}
+	return acc, nil
+}
+
+// viewerAccess is the policy for a key rendering an event's record
+// (actor.Key.ReadsAsRole): it reads, in its own organization only, what a
+// person of its role may read there, and never writes.
+func viewerAccess(ctx context.Context, q db.Reader, k *actor.Key, orgID uuid.UUID, need Need) (Access, error) {
+	switch {
+	case need.Write:
+		return Access{}, ErrKeyNotPermitted
+	case k.OrganizationID != orgID:
+		return Access{}, errNotFound
+	}
+	status := Status(k.OrganizationStatus)
+	if status == "" || need.Lock != "" {
+		var err error
+		if status, err = StatusOf(ctx, q, orgID, need.Lock); err != nil {
+			return Access{}, err
+		}
+	}
+	acc := Access{Role: Role(k.Role), Status: status}
+	switch {
+	case !status.Allows(false):
+		return acc, ErrUnavailable
 	case !acc.Role.AtLeast(need.min()):
 		return acc, errForbidden
 	}

@@ -106,6 +106,52 @@ func TestCheckAppliesTheKeyRules(t *testing.T) {
 	})
 }
 
+// TestEventViewersReadAsTheirRole: a key rendering an event's record
+// (actor.Key.ReadsAsRole) reads what a person of its role may, whether or
+// not the record's operation takes keys, in its own organization only, and
+// never writes; the organization's owners' view reads while it is paused.
+func TestEventViewersReadAsTheirRole(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		org, _ := fixture.Member(t, d, organization.Owner)
+		member := actor.Actor{Key: &actor.Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: org.ID, Role: "member", Scopes: []string{"events:read"}}}
+		for _, tc := range []struct {
+			name string
+			a    actor.Actor
+			org  uuid.UUID
+			need organization.Need
+			want apierr.Type
+		}{
+			{"a person's read", member.AsViewer(), org.ID, organization.Need{}, ""},
+			{"the same key, not viewing", member, org.ID, organization.Need{}, apierr.APIKeyNotPermitted},
+			{"above its role", member.AsViewer(), org.ID, organization.Need{Role: organization.Admin}, apierr.Forbidden},
+			{"a write", member.AsViewer(), org.ID, organization.Need{Write: true}, apierr.APIKeyNotPermitted},
+			{"another organization", member.AsViewer(), uuid.Must(uuid.NewV7()), organization.Need{}, apierr.NotFound},
+			{"the owners' view", actor.OrganizationViewer(org.ID), org.ID, organization.Need{Role: organization.Owner}, ""},
+		} {
+			role, err := organization.Check(ctx, d.Reader(), tc.a, tc.org, tc.need)
+			if (tc.want == "" && err != nil) || (tc.want != "" && !apierr.Is(err, tc.want)) {
+				t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+			}
+			if tc.want == "" && string(role) != tc.a.Key.Role {
+				t.Errorf("%s: role %s, want %s", tc.name, role, tc.a.Key.Role)
+			}
+		}
+		if _, err := setStatus(ctx, d, org.ID, organization.Paused); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := organization.Check(ctx, d.Reader(), actor.OrganizationViewer(org.ID), org.ID, organization.Need{}); err != nil {
+			t.Errorf("owners' view of a paused organization: %v", err)
+		}
+		if _, err := setStatus(ctx, d, org.ID, organization.Banned); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := organization.Check(ctx, d.Reader(), actor.OrganizationViewer(org.ID), org.ID, organization.Need{}); !apierr.Is(err, apierr.OrganizationUnavailable) {
+			t.Errorf("owners' view of a banned organization: %v; want organization_unavailable", err)
+		}
+	})
+}
+
 // TestRoleAtLeast is the order of roles: owner > admin > member; a role
 // that is none of them reaches nothing, not even member (and a role needed
 // is never one: Need.Role empty means member).

@@ -17,6 +17,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 var approvalDay = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
@@ -53,7 +54,7 @@ func (k desk) cancel(a actor.Actor, id uuid.UUID) (payment.Record, error) {
 func newDesk(t *testing.T, d *db.DB) desk {
 	t.Helper()
 	ctx := context.Background()
-	k := desk{d: d, svc: &payment.Service{DB: d, Rates: payment.SandboxRates{}}}
+	k := desk{d: d, svc: &payment.Service{DB: d, Rates: sandbox.Rates{}}}
 	k.org = fixture.Organization(t, d, "Acme")
 	k.owner = fixture.Join(t, d, k.org.ID, "olu@acme.test", organization.Owner)
 	k.admin = fixture.Join(t, d, k.org.ID, "ade@acme.test", organization.Admin)

@@ -17,6 +17,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 	"github.com/strongroom/strongroom/internal/platform/event"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 // payer is a payments service over d with an organization and one of its
@@ -29,7 +30,7 @@ type payer struct {
 
 func newPayer(t *testing.T, d *db.DB) payer {
 	org, member := fixture.Member(t, d, organization.Member)
-	return payer{svc: &payment.Service{DB: d, Rates: payment.SandboxRates{}}, org: org, member: member}
+	return payer{svc: &payment.Service{DB: d, Rates: sandbox.Rates{}}, org: org, member: member}
 }
 
 // westminster is a valid fiat contact in GBP, as a client would send it.

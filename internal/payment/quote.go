@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math/big"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,31 +37,11 @@ type Service struct {
 }
 
 // Rates tells exchange rates: how many units of `to` one unit of `from` buys,
-// as a decimal string.
+// as a decimal string. The sandbox's fixed table (internal/sandbox, Rates)
+// is the one implementation so far; a live deployment would plug in a
+// market-data provider.
 type Rates interface {
 	Rate(ctx context.Context, from, to string) (string, error)
-}
-
-// SandboxRates is a fixed table of US-dollar values, so sandbox quotes are
-// repeatable. Live deployments plug in a market-data provider.
-type SandboxRates struct{}
-
-var usdValue = map[string]string{
-	"USD": "1", "EUR": "1.0834", "GBP": "1.2650", "CHF": "1.1320", "JPY": "0.006690", "CAD": "0.7350",
-	"AUD": "0.6550", "HKD": "0.1282", "SGD": "0.7460", "MXN": "0.0580",
-}
-
-// Rate implements Rates.
-func (SandboxRates) Rate(_ context.Context, from, to string) (string, error) {
-	if from == to {
-		return "1", nil
-	}
-	f, okF := new(big.Rat).SetString(usdValue[from])
-	t, okT := new(big.Rat).SetString(usdValue[to])
-	if !okF || !okT {
-		return "", fmt.Errorf("no sandbox rate from %s to %s", from, to)
-	}
-	return new(big.Rat).Quo(f, t).FloatString(10), nil
 }
 
 // RailFee is what a rail charges, on top of the amount sent, in the source

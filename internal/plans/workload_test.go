@@ -280,6 +280,22 @@ func workload(t *testing.T, s *apitest.Server) {
 	get(t, s, o.path("/balances"), o.web)
 	get(t, s, o.path("/insights"), o.web)
 
+	// The events: a page, filtered pages, a second page and one event.
+	var events struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	s.Get(t, o.path("/events?limit=2"), o.web).ExpectStatus(t, 200).Decode(t, &events)
+	if events.NextCursor != nil {
+		get(t, s, o.path("/events?limit=2&cursor="+*events.NextCursor), o.web)
+	}
+	if len(events.Data) > 0 {
+		get(t, s, o.path("/events/"+events.Data[0].ID), o.web)
+	}
+	get(t, s, o.path("/events?type=payment.*&type=transaction.created&occurred_from=2000-01-01T00:00:00Z&occurred_to=2100-01-01T00:00:00Z"), o.web)
+
 	// Bills, expenses and invoices.
 	get(t, s, o.path("/bills"), o.web)
 	var expense struct{ ID string }

@@ -1,8 +1,9 @@
-// Package sandbox holds the helpers of the `test` environment (docs/api.md,
-// The sandbox): they create organizations and users, move an organization's status and
-// business verification, advance the manual clock and read the outbox, so
-// clients and tests can drive every rule of the API without a real bank.
 package sandbox
+
+// The helpers of the `test` environment (docs/api.md, The sandbox): they
+// create organizations and users, move an organization's status and business
+// verification, deposit money, advance the manual clock and read the outbox,
+// so clients and tests can drive every rule of the API without a real bank.
 
 import (
 	"context"

@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/sandbox"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
 
@@ -102,7 +103,7 @@ func (e *env) person(t *testing.T, email string, tr traits) *person {
 		t.Fatal(err)
 	}
 	if tr.app {
-		if _, err := e.svc.RegisterSandboxApp(ctx, a.UserID); err != nil {
+		if _, err := e.app().Register(ctx, a.UserID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,10 +188,14 @@ func (p *person) challengeOf(t *testing.T, up stepup.StepUpChallenge) stepup.Cha
 	return stepup.Challenge{}
 }
 
+// app is the sandbox's approving app, answering through the approving flow.
+func (e *env) app() *sandbox.ApprovingApp {
+	return &sandbox.ApprovingApp{DB: e.d, Keys: e.keys, Approving: &approving.Service{DB: e.d, StepUp: e.svc}}
+}
+
 // approve answers challenge id with the person's sandbox app and matchCode.
 func (p *person) approve(id uuid.UUID, matchCode string) (stepup.Challenge, error) {
-	approvals := &approving.Service{DB: p.d, StepUp: p.svc}
-	return approvals.SandboxApprove(context.Background(), id, stepup.SandboxApproveRequest{MatchCode: &matchCode})
+	return p.app().Approve(context.Background(), id, sandbox.ApproveRequest{MatchCode: &matchCode})
 }
 
 // alerts counts the security alerts userID was sent whose subject contains about.

@@ -96,15 +96,3 @@ func (s *Service) approve(ctx context.Context, a actor.Actor, challengeID uuid.U
 		return s.StepUp.Consume(ctx, tx, v)
 	})
 }
-
-// SandboxApprove answers a challenge as the sandbox approving app of its
-// person would: signed with the app's sealed key, then
-// approved through Approve, so every check and error is the phone's.
-// approval_credential_required when the person has no sandbox app.
-func (s *Service) SandboxApprove(ctx context.Context, challengeID uuid.UUID, r stepup.SandboxApproveRequest) (stepup.Challenge, error) {
-	a, answer, err := s.StepUp.SandboxAnswer(ctx, challengeID, r)
-	if err != nil {
-		return stepup.Challenge{}, err
-	}
-	return s.Approve(ctx, a, challengeID, answer)
-}

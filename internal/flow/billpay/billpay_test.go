@@ -25,6 +25,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/field"
 	"github.com/strongroom/strongroom/internal/platform/job"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 var testDay = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -56,7 +57,7 @@ type office struct {
 func newOffice(t *testing.T, d *db.DB, clk clock.Clock, name string) office {
 	t.Helper()
 	bills := &bill.Service{DB: d, Files: fixture.Files(t, d)}
-	payments := &payment.Service{DB: d, Rates: payment.SandboxRates{}}
+	payments := &payment.Service{DB: d, Rates: sandbox.Rates{}}
 	jobs := job.NewRunner(d, clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	bills.Register(jobs)
 	org := fixture.Organization(t, d, name)

@@ -14,11 +14,11 @@ import (
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
-	"github.com/strongroom/strongroom/internal/payment"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/money"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/sandbox"
 )
 
 var testDay = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -37,7 +37,7 @@ type env struct {
 func eachEnv(t *testing.T, test func(t *testing.T, e *env)) {
 	fixture.Each(t, testDay, func(t *testing.T, d *db.DB, _ *clock.Manual) {
 		keys := fixture.Keys(t)
-		cards := &card.Service{DB: d, Keys: keys, Issuer: card.SandboxIssuer{DB: d, Keys: keys}, Rates: payment.SandboxRates{}}
+		cards := &card.Service{DB: d, Keys: keys, Issuer: sandbox.Issuer{DB: d, Keys: keys}, Rates: sandbox.Rates{}}
 		expenses := &expense.Service{DB: d}
 		org, owner := fixture.Member(t, d, organization.Owner)
 		e := &env{d: d, flow: &cardspend.Service{DB: d, Cards: cards, Expenses: expenses}, cards: cards, expenses: expenses, org: org, owner: owner}

@@ -141,6 +141,30 @@ func Build[T any](s *Signer, req Request, rows []T, key func(T) Key) Page[T] {
 	return p
 }
 
+// Cut is a page of a list whose rows are filtered after they are read
+// (each checked against what the viewer may see), so that reading stops
+// after a bounded number of rows: data holds at most req.Limit rows that
+// passed, and when more rows may follow, next is the position of the last
+// row read (passed or not), where the next page resumes. A page may then
+// hold fewer rows than the limit, even none, and still have more.
+func Cut[T any](s *Signer, req Request, data []T, more bool, next Key) Page[T] {
+	if req.Limit < 1 {
+		panic("page: Cut with Limit < 1")
+	}
+	p := Page[T]{Data: data, HasMore: more}
+	if len(p.Data) > req.Limit {
+		panic("page: Cut with more rows than the limit")
+	}
+	if more {
+		c := s.seal(next, req.binding)
+		p.NextCursor = &c
+	}
+	if p.Data == nil {
+		p.Data = []T{}
+	}
+	return p
+}
+
 func invalidCursor() error {
 	return apierr.New(apierr.InvalidCursor, "The cursor is not valid for this list; start again from the first page.")
 }

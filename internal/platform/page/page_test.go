@@ -325,3 +325,31 @@ func FuzzCursorRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestCutResumesAfterTheLastRowRead: a page cut short by a filter applied
+// after reading carries the position of the last row read, bound to the
+// filters like any cursor, even with no rows at all.
+func TestCutResumesAfterTheLastRowRead(t *testing.T) {
+	s := newSigner()
+	q := url.Values{"type": {"a"}}
+	req, err := s.Parse(q, "type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := page.Cut[item](s, req, nil, true, page.Key{Sort: "2026-01-05", ID: "id-009"})
+	if len(p.Data) != 0 || !p.HasMore || p.NextCursor == nil {
+		t.Fatalf("cut page %+v", p)
+	}
+	q.Set("cursor", *p.NextCursor)
+	next, err := s.Parse(q, "type")
+	if err != nil || next.After == nil || *next.After != (page.Key{Sort: "2026-01-05", ID: "id-009"}) {
+		t.Fatalf("next page request %+v, %v", next, err)
+	}
+	q.Set("type", "b")
+	if _, err := s.Parse(q, "type"); !apierr.Is(err, apierr.InvalidCursor) {
+		t.Fatalf("the cursor under other filters: %v", err)
+	}
+	if last := page.Cut(s, req, []item{{ID: "x"}}, false, page.Key{}); last.HasMore || last.NextCursor != nil {
+		t.Fatalf("last page %+v", last)
+	}
+}

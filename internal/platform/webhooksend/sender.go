@@ -111,8 +111,8 @@ func New(opts Options) *Sender {
 		ForceAttemptHTTP2:      true,
 		TLSClientConfig:        opts.TLSConfig,
 		TLSHandshakeTimeout:    s.timeout,
-		MaxIdleConns:           256,
-		MaxIdleConnsPerHost:    8,
+		MaxIdleConns:           512,
+		MaxIdleConnsPerHost:    64, // several endpoints may share a host, four attempts in flight each
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: 64 << 10,
 	}

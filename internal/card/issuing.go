@@ -167,12 +167,6 @@ type Shipment struct {
 	ActivationCode string
 }
 
-// letterBox is an issuer that keeps the activation letters until the card
-// ships (SandboxIssuer): only there can the sandbox ship a card.
-type letterBox interface {
-	takeActivationLetter(ctx context.Context, tx *db.Tx, cardID uuid.UUID) (string, error)
-}
-
 var errNotShippable = apierr.New(apierr.Conflict, "There is no ordered physical card waiting to be shipped.")
 
 // Ship records that the ordered physical card was sent with its letter and
@@ -181,7 +175,7 @@ var errNotShippable = apierr.New(apierr.Conflict, "There is no ordered physical 
 // shipped, nothing but the code's keyed hash remains. A card ordered before
 // activation codes existed gets its code now.
 func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
-	letters, ok := s.Issuer.(letterBox)
+	letters, ok := s.Issuer.(LetterKeeper)
 	if !ok {
 		return Shipment{}, errNoNetwork
 	}
@@ -191,7 +185,7 @@ func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
 			return errNotShippable
 		}
 		var err error
-		if code, err = letters.takeActivationLetter(ctx, tx, id); err != nil {
+		if code, err = letters.TakeActivationLetter(ctx, tx, id); err != nil {
 			return err
 		}
 		if code == "" {

@@ -58,6 +58,7 @@ var owners = map[string]string{
 	"approvals":                "payment",
 	"payment_batches":          "payment",
 	"payments":                 "payment",
+	"payment_requests":         "paymentrequest",
 	"cards":                    "card",
 	"card_spend":               "card",
 	"card_authorizations":      "card",

@@ -1106,6 +1106,21 @@ func (e IdempotencyConflictErrorErrorType) Valid() bool {
 	}
 }
 
+// Defines values for IdempotencyKeyReusedErrorErrorType.
+const (
+	IdempotencyKeyReusedErrorErrorTypeIdempotencyKeyReused IdempotencyKeyReusedErrorErrorType = "idempotency_key_reused"
+)
+
+// Valid indicates whether the value is a known member of the IdempotencyKeyReusedErrorErrorType enum.
+func (e IdempotencyKeyReusedErrorErrorType) Valid() bool {
+	switch e {
+	case IdempotencyKeyReusedErrorErrorTypeIdempotencyKeyReused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for IdentityCheckDecision.
 const (
 	IdentityCheckDecisionApproved IdentityCheckDecision = "approved"
@@ -1655,6 +1670,90 @@ func (e PaymentQuoteRequestAmountSide) Valid() bool {
 	case PaymentQuoteRequestAmountSideReceive:
 		return true
 	case PaymentQuoteRequestAmountSideSend:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentRequestForbiddenErrorErrorType.
+const (
+	PaymentRequestForbiddenErrorErrorTypeApiScopeMissing         PaymentRequestForbiddenErrorErrorType = "api_scope_missing"
+	PaymentRequestForbiddenErrorErrorTypeForbidden               PaymentRequestForbiddenErrorErrorType = "forbidden"
+	PaymentRequestForbiddenErrorErrorTypeOrganizationUnavailable PaymentRequestForbiddenErrorErrorType = "organization_unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PaymentRequestForbiddenErrorErrorType enum.
+func (e PaymentRequestForbiddenErrorErrorType) Valid() bool {
+	switch e {
+	case PaymentRequestForbiddenErrorErrorTypeApiScopeMissing:
+		return true
+	case PaymentRequestForbiddenErrorErrorTypeForbidden:
+		return true
+	case PaymentRequestForbiddenErrorErrorTypeOrganizationUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentRequestRequesterKind.
+const (
+	PaymentRequestRequesterKindApiKey  PaymentRequestRequesterKind = "api_key"
+	PaymentRequestRequesterKindSandbox PaymentRequestRequesterKind = "sandbox"
+	PaymentRequestRequesterKindUser    PaymentRequestRequesterKind = "user"
+)
+
+// Valid indicates whether the value is a known member of the PaymentRequestRequesterKind enum.
+func (e PaymentRequestRequesterKind) Valid() bool {
+	switch e {
+	case PaymentRequestRequesterKindApiKey:
+		return true
+	case PaymentRequestRequesterKindSandbox:
+		return true
+	case PaymentRequestRequesterKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentRequestStatus.
+const (
+	PaymentRequestStatusAccepted  PaymentRequestStatus = "accepted"
+	PaymentRequestStatusCancelled PaymentRequestStatus = "cancelled"
+	PaymentRequestStatusDeclined  PaymentRequestStatus = "declined"
+	PaymentRequestStatusExpired   PaymentRequestStatus = "expired"
+	PaymentRequestStatusPending   PaymentRequestStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the PaymentRequestStatus enum.
+func (e PaymentRequestStatus) Valid() bool {
+	switch e {
+	case PaymentRequestStatusAccepted:
+		return true
+	case PaymentRequestStatusCancelled:
+		return true
+	case PaymentRequestStatusDeclined:
+		return true
+	case PaymentRequestStatusExpired:
+		return true
+	case PaymentRequestStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentRequestUpdatedMessageType.
+const (
+	PaymentRequestUpdatedMessageTypePaymentRequestUpdated PaymentRequestUpdatedMessageType = "payment_request.updated"
+)
+
+// Valid indicates whether the value is a known member of the PaymentRequestUpdatedMessageType enum.
+func (e PaymentRequestUpdatedMessageType) Valid() bool {
+	switch e {
+	case PaymentRequestUpdatedMessageTypePaymentRequestUpdated:
 		return true
 	default:
 		return false
@@ -4042,6 +4141,25 @@ type IdempotencyConflictError struct {
 // IdempotencyConflictErrorErrorType The error code; branch on it.
 type IdempotencyConflictErrorErrorType string
 
+// IdempotencyKeyReusedError The error envelope of `idempotency_key_reused`.
+type IdempotencyKeyReusedError struct {
+	Error struct {
+		// Message A display-grade sentence, safe to show to a person; never a machine code.
+		Message ErrorMessage `json:"message"`
+
+		// RequestId A correlation id of 1 to 64 characters of `[A-Za-z0-9._-]` (UUIDv7 when minted by the server).
+		//
+		// Examples: 0190f5c5-2b3c-7d4e-9f0a-1b2c3d4e5f60
+		RequestId RequestId `json:"request_id"`
+
+		// Type The error code; branch on it.
+		Type IdempotencyKeyReusedErrorErrorType `json:"type"`
+	} `json:"error"`
+}
+
+// IdempotencyKeyReusedErrorErrorType The error code; branch on it.
+type IdempotencyKeyReusedErrorErrorType string
+
 // IdentityCheck A person's identity check.
 type IdentityCheck struct {
 	// Status Where a person's identity check stands: `not_started`; `pending` once a token was
@@ -5027,6 +5145,156 @@ type PaymentQuoteRequest struct {
 
 // PaymentQuoteRequestAmountSide `send`: `amount` is what leaves the balance before the fee. `receive`: `amount` is what the contact receives.
 type PaymentQuoteRequestAmountSide string
+
+// PaymentRequest A proposed payment and its answer. Every field is present; those that do not apply yet are null.
+type PaymentRequest struct {
+	// Amount A positive decimal at the precision of `currency`; what the contact receives when `currency` is the contact's, otherwise what leaves the balance (before the fee).
+	//
+	// Examples: 1250.00
+	Amount    string    `json:"amount"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Currency An ISO 4217 currency code, three capital letters.
+	//
+	// Examples: GBP
+	Currency CurrencyCode `json:"currency"`
+
+	// DecidedById The person who accepted or declined it.
+	DecidedById *openapi_types.UUID `json:"decided_by_id"`
+
+	// DeclineReason Why it was declined.
+	DeclineReason *string `json:"decline_reason"`
+
+	// ExpiresAt When a pending request expires (30 days after it was made).
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// ExternalId The requester's own reference for the request.
+	ExternalId *string            `json:"external_id"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// Note Kept with the payment as its `internal_notes`; never sent to the recipient.
+	Note *string `json:"note"`
+
+	// PaymentContact Someone the organization pays. Every field is present; those that do not apply to the contact's rail are null.
+	PaymentContact PaymentContact `json:"payment_contact"`
+
+	// PaymentId The payment an accepted request became (getPayment); null otherwise.
+	PaymentId *openapi_types.UUID `json:"payment_id"`
+
+	// PaymentStatus The status of that payment, following it to its end; null until accepted.
+	PaymentStatus *PaymentStatus `json:"payment_status"`
+
+	// Reason The payout reason code (the payment's `payout_reason`).
+	Reason *string `json:"reason"`
+
+	// Reference The text on the recipient's bank statement (the payment's `statement_description`).
+	Reference *string `json:"reference"`
+
+	// RequestedBy Who made the request, named as they were then.
+	RequestedBy PaymentRequestRequester `json:"requested_by"`
+
+	// Status `pending` (waiting for a person's answer), `accepted` (a person turned it into a
+	// payment: `payment_id`), `declined` (a person refused it: `decline_reason`),
+	// `cancelled` (its requester withdrew it), `expired` (30 days passed unanswered). Only
+	// `pending` changes.
+	Status    PaymentRequestStatus `json:"status"`
+	UpdatedAt time.Time            `json:"updated_at"`
+}
+
+// PaymentRequestCreation defines model for PaymentRequestCreation.
+type PaymentRequestCreation struct {
+	// Amount A positive decimal at the precision of `currency` (at most 15 digits before the point).
+	Amount string `json:"amount"`
+
+	// Currency An ISO 4217 currency code, three capital letters.
+	//
+	// Examples: GBP
+	Currency   CurrencyCode `json:"currency"`
+	ExternalId *string      `json:"external_id,omitempty"`
+	Note       *string      `json:"note,omitempty"`
+
+	// PaymentContactId One of the organization's payment contacts.
+	PaymentContactId openapi_types.UUID `json:"payment_contact_id"`
+
+	// Reason A payout reason code (PYR###) of getPaymentsConfig; required for a `fiat` contact.
+	Reason *string `json:"reason,omitempty"`
+
+	// Reference The text on the recipient's bank statement; required for a `fiat` contact.
+	Reference *string `json:"reference,omitempty"`
+}
+
+// PaymentRequestDecline defines model for PaymentRequestDecline.
+type PaymentRequestDecline struct {
+	// Reason Why, for the requester (`decline_reason`).
+	Reason string `json:"reason"`
+}
+
+// PaymentRequestForbiddenError The error envelope of `forbidden`, `api_scope_missing` or `organization_unavailable`.
+type PaymentRequestForbiddenError struct {
+	Error struct {
+		// Message A display-grade sentence, safe to show to a person; never a machine code.
+		Message ErrorMessage `json:"message"`
+
+		// RequestId A correlation id of 1 to 64 characters of `[A-Za-z0-9._-]` (UUIDv7 when minted by the server).
+		//
+		// Examples: 0190f5c5-2b3c-7d4e-9f0a-1b2c3d4e5f60
+		RequestId RequestId `json:"request_id"`
+
+		// Type The error code; branch on it.
+		Type PaymentRequestForbiddenErrorErrorType `json:"type"`
+	} `json:"error"`
+}
+
+// PaymentRequestForbiddenErrorErrorType The error code; branch on it.
+type PaymentRequestForbiddenErrorErrorType string
+
+// PaymentRequestPage A page of payment requests.
+type PaymentRequestPage struct {
+	Data []PaymentRequest `json:"data"`
+
+	// HasMore True when at least one more page exists.
+	HasMore bool `json:"has_more"`
+
+	// NextCursor The `cursor` of the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+// PaymentRequestRequester Who made the request, named as they were then.
+type PaymentRequestRequester struct {
+	Id *openapi_types.UUID `json:"id"`
+
+	// Kind `api_key` (a program, `id` the key's), `user` (a person, `id` theirs) or `sandbox` (the sandbox helper playing a program; `id` null).
+	Kind PaymentRequestRequesterKind `json:"kind"`
+
+	// Name The key's name, or the person's name (their email when they have none).
+	Name string `json:"name"`
+}
+
+// PaymentRequestRequesterKind `api_key` (a program, `id` the key's), `user` (a person, `id` theirs) or `sandbox` (the sandbox helper playing a program; `id` null).
+type PaymentRequestRequesterKind string
+
+// PaymentRequestStatus `pending` (waiting for a person's answer), `accepted` (a person turned it into a
+// payment: `payment_id`), `declined` (a person refused it: `decline_reason`),
+// `cancelled` (its requester withdrew it), `expired` (30 days passed unanswered). Only
+// `pending` changes.
+type PaymentRequestStatus string
+
+// PaymentRequestUpdatedMessage A payment request was made, answered, cancelled or expired, or its payment changed status.
+type PaymentRequestUpdatedMessage struct {
+	// Data A proposed payment and its answer. Every field is present; those that do not apply yet are null.
+	Data PaymentRequest `json:"data"`
+
+	// Id The message id (the domain event's id); give it back as `after` or `Last-Event-ID`.
+	Id openapi_types.UUID `json:"id"`
+
+	// OccurredAt When the change happened (service clock).
+	OccurredAt     time.Time                        `json:"occurred_at"`
+	OrganizationId openapi_types.UUID               `json:"organization_id"`
+	Type           PaymentRequestUpdatedMessageType `json:"type"`
+}
+
+// PaymentRequestUpdatedMessageType defines model for PaymentRequestUpdatedMessage.Type.
+type PaymentRequestUpdatedMessageType string
 
 // PaymentStatus `awaiting_approval` (executed; no money has moved), `approved` (approved in the app:
 // the amount and fee left the available balance; about to go to the rail),
@@ -6343,6 +6611,9 @@ type PaymentContactId = openapi_types.UUID
 // PaymentId defines model for PaymentId.
 type PaymentId = openapi_types.UUID
 
+// PaymentRequestId defines model for PaymentRequestId.
+type PaymentRequestId = openapi_types.UUID
+
 // ReceiptId defines model for ReceiptId.
 type ReceiptId = openapi_types.UUID
 
@@ -6433,6 +6704,9 @@ type Forbidden = ForbiddenError
 // IdempotencyConflict The error envelope of `idempotency_conflict`.
 type IdempotencyConflict = IdempotencyConflictError
 
+// IdempotencyKeyReused The error envelope of `idempotency_key_reused`.
+type IdempotencyKeyReused = IdempotencyKeyReusedError
+
 // InternalError The error envelope of `internal_error`.
 type InternalError = InternalServerError
 
@@ -6477,6 +6751,9 @@ type PaymentApprovalRefused = PaymentApprovalRefusedError
 
 // PaymentExecutionRefused The error envelope of `quote_expired`, `quote_already_used`, `idempotency_key_reused`, `bill_mismatch` or `bill_not_payable`.
 type PaymentExecutionRefused = PaymentExecutionRefusedError
+
+// PaymentRequestForbidden The error envelope of `forbidden`, `api_scope_missing` or `organization_unavailable`.
+type PaymentRequestForbidden = PaymentRequestForbiddenError
 
 // QuoteUnusable The error envelope of `quote_expired` or `quote_already_used`.
 type QuoteUnusable = QuoteUnusableError
@@ -7371,6 +7648,68 @@ type CreatePaymentContactParams struct {
 	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
 }
 
+// ListPaymentRequestsParams defines parameters for ListPaymentRequests.
+type ListPaymentRequestsParams struct {
+	// Status Only requests in this status.
+	Status *PaymentRequestStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// ExternalId Only requests with this `external_id`.
+	ExternalId *string `form:"external_id,omitempty" json:"external_id,omitempty"`
+
+	// Limit Items per page, 1 to 100 (default 50). Give it at most once.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Omit for the first page; afterwards the previous page's `next_cursor`, with every other
+	// query parameter unchanged. Opaque and signed: never build one. A cursor not minted by
+	// the server, or sent with other filter values, is `400 invalid_cursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// CreatePaymentRequestParams defines parameters for CreatePaymentRequest.
+type CreatePaymentRequestParams struct {
+	// IdempotencyKey Optional. 1 to 255 printable ASCII characters without spaces (`!` to `~`), naming
+	// this payment so that a retry does not pay twice (for example your invoice or
+	// transfer reference). Kept 24 hours, scoped to the organization (or to the bill when
+	// `bill_id` is given). Another value is `400 invalid_request` (field `Idempotency-Key`).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// GetPaymentRequestParams defines parameters for GetPaymentRequest.
+type GetPaymentRequestParams struct {
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// AcceptPaymentRequestParams defines parameters for AcceptPaymentRequest.
+type AcceptPaymentRequestParams struct {
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// CancelPaymentRequestParams defines parameters for CancelPaymentRequest.
+type CancelPaymentRequestParams struct {
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// DeclinePaymentRequestParams defines parameters for DeclinePaymentRequest.
+type DeclinePaymentRequestParams struct {
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
 // GetPaymentsConfigParams defines parameters for GetPaymentsConfig.
 type GetPaymentsConfigParams struct {
 	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
@@ -7633,6 +7972,13 @@ type SandboxDepositParams struct {
 
 // SandboxSetOrganizationEntityParams defines parameters for SandboxSetOrganizationEntity.
 type SandboxSetOrganizationEntityParams struct {
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// SandboxCreatePaymentRequestParams defines parameters for SandboxCreatePaymentRequest.
+type SandboxCreatePaymentRequestParams struct {
 	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
 	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
 	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
@@ -7915,6 +8261,18 @@ type RequestMultiCurrencyAccountsJSONRequestBody = CurrencyAccountRequest
 // CreatePaymentContactJSONRequestBody defines body for CreatePaymentContact for application/json ContentType.
 type CreatePaymentContactJSONRequestBody = PaymentContactCreation
 
+// CreatePaymentRequestJSONRequestBody defines body for CreatePaymentRequest for application/json ContentType.
+type CreatePaymentRequestJSONRequestBody = PaymentRequestCreation
+
+// AcceptPaymentRequestJSONRequestBody defines body for AcceptPaymentRequest for application/json ContentType.
+type AcceptPaymentRequestJSONRequestBody = EmptyObject
+
+// CancelPaymentRequestJSONRequestBody defines body for CancelPaymentRequest for application/json ContentType.
+type CancelPaymentRequestJSONRequestBody = EmptyObject
+
+// DeclinePaymentRequestJSONRequestBody defines body for DeclinePaymentRequest for application/json ContentType.
+type DeclinePaymentRequestJSONRequestBody = PaymentRequestDecline
+
 // CreateWebhookEndpointJSONRequestBody defines body for CreateWebhookEndpoint for application/json ContentType.
 type CreateWebhookEndpointJSONRequestBody = WebhookEndpointCreation
 
@@ -7968,6 +8326,9 @@ type SandboxDepositJSONRequestBody = SandboxDeposit
 
 // SandboxSetOrganizationEntityJSONRequestBody defines body for SandboxSetOrganizationEntity for application/json ContentType.
 type SandboxSetOrganizationEntityJSONRequestBody = SandboxEntityChange
+
+// SandboxCreatePaymentRequestJSONRequestBody defines body for SandboxCreatePaymentRequest for application/json ContentType.
+type SandboxCreatePaymentRequestJSONRequestBody = PaymentRequestCreation
 
 // SandboxSetOrganizationStatusJSONRequestBody defines body for SandboxSetOrganizationStatus for application/json ContentType.
 type SandboxSetOrganizationStatusJSONRequestBody = SandboxStatusChange
@@ -8531,6 +8892,40 @@ func (t *RealtimeMessage) MergeTransactionCreatedMessage(v TransactionCreatedMes
 	return err
 }
 
+// AsPaymentRequestUpdatedMessage returns the union data inside the RealtimeMessage as a PaymentRequestUpdatedMessage
+func (t RealtimeMessage) AsPaymentRequestUpdatedMessage() (PaymentRequestUpdatedMessage, error) {
+	var body PaymentRequestUpdatedMessage
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPaymentRequestUpdatedMessage overwrites any union data inside the RealtimeMessage as the provided PaymentRequestUpdatedMessage
+func (t *RealtimeMessage) FromPaymentRequestUpdatedMessage(v PaymentRequestUpdatedMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"payment_request.updated"}`))
+	t.union = b
+	return err
+}
+
+// MergePaymentRequestUpdatedMessage performs a merge with any union data inside the RealtimeMessage, using the provided PaymentRequestUpdatedMessage
+func (t *RealtimeMessage) MergePaymentRequestUpdatedMessage(v PaymentRequestUpdatedMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"payment_request.updated"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t RealtimeMessage) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"type"`
@@ -8555,6 +8950,8 @@ func (t RealtimeMessage) ValueByDiscriminator() (interface{}, error) {
 		return t.AsInvoiceUpdatedMessage()
 	case "payment.updated":
 		return t.AsPaymentUpdatedMessage()
+	case "payment_request.updated":
+		return t.AsPaymentRequestUpdatedMessage()
 	case "transaction.created":
 		return t.AsTransactionCreatedMessage()
 	default:
@@ -11449,6 +11846,187 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-contacts (the `CreatePaymentContact` operationId).
 	CreatePaymentContact(ctx context.Context, organizationId OrganizationId, params *CreatePaymentContactParams, body CreatePaymentContactJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListPaymentRequests List payment requests
+	//
+	// The organization's payment requests, newest first, as a page; `status` and
+	// `external_id` narrow it. Accepts an API key of the organization holding
+	// `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's session;
+	// `404 not_found` for anyone else.
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests (the `ListPaymentRequests` operationId).
+	ListPaymentRequests(ctx context.Context, organizationId OrganizationId, params *ListPaymentRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePaymentRequestWithBody Propose a payment
+	//
+	// A program (or a person) proposes a payment to one of the organization's payment
+	// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+	// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+	// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+	//
+	// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+	// contact's currency, `amount` is what the contact receives; otherwise it is what
+	// leaves the organization's balance in `currency` (before the fee). A bank transfer
+	// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+	// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+	// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+	// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+	// again (listPaymentRequests filters on it).
+	//
+	// Accepts an API key of the organization holding `payment_requests:write` (`403
+	// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+	// contact is not the organization's. `requested_by` names who made the request.
+	//
+	// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+	// hours by the same key or person makes nothing: it answers 201 with the request as
+	// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+	// idempotency_key_reused`, and while the first call is still in flight `409
+	// idempotency_conflict` (retry it).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+	CreatePaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePaymentRequest Propose a payment
+	//
+	// A program (or a person) proposes a payment to one of the organization's payment
+	// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+	// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+	// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+	//
+	// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+	// contact's currency, `amount` is what the contact receives; otherwise it is what
+	// leaves the organization's balance in `currency` (before the fee). A bank transfer
+	// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+	// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+	// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+	// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+	// again (listPaymentRequests filters on it).
+	//
+	// Accepts an API key of the organization holding `payment_requests:write` (`403
+	// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+	// contact is not the organization's. `requested_by` names who made the request.
+	//
+	// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+	// hours by the same key or person makes nothing: it answers 201 with the request as
+	// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+	// idempotency_key_reused`, and while the first call is still in flight `409
+	// idempotency_conflict` (retry it).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+	CreatePaymentRequest(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, body CreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPaymentRequest Get a payment request
+	//
+	// One payment request of the organization. Accepts an API key of the organization
+	// holding `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's
+	// session; `404 not_found` for anyone else, and for a request of another organization.
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id} (the `GetPaymentRequest` operationId).
+	GetPaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *GetPaymentRequestParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptPaymentRequestWithBody Accept a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): turns the pending request into a payment in their name,
+	// exactly as createPaymentQuote and executePayment would (the same checks and
+	// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+	// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+	// Strongroom app as any payment's (approvePayment with the payment's
+	// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+	// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+	// in the request's `currency` pays, the fee on top. From then on `payment_status`
+	// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+	// `rejected`, `cancelled`).
+	//
+	// `404 not_found` outside the organization or for another organization's request;
+	// `409 conflict` when it is no longer pending (of two answers at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+	AcceptPaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptPaymentRequest Accept a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): turns the pending request into a payment in their name,
+	// exactly as createPaymentQuote and executePayment would (the same checks and
+	// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+	// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+	// Strongroom app as any payment's (approvePayment with the payment's
+	// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+	// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+	// in the request's `currency` pays, the fee on top. From then on `payment_status`
+	// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+	// `rejected`, `cancelled`).
+	//
+	// `404 not_found` outside the organization or for another organization's request;
+	// `409 conflict` when it is no longer pending (of two answers at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+	AcceptPaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, body AcceptPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelPaymentRequestWithBody Cancel a payment request
+	//
+	// For its requester, while it is `pending`: the API key that made it (holding
+	// `payment_requests:write`), or the person who made it. Answers the request,
+	// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+	// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+	// declined, cancelled or expired; of an accept and a cancel at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+	CancelPaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelPaymentRequest Cancel a payment request
+	//
+	// For its requester, while it is `pending`: the API key that made it (holding
+	// `payment_requests:write`), or the person who made it. Answers the request,
+	// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+	// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+	// declined, cancelled or expired; of an accept and a cancel at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+	CancelPaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, body CancelPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclinePaymentRequestWithBody Decline a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+	// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+	// organization or for another organization's request; `409 conflict` when it is no
+	// longer pending.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+	DeclinePaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclinePaymentRequest Decline a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+	// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+	// organization or for another organization's request; `409 conflict` when it is no
+	// longer pending.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+	DeclinePaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPaymentsConfig The payments configuration
 	//
 	// What a payment may carry: the valid `payout_reason` codes (required for fiat
@@ -12397,6 +12975,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/entity (the `SandboxSetOrganizationEntity` operationId).
 	SandboxSetOrganizationEntity(ctx context.Context, organizationId OrganizationId, params *SandboxSetOrganizationEntityParams, body SandboxSetOrganizationEntityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxCreatePaymentRequestWithBody Propose a payment as a program
+	//
+	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+	//
+	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+	// contact is not the organization's.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+	SandboxCreatePaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxCreatePaymentRequest Propose a payment as a program
+	//
+	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+	//
+	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+	// contact is not the organization's.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+	SandboxCreatePaymentRequest(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, body SandboxCreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxSetOrganizationStatusWithBody Set an organization's status
 	//
@@ -16983,6 +17589,287 @@ func (c *RawClient) CreatePaymentContact(ctx context.Context, organizationId Org
 	return c.Client.Do(req)
 }
 
+// ListPaymentRequests List payment requests
+//
+// The organization's payment requests, newest first, as a page; `status` and
+// `external_id` narrow it. Accepts an API key of the organization holding
+// `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's session;
+// `404 not_found` for anyone else.
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests (the `ListPaymentRequests` operationId).
+func (c *RawClient) ListPaymentRequests(ctx context.Context, organizationId OrganizationId, params *ListPaymentRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPaymentRequestsRequest(c.Server, organizationId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePaymentRequestWithBody Propose a payment
+//
+// A program (or a person) proposes a payment to one of the organization's payment
+// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+//
+// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+// contact's currency, `amount` is what the contact receives; otherwise it is what
+// leaves the organization's balance in `currency` (before the fee). A bank transfer
+// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+// again (listPaymentRequests filters on it).
+//
+// Accepts an API key of the organization holding `payment_requests:write` (`403
+// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+// contact is not the organization's. `requested_by` names who made the request.
+//
+// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+// hours by the same key or person makes nothing: it answers 201 with the request as
+// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+// idempotency_key_reused`, and while the first call is still in flight `409
+// idempotency_conflict` (retry it).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+func (c *RawClient) CreatePaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePaymentRequestRequestWithBody(c.Server, organizationId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePaymentRequest Propose a payment
+//
+// A program (or a person) proposes a payment to one of the organization's payment
+// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+//
+// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+// contact's currency, `amount` is what the contact receives; otherwise it is what
+// leaves the organization's balance in `currency` (before the fee). A bank transfer
+// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+// again (listPaymentRequests filters on it).
+//
+// Accepts an API key of the organization holding `payment_requests:write` (`403
+// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+// contact is not the organization's. `requested_by` names who made the request.
+//
+// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+// hours by the same key or person makes nothing: it answers 201 with the request as
+// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+// idempotency_key_reused`, and while the first call is still in flight `409
+// idempotency_conflict` (retry it).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+func (c *RawClient) CreatePaymentRequest(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, body CreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePaymentRequestRequest(c.Server, organizationId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPaymentRequest Get a payment request
+//
+// One payment request of the organization. Accepts an API key of the organization
+// holding `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's
+// session; `404 not_found` for anyone else, and for a request of another organization.
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id} (the `GetPaymentRequest` operationId).
+func (c *RawClient) GetPaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *GetPaymentRequestParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPaymentRequestRequest(c.Server, organizationId, paymentRequestId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptPaymentRequestWithBody Accept a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): turns the pending request into a payment in their name,
+// exactly as createPaymentQuote and executePayment would (the same checks and
+// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+// Strongroom app as any payment's (approvePayment with the payment's
+// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+// in the request's `currency` pays, the fee on top. From then on `payment_status`
+// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+// `rejected`, `cancelled`).
+//
+// `404 not_found` outside the organization or for another organization's request;
+// `409 conflict` when it is no longer pending (of two answers at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+func (c *RawClient) AcceptPaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptPaymentRequestRequestWithBody(c.Server, organizationId, paymentRequestId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptPaymentRequest Accept a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): turns the pending request into a payment in their name,
+// exactly as createPaymentQuote and executePayment would (the same checks and
+// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+// Strongroom app as any payment's (approvePayment with the payment's
+// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+// in the request's `currency` pays, the fee on top. From then on `payment_status`
+// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+// `rejected`, `cancelled`).
+//
+// `404 not_found` outside the organization or for another organization's request;
+// `409 conflict` when it is no longer pending (of two answers at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+func (c *RawClient) AcceptPaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, body AcceptPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptPaymentRequestRequest(c.Server, organizationId, paymentRequestId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelPaymentRequestWithBody Cancel a payment request
+//
+// For its requester, while it is `pending`: the API key that made it (holding
+// `payment_requests:write`), or the person who made it. Answers the request,
+// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+// declined, cancelled or expired; of an accept and a cancel at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+func (c *RawClient) CancelPaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelPaymentRequestRequestWithBody(c.Server, organizationId, paymentRequestId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelPaymentRequest Cancel a payment request
+//
+// For its requester, while it is `pending`: the API key that made it (holding
+// `payment_requests:write`), or the person who made it. Answers the request,
+// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+// declined, cancelled or expired; of an accept and a cancel at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+func (c *RawClient) CancelPaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, body CancelPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelPaymentRequestRequest(c.Server, organizationId, paymentRequestId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclinePaymentRequestWithBody Decline a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+// organization or for another organization's request; `409 conflict` when it is no
+// longer pending.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+func (c *RawClient) DeclinePaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclinePaymentRequestRequestWithBody(c.Server, organizationId, paymentRequestId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclinePaymentRequest Decline a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+// organization or for another organization's request; `409 conflict` when it is no
+// longer pending.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+func (c *RawClient) DeclinePaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclinePaymentRequestRequest(c.Server, organizationId, paymentRequestId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetPaymentsConfig The payments configuration
 //
 // What a payment may carry: the valid `payout_reason` codes (required for fiat
@@ -18412,6 +19299,54 @@ func (c *RawClient) SandboxSetOrganizationEntityWithBody(ctx context.Context, or
 // Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/entity (the `SandboxSetOrganizationEntity` operationId).
 func (c *RawClient) SandboxSetOrganizationEntity(ctx context.Context, organizationId OrganizationId, params *SandboxSetOrganizationEntityParams, body SandboxSetOrganizationEntityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSandboxSetOrganizationEntityRequest(c.Server, organizationId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxCreatePaymentRequestWithBody Propose a payment as a program
+//
+// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+//
+// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+// contact is not the organization's.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+func (c *RawClient) SandboxCreatePaymentRequestWithBody(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxCreatePaymentRequestRequestWithBody(c.Server, organizationId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxCreatePaymentRequest Propose a payment as a program
+//
+// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+//
+// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+// contact is not the organization's.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+func (c *RawClient) SandboxCreatePaymentRequest(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, body SandboxCreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxCreatePaymentRequestRequest(c.Server, organizationId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -25152,6 +26087,454 @@ func NewCreatePaymentContactRequestWithBody(server string, organizationId Organi
 	return req, nil
 }
 
+// NewListPaymentRequestsRequest constructs an http.Request for the ListPaymentRequests method
+func NewListPaymentRequestsRequest(server string, organizationId OrganizationId, params *ListPaymentRequestsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/payment-requests", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExternalId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "external_id", *params.ExternalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreatePaymentRequestRequest calls the generic CreatePaymentRequest builder with application/json body
+func NewCreatePaymentRequestRequest(server string, organizationId OrganizationId, params *CreatePaymentRequestParams, body CreatePaymentRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePaymentRequestRequestWithBody(server, organizationId, params, "application/json", bodyReader)
+}
+
+// NewCreatePaymentRequestRequestWithBody constructs an http.Request for the CreatePaymentRequest method, with any body, and a specified content type
+func NewCreatePaymentRequestRequestWithBody(server string, organizationId OrganizationId, params *CreatePaymentRequestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/payment-requests", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.XRequestId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetPaymentRequestRequest constructs an http.Request for the GetPaymentRequest method
+func NewGetPaymentRequestRequest(server string, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *GetPaymentRequestParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "payment_request_id", paymentRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/payment-requests/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewAcceptPaymentRequestRequest calls the generic AcceptPaymentRequest builder with application/json body
+func NewAcceptPaymentRequestRequest(server string, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, body AcceptPaymentRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAcceptPaymentRequestRequestWithBody(server, organizationId, paymentRequestId, params, "application/json", bodyReader)
+}
+
+// NewAcceptPaymentRequestRequestWithBody constructs an http.Request for the AcceptPaymentRequest method, with any body, and a specified content type
+func NewAcceptPaymentRequestRequestWithBody(server string, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "payment_request_id", paymentRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/payment-requests/%s/accept", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCancelPaymentRequestRequest calls the generic CancelPaymentRequest builder with application/json body
+func NewCancelPaymentRequestRequest(server string, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, body CancelPaymentRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCancelPaymentRequestRequestWithBody(server, organizationId, paymentRequestId, params, "application/json", bodyReader)
+}
+
+// NewCancelPaymentRequestRequestWithBody constructs an http.Request for the CancelPaymentRequest method, with any body, and a specified content type
+func NewCancelPaymentRequestRequestWithBody(server string, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "payment_request_id", paymentRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/payment-requests/%s/cancel", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeclinePaymentRequestRequest calls the generic DeclinePaymentRequest builder with application/json body
+func NewDeclinePaymentRequestRequest(server string, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeclinePaymentRequestRequestWithBody(server, organizationId, paymentRequestId, params, "application/json", bodyReader)
+}
+
+// NewDeclinePaymentRequestRequestWithBody constructs an http.Request for the DeclinePaymentRequest method, with any body, and a specified content type
+func NewDeclinePaymentRequestRequestWithBody(server string, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "payment_request_id", paymentRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/payment-requests/%s/decline", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetPaymentsConfigRequest constructs an http.Request for the GetPaymentsConfig method
 func NewGetPaymentsConfigRequest(server string, organizationId OrganizationId, params *GetPaymentsConfigParams) (*http.Request, error) {
 	var err error
@@ -27096,6 +28479,68 @@ func NewSandboxSetOrganizationEntityRequestWithBody(server string, organizationI
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/sandbox/organizations/%s/entity", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSandboxCreatePaymentRequestRequest calls the generic SandboxCreatePaymentRequest builder with application/json body
+func NewSandboxCreatePaymentRequestRequest(server string, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, body SandboxCreatePaymentRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxCreatePaymentRequestRequestWithBody(server, organizationId, params, "application/json", bodyReader)
+}
+
+// NewSandboxCreatePaymentRequestRequestWithBody constructs an http.Request for the SandboxCreatePaymentRequest method, with any body, and a specified content type
+func NewSandboxCreatePaymentRequestRequestWithBody(server string, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/sandbox/organizations/%s/payment-requests", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -30867,6 +32312,191 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-contacts (the `CreatePaymentContact` operationId).
 	CreatePaymentContactWithResponse(ctx context.Context, organizationId OrganizationId, params *CreatePaymentContactParams, body CreatePaymentContactJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePaymentContactResponse, error)
 
+	// ListPaymentRequestsWithResponse List payment requests
+	//
+	// The organization's payment requests, newest first, as a page; `status` and
+	// `external_id` narrow it. Accepts an API key of the organization holding
+	// `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's session;
+	// `404 not_found` for anyone else.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests (the `ListPaymentRequests` operationId).
+	ListPaymentRequestsWithResponse(ctx context.Context, organizationId OrganizationId, params *ListPaymentRequestsParams, reqEditors ...RequestEditorFn) (*ListPaymentRequestsResponse, error)
+
+	// CreatePaymentRequestWithBodyWithResponse Propose a payment
+	//
+	// A program (or a person) proposes a payment to one of the organization's payment
+	// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+	// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+	// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+	//
+	// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+	// contact's currency, `amount` is what the contact receives; otherwise it is what
+	// leaves the organization's balance in `currency` (before the fee). A bank transfer
+	// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+	// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+	// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+	// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+	// again (listPaymentRequests filters on it).
+	//
+	// Accepts an API key of the organization holding `payment_requests:write` (`403
+	// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+	// contact is not the organization's. `requested_by` names who made the request.
+	//
+	// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+	// hours by the same key or person makes nothing: it answers 201 with the request as
+	// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+	// idempotency_key_reused`, and while the first call is still in flight `409
+	// idempotency_conflict` (retry it).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+	CreatePaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePaymentRequestResponse, error)
+
+	// CreatePaymentRequestWithResponse Propose a payment
+	//
+	// A program (or a person) proposes a payment to one of the organization's payment
+	// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+	// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+	// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+	//
+	// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+	// contact's currency, `amount` is what the contact receives; otherwise it is what
+	// leaves the organization's balance in `currency` (before the fee). A bank transfer
+	// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+	// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+	// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+	// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+	// again (listPaymentRequests filters on it).
+	//
+	// Accepts an API key of the organization holding `payment_requests:write` (`403
+	// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+	// contact is not the organization's. `requested_by` names who made the request.
+	//
+	// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+	// hours by the same key or person makes nothing: it answers 201 with the request as
+	// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+	// idempotency_key_reused`, and while the first call is still in flight `409
+	// idempotency_conflict` (retry it).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+	CreatePaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, body CreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePaymentRequestResponse, error)
+
+	// GetPaymentRequestWithResponse Get a payment request
+	//
+	// One payment request of the organization. Accepts an API key of the organization
+	// holding `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's
+	// session; `404 not_found` for anyone else, and for a request of another organization.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id} (the `GetPaymentRequest` operationId).
+	GetPaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *GetPaymentRequestParams, reqEditors ...RequestEditorFn) (*GetPaymentRequestResponse, error)
+
+	// AcceptPaymentRequestWithBodyWithResponse Accept a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): turns the pending request into a payment in their name,
+	// exactly as createPaymentQuote and executePayment would (the same checks and
+	// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+	// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+	// Strongroom app as any payment's (approvePayment with the payment's
+	// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+	// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+	// in the request's `currency` pays, the fee on top. From then on `payment_status`
+	// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+	// `rejected`, `cancelled`).
+	//
+	// `404 not_found` outside the organization or for another organization's request;
+	// `409 conflict` when it is no longer pending (of two answers at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+	AcceptPaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptPaymentRequestResponse, error)
+
+	// AcceptPaymentRequestWithResponse Accept a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): turns the pending request into a payment in their name,
+	// exactly as createPaymentQuote and executePayment would (the same checks and
+	// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+	// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+	// Strongroom app as any payment's (approvePayment with the payment's
+	// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+	// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+	// in the request's `currency` pays, the fee on top. From then on `payment_status`
+	// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+	// `rejected`, `cancelled`).
+	//
+	// `404 not_found` outside the organization or for another organization's request;
+	// `409 conflict` when it is no longer pending (of two answers at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+	AcceptPaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, body AcceptPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptPaymentRequestResponse, error)
+
+	// CancelPaymentRequestWithBodyWithResponse Cancel a payment request
+	//
+	// For its requester, while it is `pending`: the API key that made it (holding
+	// `payment_requests:write`), or the person who made it. Answers the request,
+	// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+	// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+	// declined, cancelled or expired; of an accept and a cancel at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+	CancelPaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelPaymentRequestResponse, error)
+
+	// CancelPaymentRequestWithResponse Cancel a payment request
+	//
+	// For its requester, while it is `pending`: the API key that made it (holding
+	// `payment_requests:write`), or the person who made it. Answers the request,
+	// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+	// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+	// declined, cancelled or expired; of an accept and a cancel at the same moment,
+	// exactly one takes effect). Takes no body (an empty body or `{}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+	CancelPaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, body CancelPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelPaymentRequestResponse, error)
+
+	// DeclinePaymentRequestWithBodyWithResponse Decline a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+	// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+	// organization or for another organization's request; `409 conflict` when it is no
+	// longer pending.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+	DeclinePaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclinePaymentRequestResponse, error)
+
+	// DeclinePaymentRequestWithResponse Decline a payment request
+	//
+	// For a person (any member who may make payments; an API key never may: `403
+	// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+	// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+	// organization or for another organization's request; `409 conflict` when it is no
+	// longer pending.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+	DeclinePaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*DeclinePaymentRequestResponse, error)
+
 	// GetPaymentsConfigWithResponse The payments configuration
 	//
 	// What a payment may carry: the valid `payout_reason` codes (required for fiat
@@ -31841,6 +33471,34 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/entity (the `SandboxSetOrganizationEntity` operationId).
 	SandboxSetOrganizationEntityWithResponse(ctx context.Context, organizationId OrganizationId, params *SandboxSetOrganizationEntityParams, body SandboxSetOrganizationEntityJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSetOrganizationEntityResponse, error)
+
+	// SandboxCreatePaymentRequestWithBodyWithResponse Propose a payment as a program
+	//
+	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+	//
+	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+	// contact is not the organization's.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+	SandboxCreatePaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxCreatePaymentRequestResponse, error)
+
+	// SandboxCreatePaymentRequestWithResponse Propose a payment as a program
+	//
+	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+	//
+	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+	// contact is not the organization's.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+	SandboxCreatePaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, body SandboxCreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxCreatePaymentRequestResponse, error)
 
 	// SandboxSetOrganizationStatusWithBodyWithResponse Set an organization's status
 	//
@@ -42621,6 +44279,703 @@ func (r CreatePaymentContactResponse) ContentType() string {
 	return ""
 }
 
+// ListPaymentRequestsResponse200Headers the declared response headers of an HTTP 200 response for ListPaymentRequests
+type ListPaymentRequestsResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentRequestsResponse400Headers the declared response headers of an HTTP 400 response for ListPaymentRequests
+type ListPaymentRequestsResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentRequestsResponse401Headers the declared response headers of an HTTP 401 response for ListPaymentRequests
+type ListPaymentRequestsResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// ListPaymentRequestsResponse403Headers the declared response headers of an HTTP 403 response for ListPaymentRequests
+type ListPaymentRequestsResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentRequestsResponse404Headers the declared response headers of an HTTP 404 response for ListPaymentRequests
+type ListPaymentRequestsResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentRequestsResponse405Headers the declared response headers of an HTTP 405 response for ListPaymentRequests
+type ListPaymentRequestsResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// ListPaymentRequestsResponse429Headers the declared response headers of an HTTP 429 response for ListPaymentRequests
+type ListPaymentRequestsResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// ListPaymentRequestsResponse500Headers the declared response headers of an HTTP 500 response for ListPaymentRequests
+type ListPaymentRequestsResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type ListPaymentRequestsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PaymentRequestPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidListRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PaymentRequestForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPaymentRequestsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListPaymentRequestsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListPaymentRequestsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPaymentRequestsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListPaymentRequestsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListPaymentRequestsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPaymentRequestsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPaymentRequestsResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPaymentRequestsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPaymentRequestsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPaymentRequestsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreatePaymentRequestResponse201Headers the declared response headers of an HTTP 201 response for CreatePaymentRequest
+type CreatePaymentRequestResponse201Headers struct {
+	IdempotentReplayed *string
+	XRequestId         RequestId
+}
+
+// CreatePaymentRequestResponse400Headers the declared response headers of an HTTP 400 response for CreatePaymentRequest
+type CreatePaymentRequestResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse401Headers the declared response headers of an HTTP 401 response for CreatePaymentRequest
+type CreatePaymentRequestResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// CreatePaymentRequestResponse403Headers the declared response headers of an HTTP 403 response for CreatePaymentRequest
+type CreatePaymentRequestResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse404Headers the declared response headers of an HTTP 404 response for CreatePaymentRequest
+type CreatePaymentRequestResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse405Headers the declared response headers of an HTTP 405 response for CreatePaymentRequest
+type CreatePaymentRequestResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse409Headers the declared response headers of an HTTP 409 response for CreatePaymentRequest
+type CreatePaymentRequestResponse409Headers struct {
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse413Headers the declared response headers of an HTTP 413 response for CreatePaymentRequest
+type CreatePaymentRequestResponse413Headers struct {
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse422Headers the declared response headers of an HTTP 422 response for CreatePaymentRequest
+type CreatePaymentRequestResponse422Headers struct {
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse429Headers the declared response headers of an HTTP 429 response for CreatePaymentRequest
+type CreatePaymentRequestResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// CreatePaymentRequestResponse500Headers the declared response headers of an HTTP 500 response for CreatePaymentRequest
+type CreatePaymentRequestResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type CreatePaymentRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *PaymentRequest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PaymentRequestForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyConflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *IdempotencyKeyReused
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreatePaymentRequestResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreatePaymentRequestResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreatePaymentRequestResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreatePaymentRequestResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreatePaymentRequestResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CreatePaymentRequestResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePaymentRequestResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreatePaymentRequestResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreatePaymentRequestResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePaymentRequestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreatePaymentRequestResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePaymentRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePaymentRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePaymentRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPaymentRequestResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentRequest
+type GetPaymentRequestResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// GetPaymentRequestResponse401Headers the declared response headers of an HTTP 401 response for GetPaymentRequest
+type GetPaymentRequestResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// GetPaymentRequestResponse403Headers the declared response headers of an HTTP 403 response for GetPaymentRequest
+type GetPaymentRequestResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// GetPaymentRequestResponse404Headers the declared response headers of an HTTP 404 response for GetPaymentRequest
+type GetPaymentRequestResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// GetPaymentRequestResponse405Headers the declared response headers of an HTTP 405 response for GetPaymentRequest
+type GetPaymentRequestResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// GetPaymentRequestResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentRequest
+type GetPaymentRequestResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// GetPaymentRequestResponse500Headers the declared response headers of an HTTP 500 response for GetPaymentRequest
+type GetPaymentRequestResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type GetPaymentRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PaymentRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PaymentRequestForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPaymentRequestResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetPaymentRequestResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPaymentRequestResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetPaymentRequestResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetPaymentRequestResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPaymentRequestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPaymentRequestResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPaymentRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPaymentRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPaymentRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AcceptPaymentRequestResponse200Headers the declared response headers of an HTTP 200 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse400Headers the declared response headers of an HTTP 400 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse401Headers the declared response headers of an HTTP 401 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// AcceptPaymentRequestResponse403Headers the declared response headers of an HTTP 403 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse404Headers the declared response headers of an HTTP 404 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse405Headers the declared response headers of an HTTP 405 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse409Headers the declared response headers of an HTTP 409 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse409Headers struct {
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse413Headers the declared response headers of an HTTP 413 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse413Headers struct {
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse429Headers the declared response headers of an HTTP 429 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// AcceptPaymentRequestResponse500Headers the declared response headers of an HTTP 500 response for AcceptPaymentRequest
+type AcceptPaymentRequestResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type AcceptPaymentRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PaymentRequest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AcceptPaymentRequestResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AcceptPaymentRequestResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AcceptPaymentRequestResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *AcceptPaymentRequestResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *AcceptPaymentRequestResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *AcceptPaymentRequestResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *AcceptPaymentRequestResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *AcceptPaymentRequestResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AcceptPaymentRequestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AcceptPaymentRequestResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r AcceptPaymentRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AcceptPaymentRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AcceptPaymentRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CancelPaymentRequestResponse200Headers the declared response headers of an HTTP 200 response for CancelPaymentRequest
+type CancelPaymentRequestResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse400Headers the declared response headers of an HTTP 400 response for CancelPaymentRequest
+type CancelPaymentRequestResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse401Headers the declared response headers of an HTTP 401 response for CancelPaymentRequest
+type CancelPaymentRequestResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// CancelPaymentRequestResponse403Headers the declared response headers of an HTTP 403 response for CancelPaymentRequest
+type CancelPaymentRequestResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse404Headers the declared response headers of an HTTP 404 response for CancelPaymentRequest
+type CancelPaymentRequestResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse405Headers the declared response headers of an HTTP 405 response for CancelPaymentRequest
+type CancelPaymentRequestResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse409Headers the declared response headers of an HTTP 409 response for CancelPaymentRequest
+type CancelPaymentRequestResponse409Headers struct {
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse413Headers the declared response headers of an HTTP 413 response for CancelPaymentRequest
+type CancelPaymentRequestResponse413Headers struct {
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse429Headers the declared response headers of an HTTP 429 response for CancelPaymentRequest
+type CancelPaymentRequestResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// CancelPaymentRequestResponse500Headers the declared response headers of an HTTP 500 response for CancelPaymentRequest
+type CancelPaymentRequestResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type CancelPaymentRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PaymentRequest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PaymentRequestForbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelPaymentRequestResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelPaymentRequestResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelPaymentRequestResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelPaymentRequestResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelPaymentRequestResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CancelPaymentRequestResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelPaymentRequestResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CancelPaymentRequestResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelPaymentRequestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelPaymentRequestResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelPaymentRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelPaymentRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelPaymentRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeclinePaymentRequestResponse200Headers the declared response headers of an HTTP 200 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse400Headers the declared response headers of an HTTP 400 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse401Headers the declared response headers of an HTTP 401 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// DeclinePaymentRequestResponse403Headers the declared response headers of an HTTP 403 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse404Headers the declared response headers of an HTTP 404 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse405Headers the declared response headers of an HTTP 405 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse409Headers the declared response headers of an HTTP 409 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse409Headers struct {
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse413Headers the declared response headers of an HTTP 413 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse413Headers struct {
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse429Headers the declared response headers of an HTTP 429 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// DeclinePaymentRequestResponse500Headers the declared response headers of an HTTP 500 response for DeclinePaymentRequest
+type DeclinePaymentRequestResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type DeclinePaymentRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PaymentRequest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeclinePaymentRequestResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeclinePaymentRequestResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeclinePaymentRequestResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeclinePaymentRequestResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeclinePaymentRequestResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeclinePaymentRequestResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeclinePaymentRequestResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeclinePaymentRequestResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeclinePaymentRequestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeclinePaymentRequestResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r DeclinePaymentRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeclinePaymentRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeclinePaymentRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPaymentsConfigResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentsConfig
 type GetPaymentsConfigResponse200Headers struct {
 	XRequestId RequestId
@@ -45895,6 +48250,100 @@ func (r SandboxSetOrganizationEntityResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SandboxSetOrganizationEntityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxCreatePaymentRequestResponse201Headers the declared response headers of an HTTP 201 response for SandboxCreatePaymentRequest
+type SandboxCreatePaymentRequestResponse201Headers struct {
+	XRequestId RequestId
+}
+
+// SandboxCreatePaymentRequestResponse400Headers the declared response headers of an HTTP 400 response for SandboxCreatePaymentRequest
+type SandboxCreatePaymentRequestResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// SandboxCreatePaymentRequestResponse404Headers the declared response headers of an HTTP 404 response for SandboxCreatePaymentRequest
+type SandboxCreatePaymentRequestResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// SandboxCreatePaymentRequestResponse405Headers the declared response headers of an HTTP 405 response for SandboxCreatePaymentRequest
+type SandboxCreatePaymentRequestResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// SandboxCreatePaymentRequestResponse413Headers the declared response headers of an HTTP 413 response for SandboxCreatePaymentRequest
+type SandboxCreatePaymentRequestResponse413Headers struct {
+	XRequestId RequestId
+}
+
+// SandboxCreatePaymentRequestResponse429Headers the declared response headers of an HTTP 429 response for SandboxCreatePaymentRequest
+type SandboxCreatePaymentRequestResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// SandboxCreatePaymentRequestResponse500Headers the declared response headers of an HTTP 500 response for SandboxCreatePaymentRequest
+type SandboxCreatePaymentRequestResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type SandboxCreatePaymentRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *PaymentRequest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxCreatePaymentRequestResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SandboxCreatePaymentRequestResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SandboxCreatePaymentRequestResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *SandboxCreatePaymentRequestResponse405Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SandboxCreatePaymentRequestResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxCreatePaymentRequestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SandboxCreatePaymentRequestResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxCreatePaymentRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxCreatePaymentRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxCreatePaymentRequestResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -50914,6 +53363,251 @@ func (c *ClientWithResponses) CreatePaymentContactWithResponse(ctx context.Conte
 	return ParseCreatePaymentContactResponse(rsp)
 }
 
+// ListPaymentRequestsWithResponse List payment requests
+//
+// The organization's payment requests, newest first, as a page; `status` and
+// `external_id` narrow it. Accepts an API key of the organization holding
+// `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's session;
+// `404 not_found` for anyone else.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests (the `ListPaymentRequests` operationId).
+func (c *ClientWithResponses) ListPaymentRequestsWithResponse(ctx context.Context, organizationId OrganizationId, params *ListPaymentRequestsParams, reqEditors ...RequestEditorFn) (*ListPaymentRequestsResponse, error) {
+	rsp, err := c.ListPaymentRequests(ctx, organizationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPaymentRequestsResponse(rsp)
+}
+
+// CreatePaymentRequestWithBodyWithResponse Propose a payment
+//
+// A program (or a person) proposes a payment to one of the organization's payment
+// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+//
+// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+// contact's currency, `amount` is what the contact receives; otherwise it is what
+// leaves the organization's balance in `currency` (before the fee). A bank transfer
+// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+// again (listPaymentRequests filters on it).
+//
+// Accepts an API key of the organization holding `payment_requests:write` (`403
+// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+// contact is not the organization's. `requested_by` names who made the request.
+//
+// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+// hours by the same key or person makes nothing: it answers 201 with the request as
+// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+// idempotency_key_reused`, and while the first call is still in flight `409
+// idempotency_conflict` (retry it).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+func (c *ClientWithResponses) CreatePaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePaymentRequestResponse, error) {
+	rsp, err := c.CreatePaymentRequestWithBody(ctx, organizationId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePaymentRequestResponse(rsp)
+}
+
+// CreatePaymentRequestWithResponse Propose a payment
+//
+// A program (or a person) proposes a payment to one of the organization's payment
+// contacts; a person who may make payments answers it later (acceptPaymentRequest,
+// declinePaymentRequest). 201 with the request, `pending`, expiring 30 days after it
+// was made (`expires_at`; then `expired`). Nothing is paid until a person accepts it.
+//
+// `amount` is a positive decimal at the precision of `currency`. When `currency` is the
+// contact's currency, `amount` is what the contact receives; otherwise it is what
+// leaves the organization's balance in `currency` (before the fee). A bank transfer
+// contact (`fiat`) needs `reason` (a payout reason code of getPaymentsConfig) and
+// `reference` (1 to 35 characters, shown on the recipient's bank statement), as its
+// payment will; `note` (at most 1,000 characters) is kept with the payment as its
+// internal notes; `external_id` (at most 255 characters) is yours, to find the request
+// again (listPaymentRequests filters on it).
+//
+// Accepts an API key of the organization holding `payment_requests:write` (`403
+// api_scope_missing` otherwise) and any member's session. `404 not_found` when the
+// contact is not the organization's. `requested_by` names who made the request.
+//
+// **Idempotency.** With `Idempotency-Key`, a call with the same key and body within 24
+// hours by the same key or person makes nothing: it answers 201 with the request as
+// first made and `Idempotent-Replayed: true`; the same key with another body is `422
+// idempotency_key_reused`, and while the first call is still in flight `409
+// idempotency_conflict` (retry it).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests (the `CreatePaymentRequest` operationId).
+func (c *ClientWithResponses) CreatePaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, params *CreatePaymentRequestParams, body CreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePaymentRequestResponse, error) {
+	rsp, err := c.CreatePaymentRequest(ctx, organizationId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePaymentRequestResponse(rsp)
+}
+
+// GetPaymentRequestWithResponse Get a payment request
+//
+// One payment request of the organization. Accepts an API key of the organization
+// holding `payment_requests:read` (`403 api_scope_missing` otherwise) and any member's
+// session; `404 not_found` for anyone else, and for a request of another organization.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id} (the `GetPaymentRequest` operationId).
+func (c *ClientWithResponses) GetPaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *GetPaymentRequestParams, reqEditors ...RequestEditorFn) (*GetPaymentRequestResponse, error) {
+	rsp, err := c.GetPaymentRequest(ctx, organizationId, paymentRequestId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPaymentRequestResponse(rsp)
+}
+
+// AcceptPaymentRequestWithBodyWithResponse Accept a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): turns the pending request into a payment in their name,
+// exactly as createPaymentQuote and executePayment would (the same checks and
+// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+// Strongroom app as any payment's (approvePayment with the payment's
+// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+// in the request's `currency` pays, the fee on top. From then on `payment_status`
+// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+// `rejected`, `cancelled`).
+//
+// `404 not_found` outside the organization or for another organization's request;
+// `409 conflict` when it is no longer pending (of two answers at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+func (c *ClientWithResponses) AcceptPaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptPaymentRequestResponse, error) {
+	rsp, err := c.AcceptPaymentRequestWithBody(ctx, organizationId, paymentRequestId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptPaymentRequestResponse(rsp)
+}
+
+// AcceptPaymentRequestWithResponse Accept a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): turns the pending request into a payment in their name,
+// exactly as createPaymentQuote and executePayment would (the same checks and
+// refusals), in one step: the request becomes `accepted` with `payment_id`, and the
+// payment awaits its approval (`payment_status` `awaiting_approval`), given in the
+// Strongroom app as any payment's (approvePayment with the payment's
+// `approval_request_id`). The request's `reason`, `reference` and `note` become the
+// payment's `payout_reason`, `statement_description` and `internal_notes`; the balance
+// in the request's `currency` pays, the fee on top. From then on `payment_status`
+// follows the payment to its end (`approved`, `processing`, `completed`, or `failed`,
+// `rejected`, `cancelled`).
+//
+// `404 not_found` outside the organization or for another organization's request;
+// `409 conflict` when it is no longer pending (of two answers at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/accept (the `AcceptPaymentRequest` operationId).
+func (c *ClientWithResponses) AcceptPaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *AcceptPaymentRequestParams, body AcceptPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptPaymentRequestResponse, error) {
+	rsp, err := c.AcceptPaymentRequest(ctx, organizationId, paymentRequestId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptPaymentRequestResponse(rsp)
+}
+
+// CancelPaymentRequestWithBodyWithResponse Cancel a payment request
+//
+// For its requester, while it is `pending`: the API key that made it (holding
+// `payment_requests:write`), or the person who made it. Answers the request,
+// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+// declined, cancelled or expired; of an accept and a cancel at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+func (c *ClientWithResponses) CancelPaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelPaymentRequestResponse, error) {
+	rsp, err := c.CancelPaymentRequestWithBody(ctx, organizationId, paymentRequestId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelPaymentRequestResponse(rsp)
+}
+
+// CancelPaymentRequestWithResponse Cancel a payment request
+//
+// For its requester, while it is `pending`: the API key that made it (holding
+// `payment_requests:write`), or the person who made it. Answers the request,
+// `cancelled`. `403 forbidden` for anyone else in the organization (a person who may
+// pay declines it instead); `409 conflict` when it is no longer pending (accepted,
+// declined, cancelled or expired; of an accept and a cancel at the same moment,
+// exactly one takes effect). Takes no body (an empty body or `{}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel (the `CancelPaymentRequest` operationId).
+func (c *ClientWithResponses) CancelPaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *CancelPaymentRequestParams, body CancelPaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelPaymentRequestResponse, error) {
+	rsp, err := c.CancelPaymentRequest(ctx, organizationId, paymentRequestId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelPaymentRequestResponse(rsp)
+}
+
+// DeclinePaymentRequestWithBodyWithResponse Decline a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+// organization or for another organization's request; `409 conflict` when it is no
+// longer pending.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+func (c *ClientWithResponses) DeclinePaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclinePaymentRequestResponse, error) {
+	rsp, err := c.DeclinePaymentRequestWithBody(ctx, organizationId, paymentRequestId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclinePaymentRequestResponse(rsp)
+}
+
+// DeclinePaymentRequestWithResponse Decline a payment request
+//
+// For a person (any member who may make payments; an API key never may: `403
+// api_key_not_permitted`): refuses the pending request, saying why (`reason`, 1 to 500
+// characters, shown to the requester as `decline_reason`). `404 not_found` outside the
+// organization or for another organization's request; `409 conflict` when it is no
+// longer pending.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
+func (c *ClientWithResponses) DeclinePaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*DeclinePaymentRequestResponse, error) {
+	rsp, err := c.DeclinePaymentRequest(ctx, organizationId, paymentRequestId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclinePaymentRequestResponse(rsp)
+}
+
 // GetPaymentsConfigWithResponse The payments configuration
 //
 // What a payment may carry: the valid `payout_reason` codes (required for fiat
@@ -52181,6 +54875,46 @@ func (c *ClientWithResponses) SandboxSetOrganizationEntityWithResponse(ctx conte
 		return nil, err
 	}
 	return ParseSandboxSetOrganizationEntityResponse(rsp)
+}
+
+// SandboxCreatePaymentRequestWithBodyWithResponse Propose a payment as a program
+//
+// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+//
+// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+// contact is not the organization's.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+func (c *ClientWithResponses) SandboxCreatePaymentRequestWithBodyWithResponse(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxCreatePaymentRequestResponse, error) {
+	rsp, err := c.SandboxCreatePaymentRequestWithBody(ctx, organizationId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxCreatePaymentRequestResponse(rsp)
+}
+
+// SandboxCreatePaymentRequestWithResponse Propose a payment as a program
+//
+// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
+//
+// Makes a payment request as createPaymentRequest does (the same body and checks), as a
+// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
+// contact is not the organization's.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/sandbox/organizations/{organization_id}/payment-requests (the `SandboxCreatePaymentRequest` operationId).
+func (c *ClientWithResponses) SandboxCreatePaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, params *SandboxCreatePaymentRequestParams, body SandboxCreatePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxCreatePaymentRequestResponse, error) {
+	rsp, err := c.SandboxCreatePaymentRequest(ctx, organizationId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxCreatePaymentRequestResponse(rsp)
 }
 
 // SandboxSetOrganizationStatusWithBodyWithResponse Set an organization's status
@@ -70759,6 +73493,1223 @@ func ParseCreatePaymentContactResponse(rsp *http.Response) (*CreatePaymentContac
 	return response, nil
 }
 
+// ParseListPaymentRequestsResponse parses an HTTP response from a ListPaymentRequestsWithResponse call
+func ParseListPaymentRequestsResponse(rsp *http.Response) (*ListPaymentRequestsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPaymentRequestsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PaymentRequestPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidListRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PaymentRequestForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPaymentRequestsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListPaymentRequestsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListPaymentRequestsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPaymentRequestsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListPaymentRequestsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListPaymentRequestsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPaymentRequestsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPaymentRequestsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreatePaymentRequestResponse parses an HTTP response from a CreatePaymentRequestWithResponse call
+func ParseCreatePaymentRequestResponse(rsp *http.Response) (*CreatePaymentRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePaymentRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest PaymentRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PaymentRequestForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreatePaymentRequestResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreatePaymentRequestResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreatePaymentRequestResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreatePaymentRequestResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreatePaymentRequestResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers CreatePaymentRequestResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePaymentRequestResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreatePaymentRequestResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreatePaymentRequestResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreatePaymentRequestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreatePaymentRequestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPaymentRequestResponse parses an HTTP response from a GetPaymentRequestWithResponse call
+func ParseGetPaymentRequestResponse(rsp *http.Response) (*GetPaymentRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPaymentRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PaymentRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PaymentRequestForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPaymentRequestResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetPaymentRequestResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPaymentRequestResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetPaymentRequestResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetPaymentRequestResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPaymentRequestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPaymentRequestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAcceptPaymentRequestResponse parses an HTTP response from a AcceptPaymentRequestWithResponse call
+func ParseAcceptPaymentRequestResponse(rsp *http.Response) (*AcceptPaymentRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AcceptPaymentRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PaymentRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AcceptPaymentRequestResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers AcceptPaymentRequestResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers AcceptPaymentRequestResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers AcceptPaymentRequestResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers AcceptPaymentRequestResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers AcceptPaymentRequestResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers AcceptPaymentRequestResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers AcceptPaymentRequestResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers AcceptPaymentRequestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers AcceptPaymentRequestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelPaymentRequestResponse parses an HTTP response from a CancelPaymentRequestWithResponse call
+func ParseCancelPaymentRequestResponse(rsp *http.Response) (*CancelPaymentRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelPaymentRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PaymentRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PaymentRequestForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelPaymentRequestResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CancelPaymentRequestResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelPaymentRequestResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelPaymentRequestResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelPaymentRequestResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers CancelPaymentRequestResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelPaymentRequestResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CancelPaymentRequestResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelPaymentRequestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelPaymentRequestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeclinePaymentRequestResponse parses an HTTP response from a DeclinePaymentRequestWithResponse call
+func ParseDeclinePaymentRequestResponse(rsp *http.Response) (*DeclinePaymentRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeclinePaymentRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PaymentRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeclinePaymentRequestResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeclinePaymentRequestResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeclinePaymentRequestResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeclinePaymentRequestResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeclinePaymentRequestResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeclinePaymentRequestResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeclinePaymentRequestResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeclinePaymentRequestResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeclinePaymentRequestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeclinePaymentRequestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetPaymentsConfigResponse parses an HTTP response from a GetPaymentsConfigWithResponse call
 func ParseGetPaymentsConfigResponse(rsp *http.Response) (*GetPaymentsConfigResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -76346,6 +80297,161 @@ func ParseSandboxSetOrganizationEntityResponse(rsp *http.Response) (*SandboxSetO
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxSetOrganizationEntityResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxCreatePaymentRequestResponse parses an HTTP response from a SandboxCreatePaymentRequestWithResponse call
+func ParseSandboxCreatePaymentRequestResponse(rsp *http.Response) (*SandboxCreatePaymentRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxCreatePaymentRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest PaymentRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxCreatePaymentRequestResponse201Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers SandboxCreatePaymentRequestResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers SandboxCreatePaymentRequestResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers SandboxCreatePaymentRequestResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 413:
+		var headers SandboxCreatePaymentRequestResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxCreatePaymentRequestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SandboxCreatePaymentRequestResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

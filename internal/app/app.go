@@ -27,6 +27,7 @@ import (
 	"github.com/strongroom/strongroom/internal/flow/binding"
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/flow/confirming"
+	"github.com/strongroom/strongroom/internal/flow/requesting"
 	"github.com/strongroom/strongroom/internal/httpapi"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
@@ -34,6 +35,7 @@ import (
 	"github.com/strongroom/strongroom/internal/mca"
 	"github.com/strongroom/strongroom/internal/onboarding"
 	"github.com/strongroom/strongroom/internal/payment"
+	"github.com/strongroom/strongroom/internal/paymentrequest"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
@@ -158,6 +160,10 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// Paying a bill: a payment that names a bill requests it, and a payment
 	// that ends releases it, in the payment's transaction.
 	billPay := &billpay.Service{DB: d, Payments: payments, Bills: bills}
+	// Payment requests: accepting one makes its payment in the same
+	// transaction; a consumer of payment events keeps their payment_status.
+	requests := &paymentrequest.Service{DB: d}
+	paymentRequests := &requesting.Service{DB: d, Requests: requests, Payments: payments}
 	expenses := &expense.Service{DB: d, Files: files}
 	cards := &card.Service{DB: d, Keys: keys, Issuer: card.UnconfiguredIssuer{}, Rates: sandbox.Rates{}}
 	// An approved card purchase files its cardholder's expense in the same transaction.
@@ -229,6 +235,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		Payments:         payments,
 		Approving:        approvals,
 		BillPay:          billPay,
+		PaymentRequests:  paymentRequests,
 		Cards:            cards,
 		CardSpend:        cardSpend,
 		Files:            files,
@@ -281,10 +288,13 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	newWorkers(d, clk, logger, messages, accounts, payments, bills, webhooks).start(workerCtx, &workers)
+	newWorkers(d, clk, logger, messages, accounts, payments, bills, requests, webhooks).start(workerCtx, &workers)
 	fanOut := webhookFanOut(d, logger, webhooks)
 	workers.Go(func() { fanOut.Run(workerCtx) })
 	workers.Go(func() { realtime.Run(workerCtx) })
+	// Payment requests follow their payments: a durable consumer of payment events.
+	followPayments := event.NewConsumer(d, logger, requesting.ConsumerName, paymentRequests.Follow)
+	workers.Go(func() { followPayments.Run(workerCtx) })
 	workers.Go(func() { sharedLimits.Run(workerCtx, 0, logger) })
 
 	if cfg.DebugAddr != "" {

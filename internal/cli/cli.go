@@ -61,6 +61,9 @@ Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL +
   approvals list|approve ID|reject ID
                               payments waiting for approval; approving asks
                               for your phone (match code)
+  requests list|accept ID|decline ID --reason R
+                              payment requests programs made; accepting pays
+                              in your name and asks for your phone
   keys create|list|rotate ID|revoke ID
                               API keys
   webhooks create --url URL [--event T]|list|get ID|update ID|delete ID|
@@ -160,6 +163,7 @@ var commands = map[string]func(*env, []string) error{
 	"contacts":     cmdContacts,
 	"pay":          cmdPay,
 	"approvals":    cmdApprovals,
+	"requests":     cmdRequests,
 	"keys":         cmdKeys,
 	"webhooks":     cmdWebhooks,
 	"cards":        cmdCards,

@@ -23,6 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/payment"
+	"github.com/strongroom/strongroom/internal/paymentrequest"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/event"
 )
@@ -51,6 +52,7 @@ func (s *server) realtimeRenderers() map[string]realtimeRenderer {
 		bill.EventAppended:        s.renderBillEvent,
 		invoicing.Updated:         byID("invoice_id", s.Invoices.GetByID, newInvoiceRecord),
 		ledger.TransactionCreated: byIDIn("transaction_id", s.Ledger.FeedItem, newTransactionRecord),
+		paymentrequest.Updated:    byID("payment_request_id", s.PaymentRequests.Find, newPaymentRequestRecord),
 	}
 }
 

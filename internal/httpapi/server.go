@@ -20,6 +20,7 @@ import (
 	"github.com/strongroom/strongroom/internal/flow/binding"
 	"github.com/strongroom/strongroom/internal/flow/cardspend"
 	"github.com/strongroom/strongroom/internal/flow/confirming"
+	"github.com/strongroom/strongroom/internal/flow/requesting"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/invoicing"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -125,6 +126,9 @@ type Deps struct {
 	// cancelling, rejecting and settling payments, and a bill's payment
 	// contact.
 	BillPay *billpay.Service
+	// PaymentRequests runs payment requests: making, answering and
+	// accepting them (which makes their payment), and following it.
+	PaymentRequests *requesting.Service
 
 	// The sandbox (test only): nil in live, where its routes and pages do
 	// not exist.

@@ -357,7 +357,7 @@ func debit(ctx context.Context, tx *db.Tx, p stored) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err
 	}
-	return updated(ctx, tx, org, PaymentUpdated, p.ID)
+	return paymentUpdated(ctx, tx, org, p.ID, Approved)
 }
 
 // RejectRequest is the body of rejecting an approval.

@@ -282,7 +282,7 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 	if err != nil {
 		return Record{}, err
 	}
-	if err := updated(ctx, tx, quote.OrganizationID, PaymentUpdated, id); err != nil {
+	if err := paymentUpdated(ctx, tx, quote.OrganizationID, id, AwaitingApproval); err != nil {
 		return Record{}, err
 	}
 	p, err := loadPayment(ctx, tx, id, "")
@@ -366,7 +366,7 @@ func (s *Service) setStatus(ctx context.Context, tx *db.Tx, id uuid.UUID, status
 	if err != nil {
 		return Record{}, err
 	}
-	return p.Record, updated(ctx, tx, p.OrganizationID, PaymentUpdated, id)
+	return p.Record, paymentUpdated(ctx, tx, p.OrganizationID, id, p.Status)
 }
 
 // Event types of the organization's realtime channel (docs/api.md, Realtime): a
@@ -376,6 +376,31 @@ const (
 	PaymentUpdated  = "payment.updated"
 	ApprovalUpdated = "approval.updated"
 )
+
+// paymentUpdated appends PaymentUpdated for payment id of orgID, now in
+// status, in tx. The status it moved to rides along (the channel shows the
+// payment as it is when it delivers the event), so that a flow following
+// payments (docs/api.md, Payment requests) sees every step even when it
+// reads the event after later ones.
+func paymentUpdated(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID, status string) error {
+	_, err := event.Append(ctx, tx, orgID, "payment-"+id.String(), id.String(), PaymentUpdated,
+		map[string]string{"payment_id": id.String(), "status": status})
+	return err
+}
+
+// PaymentChange is what a PaymentUpdated event says: which payment, and
+// the status it moved to (empty in events recorded before it was carried).
+type PaymentChange struct {
+	PaymentID uuid.UUID `json:"payment_id"`
+	Status    string    `json:"status"`
+}
+
+// StatusOf returns the status of payment id as q sees it, for a flow that
+// follows payments; not_found when there is none.
+func StatusOf(ctx context.Context, q db.Reader, id uuid.UUID) (string, error) {
+	p, err := loadPayment(ctx, q, id, "")
+	return p.Status, err
+}
 
 // updated appends typ (PaymentUpdated or ApprovalUpdated) for the payment or
 // approval id of orgID in tx.

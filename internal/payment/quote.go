@@ -155,8 +155,41 @@ func (r PreflightRequest) Validate() error {
 // what leaves the balance (the fee comes on top); on the receive side it is
 // what the contact receives.
 func (s *Service) Preflight(ctx context.Context, a actor.Actor, r PreflightRequest) (Quote, error) {
+	quote, err := s.price(ctx, s.DB.Reader(), a, r)
+	if err != nil {
+		return Quote{}, err
+	}
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Quote, error) { return quote, s.store(ctx, tx, a, &quote) })
+}
+
+// QuoteIn is Preflight in the caller's transaction tx: for a flow that
+// quotes a payment and executes it at once (ExecuteQuote, after LockQuote),
+// so that both commit together or neither does.
+func (s *Service) QuoteIn(ctx context.Context, tx *db.Tx, a actor.Actor, r PreflightRequest) (Quote, error) {
+	if err := r.Validate(); err != nil {
+		return Quote{}, err
+	}
+	quote, err := s.price(ctx, tx, a, r)
+	if err != nil {
+		return Quote{}, err
+	}
+	return quote, s.store(ctx, tx, a, &quote)
+}
+
+// store records quote, living QuoteLifetime from tx's Now, in tx.
+func (s *Service) store(ctx context.Context, tx *db.Tx, a actor.Actor, quote *Quote) error {
+	quote.ExpiresAt = tx.Now().Add(QuoteLifetime)
+	_, err := tx.ExecContext(ctx, `INSERT INTO quotes (id, organization_id, payment_contact_id, rail, source_amount, source_currency,
+		destination_amount, destination_currency, fee_amount, fee_currency, rate, created_by_id, expires_at, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		quote.ID, quote.OrganizationID, quote.ContactID, quote.Rail, quote.Source.Minor, quote.Source.Currency, quote.Destination.Minor,
+		quote.Destination.Currency, quote.Fee.Minor, quote.Fee.Currency, quote.Rate, a.UserID, quote.ExpiresAt, tx.Now())
+	return err
+}
+
+// price authorizes a and prices the payment r asks for, reading in q.
+func (s *Service) price(ctx context.Context, q db.Reader, a actor.Actor, r PreflightRequest) (Quote, error) {
 	orgID := uuid.MustParse(r.OrganizationID)
-	q := s.DB.Reader()
 	// A quote is a record and the first step of moving money: a write.
 	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Member, Write: true}); err != nil {
 		return Quote{}, err
@@ -205,15 +238,7 @@ func (s *Service) Preflight(ctx context.Context, a actor.Actor, r PreflightReque
 	if quote.Fee, err = feeFor(c.Rail, quote.Source); err != nil {
 		return Quote{}, err
 	}
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Quote, error) {
-		quote.ExpiresAt = tx.Now().Add(QuoteLifetime)
-		_, err := tx.ExecContext(ctx, `INSERT INTO quotes (id, organization_id, payment_contact_id, rail, source_amount, source_currency,
-			destination_amount, destination_currency, fee_amount, fee_currency, rate, created_by_id, expires_at, inserted_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-			quote.ID, orgID, c.ID, c.Rail, quote.Source.Minor, quote.Source.Currency, quote.Destination.Minor, quote.Destination.Currency,
-			quote.Fee.Minor, quote.Fee.Currency, rate, a.UserID, quote.ExpiresAt, tx.Now())
-		return quote, err
-	})
+	return quote, nil
 }
 
 func loadQuote(ctx context.Context, q db.Reader, id uuid.UUID, lock string) (Quote, error) {

@@ -42,7 +42,7 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 		if err != nil {
 			return err
 		}
-		return updated(ctx, tx, orgID, PaymentUpdated, p.PaymentID)
+		return paymentUpdated(ctx, tx, orgID, p.PaymentID, Processing)
 	})
 }
 

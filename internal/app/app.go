@@ -254,7 +254,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		RealtimePing:     cfg.RealtimePing,
 	}
 	deps.LocalLimiter = ratelimit.NewMemory(limitClock.Now)
-	webhooks.Render = httpapi.EventRenderer(deps)
+	webhooks.Render, webhooks.Delivers = httpapi.EventRenderer(deps), httpapi.WebhookEventTypes(deps)
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
 		deps.SandboxToken = secrets.sandboxToken

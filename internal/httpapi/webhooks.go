@@ -122,3 +122,10 @@ func (s *server) sandboxPing(r *http.Request, id uuid.UUID) (uuid.UUID, error) {
 	}
 	return s.Webhooks.Ping(r.Context(), id)
 }
+
+// WebhookEventTypes reports which event types reach webhook endpoints: those
+// the events API shows (a type no one is shown is never delivered either).
+func WebhookEventTypes(d Deps) func(typ string) bool {
+	s := &server{Deps: d, logger: d.Logger}
+	return s.carries
+}

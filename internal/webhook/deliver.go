@@ -86,7 +86,7 @@ func (s *Service) lease() time.Duration {
 func (s *Service) FanOut(ctx context.Context, tx *db.Tx, events []event.Event) error {
 	endpoints := map[uuid.UUID][]Endpoint{}
 	for _, e := range events {
-		if e.OrganizationID == uuid.Nil || e.Type == PingType {
+		if e.OrganizationID == uuid.Nil || e.Type == PingType || s.Delivers != nil && !s.Delivers(e.Type) {
 			continue
 		}
 		eps, ok := endpoints[e.OrganizationID]

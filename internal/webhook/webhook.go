@@ -135,6 +135,9 @@ type Service struct {
 	Outbound Outbound
 	// Render renders an event for delivery.
 	Render Renderer
+	// Delivers reports whether events of a type are delivered at all (the
+	// types the events API shows); nil delivers every type.
+	Delivers func(typ string) bool
 	// Lease is how long one attempt may hold its sending slot (default 5
 	// minutes, the job runner's lease).
 	Lease time.Duration

@@ -489,3 +489,18 @@ func TestAccess(t *testing.T) {
 		}
 	})
 }
+
+// Only event types the events API shows are delivered, even to "*".
+func TestOnlyShownTypesAreDelivered(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		e.svc.Delivers = func(typ string) bool { return typ == "payment.updated" }
+		ep, _ := e.create(t, "*")
+		e.emit(t, "payment_contact.created", 2)
+		ids := e.emit(t, "payment.updated", 1)
+		e.run(t)
+		ds := e.deliveries(t, ep)
+		if len(ds) != 1 || ds[0].EventID != ids[0] || ds[0].Status != webhook.Succeeded {
+			t.Errorf("deliveries: %+v", ds)
+		}
+	})
+}

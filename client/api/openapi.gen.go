@@ -326,6 +326,33 @@ func (e BillDocumentType) Valid() bool {
 	}
 }
 
+// Defines values for BillPaymentMeans.
+const (
+	BillPaymentMeansCard           BillPaymentMeans = "card"
+	BillPaymentMeansCreditTransfer BillPaymentMeans = "credit_transfer"
+	BillPaymentMeansDirectDebit    BillPaymentMeans = "direct_debit"
+	BillPaymentMeansLessThannil    BillPaymentMeans = "<nil>"
+	BillPaymentMeansOther          BillPaymentMeans = "other"
+)
+
+// Valid indicates whether the value is a known member of the BillPaymentMeans enum.
+func (e BillPaymentMeans) Valid() bool {
+	switch e {
+	case BillPaymentMeansCard:
+		return true
+	case BillPaymentMeansCreditTransfer:
+		return true
+	case BillPaymentMeansDirectDebit:
+		return true
+	case BillPaymentMeansLessThannil:
+		return true
+	case BillPaymentMeansOther:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BillEventAppendedMessageDataEvent.
 const (
 	BillEventAppendedMessageDataEventExtractionCompleted BillEventAppendedMessageDataEvent = "extraction_completed"
@@ -356,6 +383,96 @@ const (
 func (e BillEventAppendedMessageType) Valid() bool {
 	switch e {
 	case BillEventAppendedMessageTypeBillEventAppended:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BillExtractionFormat.
+const (
+	BillExtractionFormatCii         BillExtractionFormat = "cii"
+	BillExtractionFormatFacturx     BillExtractionFormat = "facturx"
+	BillExtractionFormatLessThannil BillExtractionFormat = "<nil>"
+	BillExtractionFormatPdfText     BillExtractionFormat = "pdf_text"
+	BillExtractionFormatUbl         BillExtractionFormat = "ubl"
+	BillExtractionFormatZugferd1    BillExtractionFormat = "zugferd1"
+)
+
+// Valid indicates whether the value is a known member of the BillExtractionFormat enum.
+func (e BillExtractionFormat) Valid() bool {
+	switch e {
+	case BillExtractionFormatCii:
+		return true
+	case BillExtractionFormatFacturx:
+		return true
+	case BillExtractionFormatLessThannil:
+		return true
+	case BillExtractionFormatPdfText:
+		return true
+	case BillExtractionFormatUbl:
+		return true
+	case BillExtractionFormatZugferd1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BillExtractionFromText.
+const (
+	BillExtractionFromTextAbaCode           BillExtractionFromText = "aba_code"
+	BillExtractionFromTextAccountHolderName BillExtractionFromText = "account_holder_name"
+	BillExtractionFromTextAccountNumber     BillExtractionFromText = "account_number"
+	BillExtractionFromTextAmount            BillExtractionFromText = "amount"
+	BillExtractionFromTextBillNumber        BillExtractionFromText = "bill_number"
+	BillExtractionFromTextCurrency          BillExtractionFromText = "currency"
+	BillExtractionFromTextDocumentType      BillExtractionFromText = "document_type"
+	BillExtractionFromTextDueDate           BillExtractionFromText = "due_date"
+	BillExtractionFromTextIban              BillExtractionFromText = "iban"
+	BillExtractionFromTextIssueDate         BillExtractionFromText = "issue_date"
+	BillExtractionFromTextPaymentMeans      BillExtractionFromText = "payment_means"
+	BillExtractionFromTextPaymentReference  BillExtractionFromText = "payment_reference"
+	BillExtractionFromTextSortCode          BillExtractionFromText = "sort_code"
+	BillExtractionFromTextSupplierName      BillExtractionFromText = "supplier_name"
+	BillExtractionFromTextSupplierTaxId     BillExtractionFromText = "supplier_tax_id"
+	BillExtractionFromTextSwiftCode         BillExtractionFromText = "swift_code"
+)
+
+// Valid indicates whether the value is a known member of the BillExtractionFromText enum.
+func (e BillExtractionFromText) Valid() bool {
+	switch e {
+	case BillExtractionFromTextAbaCode:
+		return true
+	case BillExtractionFromTextAccountHolderName:
+		return true
+	case BillExtractionFromTextAccountNumber:
+		return true
+	case BillExtractionFromTextAmount:
+		return true
+	case BillExtractionFromTextBillNumber:
+		return true
+	case BillExtractionFromTextCurrency:
+		return true
+	case BillExtractionFromTextDocumentType:
+		return true
+	case BillExtractionFromTextDueDate:
+		return true
+	case BillExtractionFromTextIban:
+		return true
+	case BillExtractionFromTextIssueDate:
+		return true
+	case BillExtractionFromTextPaymentMeans:
+		return true
+	case BillExtractionFromTextPaymentReference:
+		return true
+	case BillExtractionFromTextSortCode:
+		return true
+	case BillExtractionFromTextSupplierName:
+		return true
+	case BillExtractionFromTextSupplierTaxId:
+		return true
+	case BillExtractionFromTextSwiftCode:
 		return true
 	default:
 		return false
@@ -1699,17 +1816,14 @@ func (e PaymentRequestForbiddenErrorErrorType) Valid() bool {
 
 // Defines values for PaymentRequestRequesterKind.
 const (
-	PaymentRequestRequesterKindApiKey  PaymentRequestRequesterKind = "api_key"
-	PaymentRequestRequesterKindSandbox PaymentRequestRequesterKind = "sandbox"
-	PaymentRequestRequesterKindUser    PaymentRequestRequesterKind = "user"
+	PaymentRequestRequesterKindApiKey PaymentRequestRequesterKind = "api_key"
+	PaymentRequestRequesterKindUser   PaymentRequestRequesterKind = "user"
 )
 
 // Valid indicates whether the value is a known member of the PaymentRequestRequesterKind enum.
 func (e PaymentRequestRequesterKind) Valid() bool {
 	switch e {
 	case PaymentRequestRequesterKindApiKey:
-		return true
-	case PaymentRequestRequesterKindSandbox:
 		return true
 	case PaymentRequestRequesterKindUser:
 		return true
@@ -2885,7 +2999,9 @@ type Bill struct {
 	Currency *string `json:"currency"`
 
 	// DocumentType `invoice`, or `credit_note` when extraction read a credit note: a UBL `CreditNote`,
-	// a CII or Factur-X type code 381, or a negative amount due. A credit note keeps its
+	// a credit-note type code (UNTDID 1001: 381, and 81, 83, 261, 262, 296, 308, 396, 420,
+	// 458, 532) in UBL, CII, Factur-X or ZUGFeRD 1.0, a negative amount due, or a page
+	// titled as a credit note. A credit note keeps its
 	// `amount` as a positive string (what the supplier owes back) and is never payable:
 	// executing a payment with its `bill_id` answers `422 bill_not_payable`. Set by
 	// extraction; `invoice` until then.
@@ -2893,6 +3009,9 @@ type Bill struct {
 
 	// DueDate The date payment is due.
 	DueDate *openapi_types.Date `json:"due_date"`
+
+	// Extraction How the bill's file was read.
+	Extraction BillExtraction `json:"extraction"`
 
 	// ExtractionFailedAt When automatic extraction gave up (an image, a PDF without a text layer); the
 	// fields are then the user's to fill and the bill is otherwise a normal one (status
@@ -2918,6 +3037,15 @@ type Bill struct {
 	// PaymentContactId The payment contact the bill is paid to (set by createBillPaymentContact or updateBill); a payment for the bill must pay this contact.
 	PaymentContactId *openapi_types.UUID `json:"payment_contact_id"`
 
+	// PaymentMeans How the document says it is paid, from its UNTDID 4461 payment means codes (30, 31,
+	// 42, 58 `credit_transfer`; 49, 59 `direct_debit`; 48, 54, 55 `card`; any other code
+	// `other`) or, without them, from the page's wording ("wird per SEPA-Lastschrift
+	// eingezogen", "bank transfer", "prélèvement", …); null when it does not say. On a
+	// `direct_debit` bill the supplier collects the amount: extraction fills no payee bank
+	// field (an account printed on it is the buyer's mandate); a person may still fill them
+	// and pay by transfer. Set by extraction.
+	PaymentMeans *BillPaymentMeans `json:"payment_means"`
+
 	// PaymentReference The reference the supplier asks to quote with the payment.
 	PaymentReference *string `json:"payment_reference"`
 	SortCode         *string `json:"sort_code"`
@@ -2941,11 +3069,22 @@ type Bill struct {
 }
 
 // BillDocumentType `invoice`, or `credit_note` when extraction read a credit note: a UBL `CreditNote`,
-// a CII or Factur-X type code 381, or a negative amount due. A credit note keeps its
+// a credit-note type code (UNTDID 1001: 381, and 81, 83, 261, 262, 296, 308, 396, 420,
+// 458, 532) in UBL, CII, Factur-X or ZUGFeRD 1.0, a negative amount due, or a page
+// titled as a credit note. A credit note keeps its
 // `amount` as a positive string (what the supplier owes back) and is never payable:
 // executing a payment with its `bill_id` answers `422 bill_not_payable`. Set by
 // extraction; `invoice` until then.
 type BillDocumentType string
+
+// BillPaymentMeans How the document says it is paid, from its UNTDID 4461 payment means codes (30, 31,
+// 42, 58 `credit_transfer`; 49, 59 `direct_debit`; 48, 54, 55 `card`; any other code
+// `other`) or, without them, from the page's wording ("wird per SEPA-Lastschrift
+// eingezogen", "bank transfer", "prélèvement", …); null when it does not say. On a
+// `direct_debit` bill the supplier collects the amount: extraction fills no payee bank
+// field (an account printed on it is the buyer's mandate); a person may still fill them
+// and pay by transfer. Set by extraction.
+type BillPaymentMeans string
 
 // BillEventAppendedMessage A bill's extraction started, completed or gave up. `data.bill` is the bill as
 // of delivery.
@@ -2972,6 +3111,29 @@ type BillEventAppendedMessageDataEvent string
 
 // BillEventAppendedMessageType defines model for BillEventAppendedMessage.Type.
 type BillEventAppendedMessageType string
+
+// BillExtraction How the bill's file was read.
+type BillExtraction struct {
+	// Format `ubl` (UBL 2.1 Invoice or CreditNote XML), `cii` (UN/CEFACT CrossIndustryInvoice
+	// XML), `facturx` (a PDF carrying a Factur-X, ZUGFeRD 2 or XRechnung CII attachment),
+	// `zugferd1` (a ZUGFeRD 1.0 PDF or its XML), `pdf_text` (a PDF read from its text by
+	// layout rules); null while extracting and when nothing could be read.
+	Format *BillExtractionFormat `json:"format"`
+
+	// FromText The bill's fields (by their names in this record) that text rules filled: from a
+	// `pdf_text` document, or completing a structured one from its page. They are the
+	// ones a person should check before paying. A field a person changes leaves the list.
+	FromText []BillExtractionFromText `json:"from_text"`
+}
+
+// BillExtractionFormat `ubl` (UBL 2.1 Invoice or CreditNote XML), `cii` (UN/CEFACT CrossIndustryInvoice
+// XML), `facturx` (a PDF carrying a Factur-X, ZUGFeRD 2 or XRechnung CII attachment),
+// `zugferd1` (a ZUGFeRD 1.0 PDF or its XML), `pdf_text` (a PDF read from its text by
+// layout rules); null while extracting and when nothing could be read.
+type BillExtractionFormat string
+
+// BillExtractionFromText defines model for BillExtraction.FromText.
+type BillExtractionFromText string
 
 // BillFileNotStoredError The error envelope of `file_not_stored`.
 type BillFileNotStoredError struct {
@@ -8858,40 +9020,6 @@ func (t *RealtimeMessage) MergeInvoiceUpdatedMessage(v InvoiceUpdatedMessage) er
 	return err
 }
 
-// AsTransactionCreatedMessage returns the union data inside the RealtimeMessage as a TransactionCreatedMessage
-func (t RealtimeMessage) AsTransactionCreatedMessage() (TransactionCreatedMessage, error) {
-	var body TransactionCreatedMessage
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromTransactionCreatedMessage overwrites any union data inside the RealtimeMessage as the provided TransactionCreatedMessage
-func (t *RealtimeMessage) FromTransactionCreatedMessage(v TransactionCreatedMessage) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	b, err = runtime.JSONMerge(b, []byte(`{"type":"transaction.created"}`))
-	t.union = b
-	return err
-}
-
-// MergeTransactionCreatedMessage performs a merge with any union data inside the RealtimeMessage, using the provided TransactionCreatedMessage
-func (t *RealtimeMessage) MergeTransactionCreatedMessage(v TransactionCreatedMessage) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	b, err = runtime.JSONMerge(b, []byte(`{"type":"transaction.created"}`))
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
 // AsPaymentRequestUpdatedMessage returns the union data inside the RealtimeMessage as a PaymentRequestUpdatedMessage
 func (t RealtimeMessage) AsPaymentRequestUpdatedMessage() (PaymentRequestUpdatedMessage, error) {
 	var body PaymentRequestUpdatedMessage
@@ -8917,6 +9045,40 @@ func (t *RealtimeMessage) MergePaymentRequestUpdatedMessage(v PaymentRequestUpda
 		return err
 	}
 	b, err = runtime.JSONMerge(b, []byte(`{"type":"payment_request.updated"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransactionCreatedMessage returns the union data inside the RealtimeMessage as a TransactionCreatedMessage
+func (t RealtimeMessage) AsTransactionCreatedMessage() (TransactionCreatedMessage, error) {
+	var body TransactionCreatedMessage
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransactionCreatedMessage overwrites any union data inside the RealtimeMessage as the provided TransactionCreatedMessage
+func (t *RealtimeMessage) FromTransactionCreatedMessage(v TransactionCreatedMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transaction.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeTransactionCreatedMessage performs a merge with any union data inside the RealtimeMessage, using the provided TransactionCreatedMessage
+func (t *RealtimeMessage) MergeTransactionCreatedMessage(v TransactionCreatedMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transaction.created"}`))
 	if err != nil {
 		return err
 	}
@@ -12981,7 +13143,7 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -12995,7 +13157,7 @@ type ClientInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -19314,7 +19476,7 @@ func (c *RawClient) SandboxSetOrganizationEntity(ctx context.Context, organizati
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -19338,7 +19500,7 @@ func (c *RawClient) SandboxCreatePaymentRequestWithBody(ctx context.Context, org
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -33477,7 +33639,7 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -33491,7 +33653,7 @@ type ClientWithResponsesInterface interface {
 	// Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 	//
 	// Makes a payment request as createPaymentRequest does (the same body and checks), as a
-	// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+	// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 	// Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 	// contact is not the organization's.
 	//
@@ -54882,7 +55044,7 @@ func (c *ClientWithResponses) SandboxSetOrganizationEntityWithResponse(ctx conte
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //
@@ -54902,7 +55064,7 @@ func (c *ClientWithResponses) SandboxCreatePaymentRequestWithBodyWithResponse(ct
 // Sandbox only (environment `test`, sandbox token; otherwise `404 not_found`).
 //
 // Makes a payment request as createPaymentRequest does (the same body and checks), as a
-// program would, without an API key: `requested_by` is `{kind: sandbox, id: null, name:
+// program would, without an API key: `requested_by` is `{kind: api_key, id: null, name:
 // Sandbox}`, so nobody can cancel it (a person declines it). `404 not_found` when the
 // contact is not the organization's.
 //

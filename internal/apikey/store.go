@@ -137,14 +137,14 @@ func touch(ctx context.Context, tx *db.Tx, id uuid.UUID) error {
 	return err
 }
 
-// readLive reads the key with id, in any organization.
-func readLive(ctx context.Context, q db.Reader, id uuid.UUID) (Key, error) {
-	return scanKey(q.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
-}
-
 // NameOf returns the name of key id of orgID (not_found otherwise), for a
 // record that names the program that made it.
 func NameOf(ctx context.Context, q db.Reader, orgID, id uuid.UUID) (string, error) {
 	k, err := loadKey(ctx, q, orgID, id)
 	return k.Name, err
+}
+
+// readLive reads the key with id, in any organization.
+func readLive(ctx context.Context, q db.Reader, id uuid.UUID) (Key, error) {
+	return scanKey(q.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
 }

@@ -47,6 +47,28 @@ const (
 	CreditNote DocumentType = "credit_note"
 )
 
+// PaymentMeans is how a bill's document says it is paid.
+type PaymentMeans string
+
+// The payment means a document can state (UNTDID 4461 codes or the page's
+// wording). On a direct debit the supplier collects the amount, so
+// extraction takes no payee bank details from it.
+const (
+	CreditTransfer PaymentMeans = "credit_transfer"
+	DirectDebit    PaymentMeans = "direct_debit"
+	Card           PaymentMeans = "card"
+	OtherMeans     PaymentMeans = "other"
+)
+
+// Extraction is how a bill's file was read: Format is the structured format
+// (ubl, cii, facturx, zugferd1) or pdf_text, nil before or without a
+// reading; FromText names the bill's fields that text rules filled, which
+// a person should check. A field a person changes leaves FromText.
+type Extraction struct {
+	Format   *string
+	FromText []string
+}
+
 // Bill is one supplier invoice of an organization.
 type Bill struct {
 	ID             uuid.UUID
@@ -56,6 +78,9 @@ type Bill struct {
 	Status         Status
 	// DocumentType is set by extraction: a credit note is never payable.
 	DocumentType DocumentType
+	// PaymentMeans is set by extraction; nil when the document does not say.
+	PaymentMeans *PaymentMeans
+	Extraction   Extraction
 	// Amount is the total payable; nil until known. Currency may be known
 	// without it.
 	Amount           *money.Amount

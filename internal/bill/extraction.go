@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -109,7 +110,7 @@ func (s *Service) finishExtraction(ctx context.Context, id uuid.UUID, res extrac
 			now := tx.Now().UTC()
 			b.ExtractionFailedAt = &now
 		} else {
-			fill(&b, res.Fields)
+			fill(&b, res)
 		}
 		b.Status, b.UpdatedAt = Extracted, tx.Now().UTC()
 		if err := saveFields(ctx, tx, b); err != nil {
@@ -121,8 +122,11 @@ func (s *Service) finishExtraction(ctx context.Context, id uuid.UUID, res extrac
 
 // fill sets the fields of b still empty from what was read, each only when
 // it passes the checks a person's edit would (a value that does not is
-// left for the person).
-func fill(b *Bill, x extract.Fields) {
+// left for the person), and records how the file was read: its format and
+// which of the fields it filled came from text rules.
+func fill(b *Bill, res extract.Result) {
+	x := res.Fields
+	before := *b
 	text := func(dst **string, v string) {
 		if *dst != nil {
 			return
@@ -177,6 +181,67 @@ func fill(b *Bill, x extract.Fields) {
 	keep(&b.Bank.SortCode, bank.SortCode, "sort_code")
 	keep(&b.Bank.ABACode, bank.ABACode, "aba_code")
 	keep(&b.Bank.AccountHolderName, bank.AccountHolderName, "account_holder_name")
+	if m := PaymentMeans(x.PaymentMeans); slices.Contains([]PaymentMeans{CreditTransfer, DirectDebit, Card, OtherMeans}, m) {
+		b.PaymentMeans = &m
+	}
+	if res.Format != "" {
+		format := res.Format
+		b.Extraction.Format = &format
+	}
+	b.Extraction.FromText = filledFromText(before, *b, res.FromText)
+}
+
+// billFieldOf maps the extract package's field names to the bill's.
+var billFieldOf = map[string]string{
+	"invoice_number": "bill_number", "issue_date": "issue_date", "due_date": "due_date", "currency": "currency",
+	"supplier_name": "supplier_name", "supplier_tax_id": "supplier_tax_id", "iban": "iban", "bic": "swift_code",
+	"account_number": "account_number", "sort_code": "sort_code", "aba_code": "aba_code",
+	"account_holder_name": "account_holder_name", "amount_due": "amount",
+	"remittance_reference": "payment_reference", "payment_means": "payment_means", "credit_note": "document_type",
+}
+
+// filledFromText names, as the bill's fields, those of fromText (the
+// extract package's names) that the reading filled on the bill: a field a
+// person had filled meanwhile, or one whose value was refused, is not
+// listed.
+func filledFromText(before, after Bill, fromText []string) []string {
+	set := func(b Bill, name string) bool {
+		switch name {
+		case "amount":
+			return b.Amount != nil
+		case "payment_means":
+			return b.PaymentMeans != nil
+		case "document_type":
+			return b.DocumentType == CreditNote
+		}
+		p := b.textField(name)
+		return p != nil && *p != nil
+	}
+	var out []string
+	for _, n := range fromText {
+		name, ok := billFieldOf[n]
+		if !ok || !set(after, name) {
+			continue
+		}
+		if name != "document_type" && name != "payment_means" && set(before, name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// textField is the text field of b named as in the API, nil for another
+// name.
+func (b *Bill) textField(name string) **string {
+	k := &b.Bank
+	return map[string]**string{
+		"bill_number": &b.BillNumber, "issue_date": &b.IssueDate, "due_date": &b.DueDate, "currency": &b.Currency,
+		"supplier_name": &b.SupplierName, "supplier_tax_id": &b.SupplierTaxID, "payment_reference": &b.PaymentReference,
+		"iban": &k.IBAN, "swift_code": &k.SwiftCode, "account_number": &k.AccountNumber, "sort_code": &k.SortCode,
+		"aba_code": &k.ABACode, "account_holder_name": &k.AccountHolderName,
+	}[name]
 }
 
 // documentOf is what the document read is, and its amount due as a

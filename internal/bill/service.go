@@ -3,6 +3,7 @@ package bill
 import (
 	"context"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -243,6 +244,7 @@ func (r PatchRequest) apply(b *Bill) error {
 			*f.dst = f.o.Value
 		}
 	}
+	b.Extraction.FromText = slices.DeleteFunc(b.Extraction.FromText, func(name string) bool { return r.sets(name) })
 	if r.PaymentContactID.Set {
 		b.PaymentContactID = nil
 		if v := r.PaymentContactID.Value; v != nil {
@@ -276,6 +278,41 @@ func (r PatchRequest) apply(b *Bill) error {
 	}
 	b.Amount = &v
 	return nil
+}
+
+// sets reports whether r sends the bill field name (as the API names it).
+func (r PatchRequest) sets(name string) bool {
+	switch name {
+	case "amount":
+		return r.Amount.Set
+	case "currency":
+		return r.Currency.Set
+	case "bill_number":
+		return r.BillNumber.Set
+	case "issue_date":
+		return r.IssueDate.Set
+	case "due_date":
+		return r.DueDate.Set
+	case "supplier_name":
+		return r.SupplierName.Set
+	case "supplier_tax_id":
+		return r.SupplierTaxID.Set
+	case "payment_reference":
+		return r.PaymentReference.Set
+	case "iban":
+		return r.IBAN.Set
+	case "swift_code":
+		return r.SwiftCode.Set
+	case "account_number":
+		return r.AccountNumber.Set
+	case "sort_code":
+		return r.SortCode.Set
+	case "aba_code":
+		return r.ABACode.Set
+	case "account_holder_name":
+		return r.AccountHolderName.Set
+	}
+	return false
 }
 
 // Cancel ends a bill that will not be paid: from extracting or extracted.

@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,7 +25,8 @@ var errNotFound = apierr.NotFoundf("Bill")
 // order of (*Bill).fields.
 var fillable = []string{"amount_minor", "currency", "bill_number", "issue_date", "due_date", "supplier_name", "supplier_tax_id",
 	"payment_reference", "payment_contact_id", "account_holder_name", "account_number", "iban", "swift_code", "aba_code", "bank_code",
-	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code", "document_type"}
+	"bank_name", "bank_country_alpha2", "branch_code", "bsb_code", "cnaps", "ifsc_code", "sort_code", "document_type",
+	"payment_means", "extraction_format", "extraction_from_text"}
 
 var (
 	fieldColumns = strings.Join(fillable, ", ")
@@ -44,7 +48,43 @@ func (b *Bill) fields(minor **int64) []any {
 	k := &b.Bank
 	return []any{minor, &b.Currency, &b.BillNumber, &b.IssueDate, &b.DueDate, &b.SupplierName, &b.SupplierTaxID, &b.PaymentReference,
 		&b.PaymentContactID, &k.AccountHolderName, &k.AccountNumber, &k.IBAN, &k.SwiftCode, &k.ABACode, &k.BankCode, &k.BankName,
-		&k.BankCountryAlpha2, &k.BranchCode, &k.BSBCode, &k.CNAPS, &k.IFSCCode, &k.SortCode, &b.DocumentType}
+		&k.BankCountryAlpha2, &k.BranchCode, &k.BSBCode, &k.CNAPS, &k.IFSCCode, &k.SortCode, &b.DocumentType,
+		&b.PaymentMeans, &b.Extraction.Format, (*fieldList)(&b.Extraction.FromText)}
+}
+
+// fieldList is a list of field names stored as a JSON array in a TEXT
+// column.
+type fieldList []string
+
+// Scan reads the JSON array.
+func (l *fieldList) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	case nil:
+		*l = nil
+		return nil
+	default:
+		return fmt.Errorf("bill: field list of type %T", src)
+	}
+	var out []string
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Errorf("bill: field list: %w", err)
+	}
+	*l = out
+	return nil
+}
+
+// Value writes the JSON array ("[]" when empty).
+func (l fieldList) Value() (driver.Value, error) {
+	if len(l) == 0 {
+		return "[]", nil
+	}
+	b, err := json.Marshal([]string(l))
+	return string(b), err
 }
 
 func scanBill(row db.Scanner) (Bill, error) {
@@ -79,7 +119,8 @@ func (b Bill) values() []any {
 	k := b.Bank
 	return []any{minor, b.Currency, b.BillNumber, b.IssueDate, b.DueDate, b.SupplierName, b.SupplierTaxID, b.PaymentReference,
 		b.PaymentContactID, k.AccountHolderName, k.AccountNumber, k.IBAN, k.SwiftCode, k.ABACode, k.BankCode, k.BankName,
-		k.BankCountryAlpha2, k.BranchCode, k.BSBCode, k.CNAPS, k.IFSCCode, k.SortCode, cmp.Or(b.DocumentType, Invoice)}
+		k.BankCountryAlpha2, k.BranchCode, k.BSBCode, k.CNAPS, k.IFSCCode, k.SortCode, cmp.Or(b.DocumentType, Invoice),
+		b.PaymentMeans, b.Extraction.Format, fieldList(b.Extraction.FromText)}
 }
 
 func insertBill(ctx context.Context, q db.Querier, b Bill) error {

@@ -22,6 +22,8 @@ type corpusSample struct {
 	unreadable bool
 	want       map[string]string // bill field → value
 	creditNote bool              // read as a credit note
+	means      string            // payment_means, "" for null
+	format     string            // extraction.format
 }
 
 // billFieldOf names the bill field each extracted field fills.
@@ -58,10 +60,14 @@ func loadCorpus(t *testing.T) []corpusSample {
 		if name == "" {
 			t.Fatalf("%s has no sample beside it", p)
 		}
-		s := corpusSample{name: name, unreadable: golden.Unreadable, want: map[string]string{}}
+		s := corpusSample{name: name, unreadable: golden.Unreadable, want: map[string]string{}, format: golden.Format}
 		for k, v := range golden.Fields {
 			if k == "credit_note" {
 				s.creditNote = v.(bool) // the bill's document_type
+				continue
+			}
+			if k == "payment_means" {
+				s.means = v.(string)
 				continue
 			}
 			field, ok := billFieldOf[k]
@@ -130,6 +136,12 @@ func TestBillExtractionReadsTheCorpus(t *testing.T) {
 			}
 			if want := map[bool]api.BillDocumentType{false: "invoice", true: "credit_note"}[x.sample.creditNote]; b.DocumentType != want {
 				t.Errorf("document_type = %q, want %q", b.DocumentType, want)
+			}
+			if got := b.PaymentMeans; x.sample.means == "" && got != nil || x.sample.means != "" && (got == nil || string(*got) != x.sample.means) {
+				t.Errorf("payment_means = %v, want %q", got, x.sample.means)
+			}
+			if got := b.Extraction.Format; got == nil || string(*got) != x.sample.format {
+				t.Errorf("extraction.format = %v, want %q", got, x.sample.format)
 			}
 			for k, want := range x.sample.want {
 				if got[k] != want {

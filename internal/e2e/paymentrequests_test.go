@@ -220,7 +220,7 @@ func TestPaymentRequestExpiresAfterThirtyDays(t *testing.T) {
 	var pr api.PaymentRequest
 	s.Post(t, "/api/v1/sandbox/organizations/"+o.org+"/payment-requests", sbx, requestBody(t, o.contact, "10.00", "")).
 		ExpectStatus(t, http.StatusCreated).Decode(t, &pr)
-	if pr.RequestedBy.Kind != api.PaymentRequestRequesterKindSandbox || pr.RequestedBy.Id != nil || pr.Status != api.PaymentRequestStatusPending {
+	if pr.RequestedBy.Kind != api.PaymentRequestRequesterKindApiKey || pr.RequestedBy.Id != nil || pr.Status != api.PaymentRequestStatusPending {
 		t.Fatalf("sandbox request %+v", pr)
 	}
 	id := pr.Id.String()

@@ -22,27 +22,36 @@ import (
 )
 
 type billRecord struct {
-	ID               uuid.UUID  `json:"id"`
-	OrganizationID   uuid.UUID  `json:"organization_id"`
-	CreatedByID      uuid.UUID  `json:"created_by_id"`
-	FileID           *uuid.UUID `json:"file_id"`
-	Status           string     `json:"status"`
-	DocumentType     string     `json:"document_type"`
-	Amount           *string    `json:"amount"`
-	Currency         *string    `json:"currency"`
-	BillNumber       *string    `json:"bill_number"`
-	IssueDate        *string    `json:"issue_date"`
-	DueDate          *string    `json:"due_date"`
-	SupplierName     *string    `json:"supplier_name"`
-	SupplierTaxID    *string    `json:"supplier_tax_id"`
-	PaymentReference *string    `json:"payment_reference"`
-	PaymentContactID *uuid.UUID `json:"payment_contact_id"`
+	ID               uuid.UUID      `json:"id"`
+	OrganizationID   uuid.UUID      `json:"organization_id"`
+	CreatedByID      uuid.UUID      `json:"created_by_id"`
+	FileID           *uuid.UUID     `json:"file_id"`
+	Status           string         `json:"status"`
+	DocumentType     string         `json:"document_type"`
+	PaymentMeans     *string        `json:"payment_means"`
+	Extraction       billExtraction `json:"extraction"`
+	Amount           *string        `json:"amount"`
+	Currency         *string        `json:"currency"`
+	BillNumber       *string        `json:"bill_number"`
+	IssueDate        *string        `json:"issue_date"`
+	DueDate          *string        `json:"due_date"`
+	SupplierName     *string        `json:"supplier_name"`
+	SupplierTaxID    *string        `json:"supplier_tax_id"`
+	PaymentReference *string        `json:"payment_reference"`
+	PaymentContactID *uuid.UUID     `json:"payment_contact_id"`
 	bankdetails.Account
 	ApprovalRequestID  *uuid.UUID `json:"approval_request_id"`
 	FiatOutgoingID     *uuid.UUID `json:"fiat_outgoing_id"`
 	ExtractionFailedAt *time.Time `json:"extraction_failed_at"`
 	InsertedAt         time.Time  `json:"inserted_at"`
 	UpdatedAt          time.Time  `json:"updated_at"`
+}
+
+// billExtraction is how the bill's file was read: the structured format or
+// pdf_text, and the fields text rules filled, for a person to check.
+type billExtraction struct {
+	Format   *string  `json:"format"`
+	FromText []string `json:"from_text"`
 }
 
 func newBillRecord(b bill.Bill) billRecord {
@@ -54,6 +63,14 @@ func newBillRecord(b bill.Bill) billRecord {
 	if b.Amount != nil {
 		s := b.Amount.String()
 		out.Amount = &s
+	}
+	if b.PaymentMeans != nil {
+		m := string(*b.PaymentMeans)
+		out.PaymentMeans = &m
+	}
+	out.Extraction = billExtraction{Format: b.Extraction.Format, FromText: b.Extraction.FromText}
+	if out.Extraction.FromText == nil {
+		out.Extraction.FromText = []string{}
 	}
 	return out
 }

@@ -49,9 +49,8 @@ var Statuses = []string{Pending, Accepted, Declined, Cancelled, Expired}
 
 // Kinds of requester.
 const (
-	ByAPIKey  = "api_key"
-	ByUser    = "user"
-	BySandbox = "sandbox"
+	ByAPIKey = "api_key"
+	ByUser   = "user"
 )
 
 // Lifetime is how long a request waits for an answer before it expires.
@@ -68,8 +67,8 @@ const (
 // webhooks render the request as its GET does).
 const Updated = "payment_request.updated"
 
-// Requester is who made a request: an API key, a person, or the sandbox
-// (playing a program, with no id); Name is theirs as it was then.
+// Requester is who made a request: an API key (with no id when the sandbox
+// plays a program) or a person; Name is theirs as it was then.
 type Requester struct {
 	Kind string     `json:"kind"`
 	ID   *uuid.UUID `json:"id"`

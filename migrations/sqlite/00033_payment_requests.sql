@@ -15,9 +15,9 @@ CREATE TABLE payment_requests (
     reason             TEXT,
     note               TEXT,
     external_id        TEXT,
-    -- who asked: an API key, a person, or the sandbox (no id); the name as it was then
+    -- who asked: an API key (no id when the sandbox plays a program), or a person; the name as it was then
     requested_by_kind  TEXT NOT NULL CONSTRAINT payment_requests_requested_by_kind_check CHECK (requested_by_kind IN
-                       ('api_key', 'user', 'sandbox')),
+                       ('api_key', 'user')),
     requested_by_id    TEXT,
     requested_by_name  TEXT NOT NULL,
     payment_id         TEXT REFERENCES payments (id),

@@ -10,30 +10,67 @@ const (
 	nsUDT = "urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100"
 )
 
-func rsm(local string) name { return name{nsRSM, local} }
-func ram(local string) name { return name{nsRAM, local} }
-func udt(local string) name { return name{nsUDT, local} }
+// ZUGFeRD 1.0 (2014) namespaces: its root CrossIndustryDocument and the
+// UN/CEFACT D13B-era library versions 12 and 15 it builds on.
+const (
+	nsZF1    = "urn:ferd:CrossIndustryDocument:invoice:1p0"
+	nsZF1RAM = "urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:12"
+	nsZF1UDT = "urn:un:unece:uncefact:data:standard:UnqualifiedDataType:15"
+)
 
-// readCII maps a CrossIndustryInvoice. Every Factur-X profile uses the same
-// paths; MINIMUM simply lacks the payment means, so the bank fields stay empty.
-func readCII(root *node) Result {
+// ciiDialect names the elements that differ between the CII D16B binding
+// (Factur-X, ZUGFeRD 2.x, XRechnung CII) and ZUGFeRD 1.0. The two share
+// their structure and the names of everything below these elements.
+type ciiDialect struct {
+	format                string
+	rsm, ram, udt         string // namespaces
+	context, document     string // rsm: children of the root
+	transaction           string
+	agreement, settlement string // ram: children of the transaction
+	summation             string // ram: child of the settlement
+}
+
+var (
+	ciiD16B = ciiDialect{
+		format: FormatCII, rsm: nsRSM, ram: nsRAM, udt: nsUDT,
+		context: "ExchangedDocumentContext", document: "ExchangedDocument",
+		transaction: "SupplyChainTradeTransaction",
+		agreement:   "ApplicableHeaderTradeAgreement", settlement: "ApplicableHeaderTradeSettlement",
+		summation: "SpecifiedTradeSettlementHeaderMonetarySummation",
+	}
+	zugferd1 = ciiDialect{
+		format: FormatZUGFeRD1, rsm: nsZF1, ram: nsZF1RAM, udt: nsZF1UDT,
+		context: "SpecifiedExchangedDocumentContext", document: "HeaderExchangedDocument",
+		transaction: "SpecifiedSupplyChainTradeTransaction",
+		agreement:   "ApplicableSupplyChainTradeAgreement", settlement: "ApplicableSupplyChainTradeSettlement",
+		summation: "SpecifiedTradeSettlementMonetarySummation",
+	}
+)
+
+// readCII maps a CrossIndustryInvoice, or a ZUGFeRD 1.0
+// CrossIndustryDocument (dialect d). Every Factur-X profile uses the same
+// paths; MINIMUM simply lacks the payment means, so the bank fields stay
+// empty.
+func readCII(root *node, d ciiDialect) Result {
 	var (
 		f Fields
 		w warnings
 	)
-	doc := root.child(rsm("ExchangedDocument"))
+	rsm := func(local string) name { return name{d.rsm, local} }
+	ram := func(local string) name { return name{d.ram, local} }
+	doc := root.child(rsm(d.document))
 	f.InvoiceNumber = clean(doc.child(ram("ID")).value())
 	if creditNoteTypes[doc.child(ram("TypeCode")).value()] {
 		f.CreditNote = true
 	}
-	f.IssueDate = ciiDate(doc.child(ram("IssueDateTime")), "issue date", &w)
+	f.IssueDate = ciiDate(doc.child(ram("IssueDateTime")), d.udt, "issue date", &w)
 
-	tx := root.child(rsm("SupplyChainTradeTransaction"))
-	agreement := tx.child(ram("ApplicableHeaderTradeAgreement"))
-	settlement := tx.child(ram("ApplicableHeaderTradeSettlement"))
+	tx := root.child(rsm(d.transaction))
+	agreement := tx.child(ram(d.agreement))
+	settlement := tx.child(ram(d.settlement))
 
 	seller := agreement.child(ram("SellerTradeParty"))
-	f.SupplierName = clean(seller.child(ram("Name")).value())
+	f.SupplierName = partyName(seller.child(ram("Name")).value())
 	var otherTaxID string
 	for _, reg := range seller.all(ram("SpecifiedTaxRegistration")) {
 		id := reg.child(ram("ID"))
@@ -56,36 +93,53 @@ func readCII(root *node) Result {
 	}
 
 	setCurrency(settlement.child(ram("InvoiceCurrencyCode")).value(), &f, &w)
+	// BT-83 is the settlement's PaymentReference alone: the buyer reference
+	// (BT-10) and the order or customer references are not what the
+	// supplier matches the payment with.
 	f.RemittanceReference = clean(settlement.child(ram("PaymentReference")).value())
 
-	var accts []account
+	// Only the payee's account (PayeePartyCreditorFinancialAccount) is read;
+	// a direct debit's PayerPartyDebtorFinancialAccount is the buyer's.
+	var (
+		accts []account
+		codes []string
+		payee []bool
+	)
 	for _, pm := range settlement.all(ram("SpecifiedTradeSettlementPaymentMeans")) {
 		fa := pm.child(ram("PayeePartyCreditorFinancialAccount"))
+		code := pm.child(ram("TypeCode")).value()
+		codes = append(codes, code)
 		id, isIBAN := fa.child(ram("IBANID")).value(), true
+		proprietary := fa.child(ram("ProprietaryID")).value()
 		if id == "" {
-			id, isIBAN = fa.child(ram("ProprietaryID")).value(), false
+			id, isIBAN, proprietary = proprietary, false, ""
 		}
 		accts = append(accts, account{
-			id:     id,
-			branch: pm.path(ram("PayeeSpecifiedCreditorFinancialInstitution"), ram("BICID")).value(),
-			holder: fa.child(ram("AccountName")).value(),
-			credit: creditTransferCodes[pm.child(ram("TypeCode")).value()],
-			ibanID: isIBAN && id != "",
+			id:          id,
+			proprietary: proprietary,
+			branch:      pm.path(ram("PayeeSpecifiedCreditorFinancialInstitution"), ram("BICID")).value(),
+			holder:      fa.child(ram("AccountName")).value(),
+			credit:      creditTransferCodes[code],
+			ibanID:      isIBAN && id != "",
 		})
 	}
+	for _, a := range accts {
+		payee = append(payee, compact(a.id) != "")
+	}
+	f.PaymentMeans = meansOf(codes, payee)
 	if a, ok := pickAccount(accts, &w); ok {
 		accountFields(a, &f, &w)
 	}
 
 	// BT-9: the first payment terms that carry a due date.
 	for _, terms := range settlement.all(ram("SpecifiedTradePaymentTerms")) {
-		if d := ciiDate(terms.child(ram("DueDateDateTime")), "due date", &w); !d.IsZero() {
-			f.DueDate = d
+		if due := ciiDate(terms.child(ram("DueDateDateTime")), d.udt, "due date", &w); !due.IsZero() {
+			f.DueDate = due
 			break
 		}
 	}
 
-	sum := settlement.child(ram("SpecifiedTradeSettlementHeaderMonetarySummation"))
+	sum := settlement.child(ram(d.summation))
 	due := sum.child(ram("DuePayableAmount"))
 	if due == nil {
 		if due = sum.child(ram("GrandTotalAmount")); due != nil {
@@ -99,15 +153,15 @@ func readCII(root *node) Result {
 		setAmount(due.value(), f.Currency, &f, &w)
 	}
 
-	profile := clean(root.path(rsm("ExchangedDocumentContext"), ram("GuidelineSpecifiedDocumentContextParameter"), ram("ID")).value())
-	return Result{Format: FormatCII, Profile: profile, Fields: f, Warnings: w}
+	profile := clean(root.path(rsm(d.context), ram("GuidelineSpecifiedDocumentContextParameter"), ram("ID")).value())
+	return Result{Format: d.format, Profile: profile, Fields: f, Warnings: w}
 }
 
 // ciiDate reads a udt:DateTimeString. EN 16931 allows only format 102
 // (YYYYMMDD); ISO dates without a format attribute are accepted too, because
 // some generators write them.
-func ciiDate(n *node, what string, w *warnings) Date {
-	s := n.child(udt("DateTimeString"))
+func ciiDate(n *node, udtSpace, what string, w *warnings) Date {
+	s := n.child(name{udtSpace, "DateTimeString"})
 	if s == nil {
 		// A few generators drop the udt wrapper or bind it to the ram
 		// namespace; take any child's text.

@@ -28,7 +28,7 @@ type golden struct {
 var fieldNames = []string{
 	"invoice_number", "issue_date", "due_date", "currency", "supplier_name", "supplier_tax_id",
 	"iban", "account_number", "sort_code", "aba_code", "bic", "account_holder_name",
-	"amount_due", "remittance_reference", "credit_note",
+	"amount_due", "remittance_reference", "credit_note", "payment_means",
 }
 
 // textFloor is the share of text-rule fields that must come out right; the

@@ -9,6 +9,10 @@
 //   - UBL 2.1 Invoice and CreditNote XML (PEPPOL BIS 3, XRechnung UBL, …);
 //   - UN/CEFACT Cross Industry Invoice D16B XML (XRechnung CII, Factur-X and
 //     ZUGFeRD 2.x XML on its own);
+//   - ZUGFeRD 1.0 CrossIndustryDocument XML
+//     (urn:ferd:CrossIndustryDocument:invoice:1p0), on its own or embedded
+//     as "ZUGFeRD-invoice.xml": the same paths as CII under the 1.0 names
+//     (HeaderExchangedDocument, ApplicableSupplyChainTradeSettlement, …);
 //   - PDFs with an embedded e-invoice (Factur-X, ZUGFeRD 2.x, XRechnung as
 //     attachment "factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml", or
 //     any other .xml attachment that is an invoice): the XML is read as
@@ -18,6 +22,35 @@
 //   - other PDFs with a text layer, by the label rules in text.go (supplier,
 //     number, dates, total payable, currency, IBAN/BIC, UK account number and
 //     sort code, US routing number).
+//
+// # Text rules
+//
+// The text layer is read with positions (pdftext.go: page content, the form
+// XObjects it draws, simple and composite fonts with their widths) and laid
+// out again as lines of cells (layout.go). The rules pair a label with the
+// value beside it in its cell, to its right on the line, or below it when the
+// label's line is not a table header, in English, German, French, Dutch,
+// Spanish and Italian. Each of the invoice number, issue date, due date,
+// amount and supplier name gets a confidence; below the bar (confident) the
+// field stays empty, because a wrong value is worse than none. In short:
+//
+//   - invoice number: a label that names the document's own number, never an
+//     order, customer or delivery number; two different numbers give none;
+//   - issue date: the date after the number ("Nr. 471102 vom 05.03.2018"),
+//     else a date label; numeric dates, and month names in the six languages;
+//     slash dates month first only when the page or a USD currency says so;
+//   - due date: a due-date label, not from payment terms that also grant a
+//     cash discount (two dates for two amounts);
+//   - amount: the amount payable, else the gross total, else a final total,
+//     checked against what is printed of net, tax, gross and prepaid (net +
+//     tax = gross, gross − prepaid = payable); a disagreement, a prepayment
+//     without an amount payable, a tax total or a bare year give none;
+//   - supplier: the block under a seller label, else a company name (ending
+//     in a legal form) printed twice or above the supplier's VAT number, else
+//     a letterhead with the address right under it; never a cell of a block
+//     labelled as the buyer's or recipient's;
+//   - bank details: an IBAN next to its label or the only one on the page,
+//     the BIC printed with it; none when the page speaks of a direct debit.
 //
 // Images and PDFs without text (scans) end in ErrUnreadable: there is no OCR.
 //
@@ -52,6 +85,12 @@
 //	RemittanceReference BT-83    cac:PaymentMeans/cbc:PaymentID                    ram:PaymentReference
 //	CreditNote          BT-3     a CreditNote root, or a type code of a credit note (381, 261, 396, …),
 //	                             or a negative amount due
+//
+// PaymentMeans comes from the UNTDID 4461 codes of the payment means
+// (BT-81; means.go), else from the page's wording (PaymentMeansOfText). On
+// a direct debit no payee bank field is kept, whatever the document
+// carries: the account is the buyer's mandate (finish, in extract.go).
+// Result.FromText lists the fields text rules filled.
 //
 // Bank details come from one payment means (BG-16): the first credit
 // transfer whose account is a valid IBAN, else the first that has an

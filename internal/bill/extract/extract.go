@@ -2,17 +2,20 @@ package extract
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
 // Formats a Result can report.
 const (
-	FormatUBL     = "ubl"      // UBL 2.1 Invoice or CreditNote XML
-	FormatCII     = "cii"      // UN/CEFACT CrossIndustryInvoice XML
-	FormatFacturX = "facturx"  // PDF carrying a CII attachment (Factur-X, ZUGFeRD 2, XRechnung)
-	FormatPDFText = "pdf_text" // PDF read from its text layer by the rules in text.go
+	FormatUBL      = "ubl"      // UBL 2.1 Invoice or CreditNote XML
+	FormatCII      = "cii"      // UN/CEFACT CrossIndustryInvoice XML
+	FormatFacturX  = "facturx"  // PDF carrying a CII attachment (Factur-X, ZUGFeRD 2, XRechnung)
+	FormatZUGFeRD1 = "zugferd1" // PDF carrying a ZUGFeRD 1.0 CrossIndustryDocument, or that XML alone
+	FormatPDFText  = "pdf_text" // PDF read from its text layer by the rules in text.go
 )
 
 // MaxInputSize is the largest input Read looks at. It matches the upload limit
@@ -39,6 +42,10 @@ type Result struct {
 	// document names none or has no structured data.
 	Profile string `json:"profile,omitempty"`
 	Fields  Fields `json:"fields"`
+	// FromText names, by their JSON names in Fields, the fields text rules
+	// filled (sorted, no duplicates): a person should check them. A
+	// structured document completed from its page lists what the page gave.
+	FromText []string `json:"from_text,omitempty"`
 	// Warnings are short sentences about what was read but not taken, or taken
 	// after a correction (rounding, a failed check digit, an unknown currency).
 	Warnings []string `json:"warnings,omitempty"`
@@ -67,6 +74,10 @@ type Fields struct {
 	AmountDue           string `json:"amount_due,omitempty"`
 	RemittanceReference string `json:"remittance_reference,omitempty"` // BT-83
 	CreditNote          bool   `json:"credit_note,omitempty"`
+	// PaymentMeans is one of the Means constants, "" when the document does
+	// not say (BT-81 codes, or the page's wording on the text path). On a
+	// direct debit the payee bank fields stay empty: see finish.
+	PaymentMeans string `json:"payment_means,omitempty"`
 }
 
 // empty reports whether no field was found.
@@ -147,6 +158,7 @@ func Read(data []byte) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
+	finish(&res)
 	if res.Fields.empty() {
 		return Result{}, unreadable("no invoice field found (%s)", res.Format)
 	}
@@ -202,4 +214,45 @@ func (w *warnings) add(format string, args ...any) {
 		}
 	}
 	*w = append(*w, s)
+}
+
+// filled lists the JSON names of the fields f fills.
+func (f Fields) filled() []string {
+	b, _ := json.Marshal(f)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// payeeBankFields are the JSON names of the payee's bank fields.
+var payeeBankFields = []string{"iban", "bic", "account_number", "sort_code", "aba_code", "account_holder_name"}
+
+// finish applies what holds whatever path read the document: on a direct
+// debit the supplier collects the money from the buyer's account, so any
+// account the document carries (the buyer's mandate, printed for
+// information) is not one to pay into and every payee bank field is
+// cleared; FromText is sorted and without duplicates.
+func finish(res *Result) {
+	f := &res.Fields
+	if f.PaymentMeans == MeansDirectDebit {
+		if f.IBAN != "" || f.BIC != "" || f.AccountNumber != "" || f.SortCode != "" || f.ABACode != "" || f.AccountHolderName != "" {
+			res.Warnings = append(res.Warnings, "direct debit: the account on the document is the buyer's mandate; no payee bank details taken")
+		}
+		f.IBAN, f.BIC, f.AccountNumber, f.SortCode, f.ABACode, f.AccountHolderName = "", "", "", "", "", ""
+		res.FromText = slices.DeleteFunc(res.FromText, func(n string) bool { return slices.Contains(payeeBankFields, n) })
+	}
+	if res.Format == FormatPDFText {
+		// Every field of a document read from its page came from text rules.
+		res.FromText = append(res.FromText, f.filled()...)
+	}
+	if len(res.FromText) > 0 {
+		slices.Sort(res.FromText)
+		res.FromText = slices.Compact(res.FromText)
+	} else {
+		res.FromText = nil
+	}
 }

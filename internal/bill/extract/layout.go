@@ -37,7 +37,7 @@ func (l line) String() string {
 // layoutLines groups a page's glyphs into lines and cells. PDF text has no
 // lines, only glyphs at positions, and generators emit them in any order, so
 // the page is rebuilt from the coordinates: glyphs whose baselines lie within
-// 40% of the font size form a line; within a line a gap over a quarter of the
+// 40% of the font size form a line; within a line a gap over a fifth of the
 // font size is a space and one over 1.5 font sizes starts a new cell.
 func layoutLines(glyphs []pdf.Text, page int) []line {
 	gs := make([]pdf.Text, 0, len(glyphs))
@@ -63,7 +63,17 @@ func layoutLines(glyphs []pdf.Text, page int) []line {
 	}
 	var out []line
 	for _, grp := range groups {
-		sort.SliceStable(grp, func(i, j int) bool { return grp[i].X < grp[j].X })
+		// Some generators draw a word's space glyph where the next word
+		// starts (a hair to its right); sorted by its position it would
+		// land after the word's first letter ("R 18-31"). A space sorts a
+		// tenth of the font size to the left of where it is drawn.
+		key := func(g pdf.Text) float64 {
+			if g.S == " " {
+				return g.X - 0.1*fontSize(g)
+			}
+			return g.X
+		}
+		sort.SliceStable(grp, func(i, j int) bool { return key(grp[i]) < key(grp[j]) })
 		l := line{page: page, y: grp[0].Y}
 		var (
 			cur        *cell
@@ -97,7 +107,7 @@ func layoutLines(glyphs []pdf.Text, page int) []line {
 			case i == 0 || gap > 1.5*fs:
 				flush()
 				cur = &cell{x0: x, size: fs}
-			case gap > 0.25*fs && !strings.HasSuffix(b.String(), " "):
+			case gap > 0.2*fs && !strings.HasSuffix(b.String(), " "):
 				b.WriteByte(' ')
 			}
 			b.WriteString(g.S)

@@ -83,17 +83,26 @@ func complete(r *Result, t Fields) {
 	if f.DueDate.IsZero() && !t.DueDate.IsZero() {
 		f.DueDate = t.DueDate
 		taken = append(taken, "due date")
+		r.FromText = append(r.FromText, "due_date")
 	}
-	if f.IBAN == "" && f.AccountNumber == "" && (t.IBAN != "" || t.AccountNumber != "") {
+	// A direct debit takes no payee account, from the XML or the page.
+	if f.IBAN == "" && f.AccountNumber == "" && (t.IBAN != "" || t.AccountNumber != "") && f.PaymentMeans != MeansDirectDebit && t.PaymentMeans != MeansDirectDebit {
 		f.IBAN, f.AccountNumber, f.SortCode, f.ABACode = t.IBAN, t.AccountNumber, t.SortCode, t.ABACode
-		if f.BIC == "" {
+		r.FromText = append(r.FromText, nonEmpty(map[string]string{"iban": t.IBAN, "account_number": t.AccountNumber, "sort_code": t.SortCode, "aba_code": t.ABACode})...)
+		if f.BIC == "" && t.BIC != "" {
 			f.BIC = t.BIC
+			r.FromText = append(r.FromText, "bic")
 		}
 		taken = append(taken, "bank details")
 	}
 	if f.RemittanceReference == "" && t.RemittanceReference != "" {
 		f.RemittanceReference = t.RemittanceReference
 		taken = append(taken, "payment reference")
+		r.FromText = append(r.FromText, "remittance_reference")
+	}
+	if f.PaymentMeans == "" && t.PaymentMeans != "" {
+		f.PaymentMeans = t.PaymentMeans
+		r.FromText = append(r.FromText, "payment_means")
 	}
 	if len(taken) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s not in the embedded XML; read from the PDF text", strings.Join(taken, ", ")))
@@ -140,7 +149,9 @@ func readPDFAttachment(data []byte) (Result, error) {
 			firstErr = cmpOr(firstErr, fmt.Errorf("%s: not an invoice", f.name))
 			continue
 		}
-		res.Format = FormatFacturX
+		if res.Format != FormatZUGFeRD1 {
+			res.Format = FormatFacturX
+		}
 		return res, nil
 	}
 	return Result{}, firstErr
@@ -246,6 +257,17 @@ func pdfAttachments(data []byte) (files []embedded) {
 	}
 	walk(names["EmbeddedFiles"], 0)
 	return files
+}
+
+// nonEmpty lists the keys of m whose values are not empty.
+func nonEmpty(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		if v != "" {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func containsName(list []string, s string) bool {
@@ -367,5 +389,16 @@ func readPDFText(data []byte) (Result, error) {
 	if len(lines) == 0 {
 		return Result{}, unreadable("PDF without a text layer (scanned?)")
 	}
-	return readText(lines), nil
+	res := readText(lines)
+	if res.Fields.PaymentMeans == "" {
+		page := make([]string, len(lines))
+		for i, l := range lines {
+			page[i] = l.String()
+		}
+		if m := PaymentMeansOfText(strings.Join(page, "\n")); m != "" {
+			res.Fields.PaymentMeans = m
+			res.FromText = append(res.FromText, "payment_means")
+		}
+	}
+	return res, nil
 }

@@ -86,12 +86,13 @@ var (
 	// goes to the offset startxref names, whatever precedes it on the line
 	// ("startxref" itself is followed by an offset, which the table scan
 	// does not take for a subsection).
-	reXrefHead = regexp.MustCompile(`xref[ \t\r\n\f\x00%]`)
-	reXRefType = regexp.MustCompile(`/Type\s*/XRef\b`)
-	reColumns  = regexp.MustCompile(`/Columns\s+(\d+)`)
-	reSize     = regexp.MustCompile(`/Size\s+(\d+)`)
-	reIndex    = regexp.MustCompile(`/Index\s*\[([\d\s]*)\]`)
-	reW        = regexp.MustCompile(`/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]`)
+	reXrefHead   = regexp.MustCompile(`xref[ \t\r\n\f\x00%]`)
+	reXrefOffset = regexp.MustCompile(`(?:startxref|/Prev)\s+(\d{1,12})`)
+	reXRefType   = regexp.MustCompile(`/Type\s*/XRef\b`)
+	reColumns    = regexp.MustCompile(`/Columns\s+(\d+)`)
+	reSize       = regexp.MustCompile(`/Size\s+(\d+)`)
+	reIndex      = regexp.MustCompile(`/Index\s*\[([\d\s]*)\]`)
+	reW          = regexp.MustCompile(`/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]`)
 )
 
 // checkXref refuses cross-reference data that would make the object
@@ -140,7 +141,20 @@ func checkXref(data []byte) error {
 			return limitExceeded{"predictor columns"}
 		}
 	}
+	// The "xref" ending a "startxref" keyword heads a table only when an
+	// offset (a startxref's or a /Prev's) points at it: its offset after it
+	// is no subsection, and files over 1 MiB have offsets beyond
+	// maxObjects.
+	named := map[int64]bool{}
+	for _, m := range reXrefOffset.FindAllSubmatch(data, -1) {
+		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil {
+			named[n] = true
+		}
+	}
 	for _, loc := range reXrefHead.FindAllIndex(data, -1) {
+		if loc[0] >= 5 && string(data[loc[0]-5:loc[0]]) == "start" && !named[int64(loc[0])] {
+			continue
+		}
 		if err := checkXrefTable(data[loc[1]:]); err != nil {
 			return err
 		}
@@ -384,14 +398,31 @@ type font struct {
 	cost        int64 // work per code byte decoded
 	first, last int
 	widths      []float64
+	// A composite (Type0) font takes two bytes per code, and its widths
+	// come from the descendant font's /W array (default /DW).
+	twoByte bool
+	dw      float64
+	cidW    map[int]float64
 }
 
 func (f *font) width(code int) float64 {
-	if f == nil || code < f.first || code > f.last || code-f.first >= len(f.widths) {
+	if f == nil {
+		return 0
+	}
+	if f.twoByte {
+		if w, ok := f.cidW[code]; ok {
+			return w
+		}
+		return f.dw
+	}
+	if code < f.first || code > f.last || code-f.first >= len(f.widths) {
 		return 0
 	}
 	return f.widths[code-f.first]
 }
+
+// maxCIDWidths bounds the entries read from a composite font's /W array.
+const maxCIDWidths = 1 << 16
 
 func prepareFont(v pdf.Value) *font {
 	f := &font{base: v.Key("BaseFont").Name(), cost: 1}
@@ -421,15 +452,61 @@ func prepareFont(v pdf.Value) *font {
 	}
 	lib := pdf.Font{V: v}
 	f.enc = lib.Encoder()
+	if v.Key("Subtype").Name() == "Type0" && enc.Kind() == pdf.Name && (enc.Name() == "Identity-H" || enc.Name() == "Identity-V") {
+		f.twoByte = true
+		f.cidWidths(v.Key("DescendantFonts").Index(0))
+		return f
+	}
 	f.first, f.last = int(v.Key("FirstChar").Int64()), int(v.Key("LastChar").Int64())
-	// Codes are single bytes here (Page.Content measures s[n]), so at most
-	// 256 widths matter.
+	// Codes of a simple font are single bytes, so at most 256 widths matter.
 	if ws := v.Key("Widths"); f.last >= f.first && f.first <= 255 {
 		for i := 0; i < ws.Len() && i <= min(f.last, 255)-f.first; i++ {
 			f.widths = append(f.widths, ws.Index(i).Float64())
 		}
 	}
 	return f
+}
+
+// cidWidths reads a CIDFont's /DW and /W (ISO 32000-1, 9.7.4.3): entries
+// "c [w1 w2 …]" and "cfirst clast w", at most maxCIDWidths widths.
+func (f *font) cidWidths(cf pdf.Value) {
+	f.dw = 1000
+	if dw := cf.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
+		f.dw = dw.Float64()
+	}
+	f.cidW = map[int]float64{}
+	w := cf.Key("W")
+	n := w.Len()
+	if n > maxCIDWidths {
+		exceed("font widths")
+	}
+	for i := 0; i+1 < n; {
+		c := int(w.Index(i).Int64())
+		if next := w.Index(i + 1); next.Kind() == pdf.Array {
+			for j := 0; j < next.Len(); j++ {
+				if len(f.cidW) >= maxCIDWidths {
+					exceed("font widths")
+				}
+				f.cidW[c+j] = next.Index(j).Float64()
+			}
+			i += 2
+			continue
+		}
+		if i+2 >= n {
+			break
+		}
+		last, wd := int(w.Index(i+1).Int64()), w.Index(i+2).Float64()
+		if last-c > maxCIDWidths || last < c {
+			exceed("font widths")
+		}
+		for k := c; k <= last; k++ {
+			if len(f.cidW) >= maxCIDWidths {
+				exceed("font widths")
+			}
+			f.cidW[k] = wd
+		}
+		i += 3
+	}
 }
 
 type matrix [3][3]float64
@@ -454,63 +531,110 @@ type gstate struct {
 	Tm, Tlm, CTM               matrix
 }
 
+// Bounds on form XObjects (content drawn by "Do"), which some generators
+// put a whole page's text in.
+const (
+	maxFormDepth = 8  // forms drawn inside forms
+	maxFormCalls = 64 // forms drawn on one page
+)
+
 // pageText interprets the page's content as ledongthuc/pdf's Page.Content
-// does (the same glyphs, positions and widths, so that layout is unchanged)
-// but counts operators, glyphs and decoding work against st as it goes, and
-// measures the decoded content before interpreting it.
+// does (the same glyphs, positions and widths) and, beyond it, the content
+// of the form XObjects the page draws, composite fonts' two-byte codes and
+// their widths, and word spacing. It counts operators, glyphs, forms and
+// decoding work against st as it goes, and measures the decoded content of
+// the page and of every form drawn (together at most maxContentBytes)
+// before interpreting it.
 func (st *textState) pageText(page pdf.Value) []pdf.Text {
-	contents := page.Key("Contents")
+	p := &pageRun{st: st, left: maxContentBytes}
+	p.run(page.Key("Contents"), inherited(page, "Resources"), gstate{Th: 1, CTM: ident}, 0)
+	return p.text
+}
+
+// pageRun is the state of interpreting one page.
+type pageRun struct {
+	st    *textState
+	text  []pdf.Text
+	left  int64 // content bytes still allowed on the page
+	forms int
+	fonts int
+}
+
+// measure charges the decoded size of contents (a stream or an array of
+// them) to the page's budget.
+func (p *pageRun) measure(contents pdf.Value) bool {
 	switch contents.Kind() {
-	case pdf.Null:
-		return nil
 	case pdf.Stream:
-		if streamSize(contents, maxContentBytes) > maxContentBytes {
+		if p.left -= streamSize(contents, p.left); p.left < 0 {
 			exceed("page content size")
 		}
 	case pdf.Array:
 		if contents.Len() > maxContentParts {
 			exceed("page content streams")
 		}
-		left := int64(maxContentBytes)
 		for i := 0; i < contents.Len(); i++ {
-			if left -= streamSize(contents.Index(i), left); left < 0 {
+			if p.left -= streamSize(contents.Index(i), p.left); p.left < 0 {
 				exceed("page content size")
 			}
 		}
+	default:
+		return false
 	}
-	fontDict := inherited(page, "Resources").Key("Font")
+	return true
+}
+
+func (p *pageRun) run(contents, resources pdf.Value, g gstate, depth int) {
+	st := p.st
+	if !p.measure(contents) {
+		return
+	}
+	fontDict := resources.Key("Font")
 	fonts := map[string]*font{}
-	var enc pdf.TextEncoding
-	var encCost int64 = 1
-	g := gstate{Th: 1, CTM: ident}
 	var gstack []gstate
-	var text []pdf.Text
-	showText := func(s string) {
-		decoded := s
-		if enc != nil {
-			if st.work += int64(len(s)) * encCost; st.work > maxDecodeWork {
-				exceed("text decoding work")
-			}
-			decoded = enc.Decode(s)
+	// emit places the characters one code decodes to (usually one, a
+	// ligature several, an unmapped code none) and advances the text
+	// matrix by the code's width; the width goes to the first character.
+	emit := func(code int, decoded string, oneByte bool) {
+		var w0 float64
+		base := ""
+		if g.Tf != nil {
+			w0, base = g.Tf.width(code), g.Tf.base
 		}
-		n := 0
+		w := w0
 		for _, ch := range decoded {
 			if st.glyphs++; st.glyphs > maxGlyphs {
 				exceed("glyphs")
 			}
-			var w0 float64
-			if n < len(s) {
-				w0 = g.Tf.width(int(s[n]))
-			}
-			n++
-			base := ""
-			if g.Tf != nil {
-				base = g.Tf.base
-			}
 			Trm := matrix{{g.Tfs * g.Th, 0, 0}, {0, g.Tfs, 0}, {0, g.Trise, 1}}.mul(g.Tm).mul(g.CTM)
-			text = append(text, pdf.Text{Font: base, FontSize: Trm[0][0], X: Trm[2][0], Y: Trm[2][1], W: w0 / 1000 * Trm[0][0], S: string(ch)})
-			tx := (w0/1000*g.Tfs + g.Tc) * g.Th
-			g.Tm = matrix{{1, 0, 0}, {0, 1, 0}, {tx, 0, 1}}.mul(g.Tm)
+			p.text = append(p.text, pdf.Text{Font: base, FontSize: Trm[0][0], X: Trm[2][0], Y: Trm[2][1], W: w / 1000 * Trm[0][0], S: string(ch)})
+			w = 0
+		}
+		tx := w0/1000*g.Tfs + g.Tc
+		if oneByte && code == ' ' {
+			tx += g.Tw
+		}
+		g.Tm = matrix{{1, 0, 0}, {0, 1, 0}, {tx * g.Th, 0, 1}}.mul(g.Tm)
+	}
+	showText := func(s string) {
+		if g.Tf == nil || g.Tf.enc == nil {
+			for i := 0; i < len(s); i++ {
+				emit(int(s[i]), string(rune(s[i])), true)
+			}
+			return
+		}
+		if st.work += int64(len(s)) * g.Tf.cost; st.work > maxDecodeWork {
+			exceed("text decoding work")
+		}
+		step := 1
+		if g.Tf.twoByte {
+			step = 2
+		}
+		for i := 0; i+step <= len(s); i += step {
+			code := int(s[i])
+			if step == 2 {
+				code = code<<8 | int(s[i+1])
+			}
+			emit(code, g.Tf.enc.Decode(s[i:i+step]), step == 1)
 		}
 	}
 	var args []pdf.Value
@@ -576,13 +700,13 @@ func (st *textState) pageText(page pdf.Value) []pdf.Text {
 			name := args[0].Name()
 			f, ok := fonts[name]
 			if !ok {
-				if len(fonts) >= maxFonts {
+				if p.fonts++; p.fonts > maxFonts {
 					exceed("fonts")
 				}
 				f = prepareFont(fontDict.Key(name))
 				fonts[name] = f
 			}
-			g.Tf, enc, encCost = f, f.enc, f.cost
+			g.Tf = f
 			g.Tfs = args[1].Float64()
 		case "\"", "'", "Tj":
 			if op == "\"" {
@@ -616,7 +740,6 @@ func (st *textState) pageText(page pdf.Value) []pdf.Text {
 					g.Tm = matrix{{1, 0, 0}, {0, 1, 0}, {tx, 0, 1}}.mul(g.Tm)
 				}
 			}
-			showText("\n")
 		case "TL":
 			if len(args) != 1 {
 				panic("bad TL")
@@ -654,9 +777,36 @@ func (st *textState) pageText(page pdf.Value) []pdf.Text {
 			if op == "Tr" && len(args) != 1 || op == "re" && len(args) != 4 {
 				panic("bad " + op)
 			}
+		case "Do":
+			// A form XObject is content of its own, drawn with the
+			// current state under its /Matrix, with its own resources
+			// (else the caller's).
+			if len(args) != 1 || depth >= maxFormDepth {
+				return
+			}
+			xo := resources.Key("XObject").Key(args[0].Name())
+			if xo.Kind() != pdf.Stream || xo.Key("Subtype").Name() != "Form" {
+				return
+			}
+			if p.forms++; p.forms > maxFormCalls {
+				exceed("forms drawn")
+			}
+			fg := g
+			if m := xo.Key("Matrix"); m.Len() == 6 {
+				var fm matrix
+				for i := 0; i < 6; i++ {
+					fm[i/2][i%2] = m.Index(i).Float64()
+				}
+				fm[2][2] = 1
+				fg.CTM = fm.mul(g.CTM)
+			}
+			res := xo.Key("Resources")
+			if res.Kind() != pdf.Dict {
+				res = resources
+			}
+			p.run(xo, res, fg, depth+1)
 		}
 	})
-	return text
 }
 
 // pdfLines returns the text of the first maxPages pages as lines of cells.

@@ -125,7 +125,7 @@ func TestDates(t *testing.T) {
 		{"31 January 2026", true, "2026-01-31"},
 		{"31. Januar 2026", true, "2026-01-31"},
 		{"4 février 2026", true, "2026-02-04"},
-		{"1er mars 2026", true, ""}, // "1er" is not read; documented gap
+		{"1er mars 2026", true, "2026-03-01"},
 		{"12 maart 2026", true, "2026-03-12"},
 		{"31.02.2026", true, ""},
 		{"due on receipt", true, ""},

@@ -33,9 +33,9 @@ func readUBL(root *node, creditNote bool) Result {
 	party := root.path(cac("AccountingSupplierParty"), cac("Party"))
 	// BT-27 is the registered name; the trading name (BT-28) only stands in
 	// when the legal entity is missing, which older UBL 2.0 habits produce.
-	f.SupplierName = clean(party.path(cac("PartyLegalEntity"), cbc("RegistrationName")).value())
+	f.SupplierName = partyName(party.path(cac("PartyLegalEntity"), cbc("RegistrationName")).value())
 	if f.SupplierName == "" {
-		f.SupplierName = clean(party.path(cac("PartyName"), cbc("Name")).value())
+		f.SupplierName = partyName(party.path(cac("PartyName"), cbc("Name")).value())
 	}
 	var otherTaxID string
 	for _, ts := range party.all(cac("PartyTaxScheme")) {
@@ -56,10 +56,13 @@ func readUBL(root *node, creditNote bool) Result {
 	}
 
 	var accts []account
-	var refs []string
+	var refs, codes []string
 	var means []*node
+	// Only the payee's account (PayeeFinancialAccount) is read; a direct
+	// debit's PaymentMandate/PayerFinancialAccount is the buyer's.
 	for _, pm := range root.all(cac("PaymentMeans")) {
 		means = append(means, pm)
+		codes = append(codes, pm.child(cbc("PaymentMeansCode")).value())
 		fa := pm.child(cac("PayeeFinancialAccount"))
 		branch := fa.path(cac("FinancialInstitutionBranch"), cbc("ID")).value()
 		if branch == "" { // UBL 2.0 placed the BIC one level deeper
@@ -73,10 +76,16 @@ func readUBL(root *node, creditNote bool) Result {
 		})
 		refs = append(refs, clean(pm.child(cbc("PaymentID")).value()))
 	}
+	payee := make([]bool, len(accts))
+	for i, a := range accts {
+		payee[i] = compact(a.id) != ""
+	}
+	f.PaymentMeans = meansOf(codes, payee)
 	if a, ok := pickAccount(accts, &w); ok {
 		accountFields(a, &f, &w)
 	}
-	// BT-83 and, for credit notes, BT-9: the first payment means that has them.
+	// BT-83 is PaymentID alone, never the buyer reference (BT-10) or an
+	// order reference; BT-83 and, for credit notes, BT-9: the first payment means that has them.
 	for i, pm := range means {
 		if f.RemittanceReference == "" && refs[i] != "" {
 			f.RemittanceReference = refs[i]

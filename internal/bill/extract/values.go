@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/strongroom/strongroom/internal/platform/bankdetails"
@@ -173,11 +174,14 @@ func isDigitASCII(c byte) bool { return c >= '0' && c <= '9' }
 
 // account is one payee account as a payment means states it.
 type account struct {
-	id     string // BT-84 as written
-	branch string // BT-86 as written: a BIC, or (in UK and US UBL files) a sort code or routing number
-	holder string // BT-85
-	credit bool   // the payment means is a credit transfer
-	ibanID bool   // CII IBANID: the issuer says the id is an IBAN
+	id string // BT-84 as written
+	// proprietary is a CII ProprietaryID given beside an IBANID: the same
+	// account under its national number, taken as the account number.
+	proprietary string
+	branch      string // BT-86 as written: a BIC, or (in UK and US UBL files) a sort code or routing number
+	holder      string // BT-85
+	credit      bool   // the payment means is a credit transfer
+	ibanID      bool   // CII IBANID: the issuer says the id is an IBAN
 }
 
 // accountFields classifies the account identifiers into f. An IBAN is taken
@@ -198,6 +202,13 @@ func accountFields(a account, f *Fields, w *warnings) {
 		f.AccountNumber = id
 	default:
 		w.add("account number %q is not 4 to 34 letters or digits; not taken", truncate(a.id, 40))
+	}
+	if p := compact(a.proprietary); p != "" && f.IBAN != "" && f.AccountNumber == "" {
+		if accountNumberOK(p) {
+			f.AccountNumber = p
+		} else {
+			w.add("account number %q is not 4 to 34 letters or digits; not taken", truncate(a.proprietary, 40))
+		}
 	}
 	branch := compact(a.branch)
 	switch {
@@ -297,6 +308,31 @@ func setCurrency(code string, f *Fields, w *warnings) {
 	}
 	f.Currency = code
 }
+
+// partyName is a party's name as a person would write it on a payment: a
+// name element spread over several lines whose other lines only carry an
+// identifier ("GLN 4333741000005", "Lief-Nr: 549910") keeps the lines that
+// name the party.
+func partyName(raw string) string {
+	lines := strings.Split(raw, "\n")
+	if len(lines) > 1 && len(lines) <= 16 {
+		var kept []string
+		for _, l := range lines {
+			if !identifierLine.MatchString(strings.TrimSpace(l)) {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) > 0 {
+			return clean(strings.Join(kept, " "))
+		}
+	}
+	return clean(raw)
+}
+
+// identifierLine is a line holding only an identifier: a GLN, ILN or EAN,
+// or a short label ending in a number word ("Lief-Nr", "Kundennummer",
+// "Supplier no.", "N° fournisseur") followed by digits.
+var identifierLine = regexp.MustCompile(`(?i)^(?:(?:GLN|ILN|EAN|GTIN|DUNS)|[\p{L}°][\p{L}°.\- ]{0,30}?(?:nr|no|nummer|number|num|n°|id))\.?\s*[:#]?\s*[0-9][0-9 ./\-]{2,40}$`)
 
 // clean trims a free-text value and bounds it to what a bill column holds.
 func clean(s string) string {

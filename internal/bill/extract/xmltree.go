@@ -98,13 +98,37 @@ func parseXML(b []byte) (*node, error) {
 
 // charsetReader lets documents declared as ISO-8859-1 or windows-1252 (both
 // occur in German and French e-invoices) be read; encoding/xml alone accepts
-// only UTF-8.
+// only "UTF-8" spelt exactly so (in any letter case). A declaration that names
+// UTF-8 in another spelling ("UTF-8-W/O-BOM", "utf8", "UTF_8") is read as
+// UTF-8, which is what its bytes are; any other label the IANA registry does
+// not know is refused.
 func charsetReader(label string, input io.Reader) (io.Reader, error) {
+	if namesUTF8(label) {
+		return input, nil
+	}
 	enc, err := ianaindex.IANA.Encoding(label)
 	if err != nil || enc == nil {
-		return nil, errors.New("unsupported XML encoding " + label)
+		return nil, errors.New("unsupported XML encoding " + truncate(label, 40))
 	}
 	return enc.NewDecoder().Reader(input), nil
+}
+
+// namesUTF8 reports whether an encoding label names UTF-8: ignoring letter
+// case and punctuation it is "utf8", possibly followed by a qualifier that
+// starts with a letter ("UTF-8-W/O-BOM", "utf-8 (no BOM)"), never by a digit
+// ("UTF-80" is not UTF-8).
+func namesUTF8(label string) bool {
+	var b strings.Builder
+	for _, r := range strings.ToLower(label) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+		if b.Len() > 16 {
+			break
+		}
+	}
+	rest, ok := strings.CutPrefix(b.String(), "utf8")
+	return ok && (rest == "" || rest[0] >= 'a' && rest[0] <= 'z')
 }
 
 // name is a namespace URI and local name.
@@ -183,9 +207,11 @@ func readInvoiceTree(root *node) (Result, error) {
 	case root.space == nsUBLCreditNote && root.local == "CreditNote":
 		return readUBL(root, true), nil
 	case root.space == nsRSM && root.local == "CrossIndustryInvoice":
-		return readCII(root), nil
+		return readCII(root, ciiD16B), nil
+	case root.space == nsZF1 && root.local == "CrossIndustryDocument":
+		return readCII(root, zugferd1), nil
 	case strings.HasPrefix(root.space, "urn:ferd:CrossIndustryDocument"):
-		return Result{}, unreadable("ZUGFeRD 1.0 XML is not supported")
+		return Result{}, unreadable("ZUGFeRD XML of namespace %s is not supported", truncate(root.space, 80))
 	}
 	return Result{}, unreadable("XML root {%s}%s is not a UBL or CII invoice", root.space, root.local)
 }

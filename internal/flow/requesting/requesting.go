@@ -97,10 +97,11 @@ type Created struct {
 }
 
 // SandboxCreate makes a request of orgID as a program would, with no key:
-// the sandbox is its requester.
+// the requester is an API key with no id, named "Sandbox", so nobody can
+// cancel it (a person declines it).
 func (s *Service) SandboxCreate(ctx context.Context, orgID uuid.UUID, r paymentrequest.CreateRequest) (View, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (View, error) {
-		out, err := s.insert(ctx, tx, orgID, r, paymentrequest.Requester{Kind: paymentrequest.BySandbox, Name: "Sandbox"})
+		out, err := s.insert(ctx, tx, orgID, r, paymentrequest.Requester{Kind: paymentrequest.ByAPIKey, Name: "Sandbox"})
 		if err != nil {
 			return View{}, err
 		}

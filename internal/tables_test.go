@@ -44,6 +44,8 @@ var owners = map[string]string{
 	"step_up_code_failures":    "stepup",
 	"step_up_lockouts":         "stepup",
 	"api_keys":                 "apikey",
+	"webhook_endpoints":        "webhook",
+	"webhook_deliveries":       "webhook",
 	"currency_accounts":        "mca",
 	"currency_account_history": "mca",
 	"ledger_accounts":          "ledger",

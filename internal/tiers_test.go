@@ -73,6 +73,7 @@ var tiers = map[string]tier{
 	"internal/payment":               feature,
 	"internal/paymentrequest":        feature,
 	"internal/stepup":                feature,
+	"internal/webhook":               feature,
 	"internal/flow/approving":        flow,
 	"internal/flow/billpay":          flow,
 	"internal/flow/binding":          flow,

@@ -27,6 +27,7 @@ import (
 	"github.com/strongroom/strongroom/internal/app"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/webhooksend"
 	"github.com/strongroom/strongroom/internal/statement"
 )
 
@@ -54,6 +55,18 @@ type Server struct {
 // adds or overrides variables (KEY=VALUE). The server stops when t ends.
 func Start(t testing.TB, env ...string) *Server {
 	t.Helper()
+	return start(t, context.Background(), env)
+}
+
+// StartWithResolver is Start for a server that looks webhook hosts up with
+// r (app.WithWebhookResolver): a test maps names to the addresses it needs.
+func StartWithResolver(t testing.TB, r webhooksend.Resolver, env ...string) *Server {
+	t.Helper()
+	return start(t, app.WithWebhookResolver(context.Background(), r), env)
+}
+
+func start(t testing.TB, base context.Context, env []string) *Server {
+	t.Helper()
 	vars := defaults(t)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -61,7 +74,7 @@ func Start(t testing.TB, env ...string) *Server {
 	}
 	doc, router := loadDocument(t)
 	s := &Server{Stdout: &Buffer{}, Logs: &Buffer{}, done: make(chan error, 1), doc: doc, router: router, client: newClient()}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(base)
 	s.cancel = cancel
 	go func() {
 		s.done <- app.Run(ctx, []string{"server"}, func(k string) string { return vars[k] }, s.Stdout, s.Logs)

@@ -46,6 +46,7 @@ import (
 	"github.com/strongroom/strongroom/internal/sandbox"
 	"github.com/strongroom/strongroom/internal/statement"
 	"github.com/strongroom/strongroom/internal/stepup"
+	"github.com/strongroom/strongroom/internal/webhook"
 )
 
 // Version is the build's version, set with -ldflags "-X …/internal/app.Version=…".
@@ -170,8 +171,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	// An approved card purchase files its cardholder's expense in the same transaction.
 	cardSpend := &cardspend.Service{DB: d, Cards: cards, Expenses: expenses}
 	apiKeys := &apikey.Service{DB: d, Clock: clk, Keys: keys, Env: cfg.Env}
-	// A card's PIN, its wallet provisioning and API key changes need a step-up.
-	confirmed := &confirming.Service{StepUp: stepUp, Cards: cards, APIKeys: apiKeys}
+	// Webhook endpoints: deliveries leave through the bounded client, and
+	// each body is the event as the organization's owners would read it.
+	sender := newWebhookSender(ctx, cfg)
+	defer sender.Close()
+	webhooks := &webhook.Service{DB: d, Clock: clk, Keys: keys, Outbound: webhook.Sending{Sender: sender}}
+	// A card's PIN, its wallet provisioning, API key changes and webhook
+	// endpoints need a step-up.
+	confirmed := &confirming.Service{StepUp: stepUp, Cards: cards, APIKeys: apiKeys, Webhooks: webhooks}
 	var sandboxIssuer *sandbox.Issuer
 	if cfg.Env == "test" {
 		sandboxIssuer = &sandbox.Issuer{DB: d, Keys: keys}
@@ -225,6 +232,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		StepUp:           stepUp,
 		APIKeys:          apiKeys,
 		Confirming:       confirmed,
+		Webhooks:         webhooks,
 		CurrencyAccounts: accounts,
 		Payments:         payments,
 		Approving:        approvals,
@@ -249,6 +257,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		RealtimePing:     cfg.RealtimePing,
 	}
 	deps.LocalLimiter = ratelimit.NewMemory(limitClock.Now)
+	webhooks.Render, webhooks.Delivers = httpapi.EventRenderer(deps), httpapi.WebhookEventTypes(deps)
 	if cfg.Env == "test" {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
 		deps.SandboxToken = secrets.sandboxToken
@@ -282,7 +291,9 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	var workers sync.WaitGroup
-	newWorkers(d, clk, logger, messages, accounts, payments, bills, requests).start(workerCtx, &workers)
+	newWorkers(d, clk, logger, messages, accounts, payments, bills, requests, webhooks).start(workerCtx, &workers)
+	fanOut := webhookFanOut(d, logger, webhooks)
+	workers.Go(func() { fanOut.Run(workerCtx) })
 	workers.Go(func() { realtime.Run(workerCtx) })
 	// Payment requests follow their payments: a durable consumer of payment events.
 	followPayments := event.NewConsumer(d, logger, requesting.ConsumerName, paymentRequests.Follow)

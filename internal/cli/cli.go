@@ -66,6 +66,9 @@ Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL +
                               in your name and asks for your phone
   keys create|list|rotate ID|revoke ID
                               API keys
+  webhooks create --url URL [--event T]|list|get ID|update ID|delete ID|
+           rotate-secret ID|deliveries ID|retry ID DELIVERY
+                              webhook endpoints and their deliveries log
   cards list|freeze ID|unfreeze ID
                               cards
   bills upload FILE           upload an invoice, wait for extraction, print it
@@ -164,6 +167,7 @@ var commands = map[string]func(*env, []string) error{
 	"approvals":    cmdApprovals,
 	"requests":     cmdRequests,
 	"keys":         cmdKeys,
+	"webhooks":     cmdWebhooks,
 	"cards":        cmdCards,
 	"bills":        cmdBills,
 	"events":       cmdEvents,

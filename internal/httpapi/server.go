@@ -37,6 +37,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/ratelimit"
 	"github.com/strongroom/strongroom/internal/sandbox"
 	"github.com/strongroom/strongroom/internal/stepup"
+	"github.com/strongroom/strongroom/internal/webhook"
 )
 
 // Limits are the rate-limit rules the server enforces.
@@ -108,6 +109,8 @@ type Deps struct {
 	Expenses *expense.Service
 	// StepUp gates sensitive operations on a person being present.
 	StepUp *stepup.Service
+	// Webhooks runs webhook endpoints and their deliveries.
+	Webhooks *webhook.Service
 
 	// The flows.
 	// Approving asks for payment approvals and answers challenges from the

@@ -39,3 +39,34 @@ func RequiresTOTPFor(ctx context.Context, q db.Reader, userID uuid.UUID) (bool, 
 		               WHERE m.user_id = $1 AND o.requires_totp)`, userID).Scan(&requires)
 	return requires, err
 }
+
+// MembersAtLeast lists the members of orgID whose role is role or higher
+// (owners and admins for Admin): the people told of a security-relevant
+// change in the organization.
+func MembersAtLeast(ctx context.Context, q db.Reader, orgID uuid.UUID, role Role) ([]uuid.UUID, error) {
+	var roles []any
+	for _, r := range []Role{Owner, Admin, Member} {
+		if r.AtLeast(role) {
+			roles = append(roles, string(r))
+		}
+	}
+	for len(roles) < 3 {
+		roles = append(roles, string(Owner))
+	}
+	rows, err := q.QueryContext(ctx, `
+		SELECT user_id FROM memberships WHERE organization_id = $1 AND role IN ($2, $3, $4) ORDER BY user_id LIMIT 1000`,
+		append([]any{orgID}, roles...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}

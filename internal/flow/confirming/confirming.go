@@ -1,6 +1,7 @@
 // Package confirming runs the sensitive operations of features that a
 // person confirms with a step-up: setting a card's PIN, adding a card to a
-// wallet, creating, changing and rotating an API key. Each goes in the same
+// wallet, creating, changing and rotating an API key, creating a webhook
+// endpoint, changing its URL and rotating its secret. Each goes in the same
 // order: the feature's own checks (not found, forbidden, conflict), then
 // the step-up (step_up_required while no sudo window is open), then the
 // operation. Checking first means nobody is asked to confirm an action
@@ -23,6 +24,7 @@ import (
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/card"
 	"github.com/strongroom/strongroom/internal/stepup"
+	"github.com/strongroom/strongroom/internal/webhook"
 )
 
 // Service runs the confirmed operations.
@@ -30,6 +32,9 @@ type Service struct {
 	StepUp  *stepup.Service
 	Cards   *card.Service
 	APIKeys *apikey.Service
+	// Webhooks runs webhook endpoints; a program's key needs no step-up
+	// there (it cannot give one), so each check says whether one is due.
+	Webhooks *webhook.Service
 }
 
 // confirm asks a for the step-up every operation here needs: any open
@@ -99,4 +104,49 @@ func (s *Service) RotateAPIKey(ctx context.Context, a actor.Actor, orgID, id uui
 		return apikey.Key{}, "", err
 	}
 	return s.APIKeys.Rotate(ctx, c)
+}
+
+// CreateWebhookEndpoint adds a webhook endpoint to orgID, after a person's
+// step-up, and returns it with its secret.
+func (s *Service) CreateWebhookEndpoint(ctx context.Context, a actor.Actor, orgID uuid.UUID, r webhook.Request) (webhook.Endpoint, string, error) {
+	c, err := s.Webhooks.CheckCreate(ctx, a, orgID, r)
+	if err != nil {
+		return webhook.Endpoint{}, "", err
+	}
+	if c.NeedsStepUp() {
+		if err := s.confirm(ctx, a); err != nil {
+			return webhook.Endpoint{}, "", err
+		}
+	}
+	return s.Webhooks.Create(ctx, c)
+}
+
+// UpdateWebhookEndpoint changes endpoint id of orgID, after a person's
+// step-up when the change moves its URL.
+func (s *Service) UpdateWebhookEndpoint(ctx context.Context, a actor.Actor, orgID, id uuid.UUID, r webhook.UpdateRequest) (webhook.Endpoint, error) {
+	c, err := s.Webhooks.CheckUpdate(ctx, a, orgID, id, r)
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	if c.NeedsStepUp() {
+		if err := s.confirm(ctx, a); err != nil {
+			return webhook.Endpoint{}, err
+		}
+	}
+	return s.Webhooks.Update(ctx, c)
+}
+
+// RotateWebhookSecret gives endpoint id of orgID a new signing secret,
+// after a person's step-up, and returns the endpoint with it.
+func (s *Service) RotateWebhookSecret(ctx context.Context, a actor.Actor, orgID, id uuid.UUID) (webhook.Endpoint, string, error) {
+	c, err := s.Webhooks.CheckRotate(ctx, a, orgID, id)
+	if err != nil {
+		return webhook.Endpoint{}, "", err
+	}
+	if c.NeedsStepUp() {
+		if err := s.confirm(ctx, a); err != nil {
+			return webhook.Endpoint{}, "", err
+		}
+	}
+	return s.Webhooks.Rotate(ctx, c)
 }

@@ -304,14 +304,23 @@ func TestFiftyActiveKeysAtMost(t *testing.T) {
 // status a key holding every scope gets from the walk below (random ids in
 // the path, an empty body, no realtime protocol asked for).
 var keyOperations = map[string]int{
-	"GET /api/v1/organizations/{organization_id}/multi-currency-accounts":                       200,
-	"GET /api/v1/organizations/{organization_id}/events":                                        200,
-	"GET /api/v1/organizations/{organization_id}/events/{event_id}":                             404,
-	"GET /api/v1/organizations/{organization_id}/realtime":                                      400,
-	"POST /api/v1/organizations/{organization_id}/payment-requests":                             400,
-	"GET /api/v1/organizations/{organization_id}/payment-requests":                              200,
-	"GET /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}":         404,
-	"POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel": 404,
+	"GET /api/v1/organizations/{organization_id}/multi-currency-accounts":                                                 200,
+	"GET /api/v1/organizations/{organization_id}/events":                                                                  200,
+	"GET /api/v1/organizations/{organization_id}/events/{event_id}":                                                       404,
+	"GET /api/v1/organizations/{organization_id}/realtime":                                                                400,
+	"POST /api/v1/organizations/{organization_id}/payment-requests":                                                       400,
+	"GET /api/v1/organizations/{organization_id}/payment-requests":                                                        200,
+	"GET /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}":                                   404,
+	"POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/cancel":                           404,
+	"POST /api/v1/organizations/{organization_id}/webhook-endpoints":                                                      400,
+	"GET /api/v1/organizations/{organization_id}/webhook-endpoints":                                                       200,
+	"GET /api/v1/organizations/{organization_id}/webhook-endpoints/{webhook_endpoint_id}":                                 404,
+	"PATCH /api/v1/organizations/{organization_id}/webhook-endpoints/{webhook_endpoint_id}":                               400,
+	"DELETE /api/v1/organizations/{organization_id}/webhook-endpoints/{webhook_endpoint_id}":                              404,
+	"POST /api/v1/organizations/{organization_id}/webhook-endpoints/{webhook_endpoint_id}/rotate-secret":                  404,
+	"GET /api/v1/organizations/{organization_id}/webhook-endpoints/{webhook_endpoint_id}/deliveries":                      404,
+	"POST /api/v1/organizations/{organization_id}/webhook-endpoints/{webhook_endpoint_id}/deliveries/{delivery_id}/retry": 404,
+	"GET /api/v1/organizations/{organization_id}/statements":                                                              400,
 }
 
 // TestOnlyOperationsForProgramsAcceptAnAPIKey walks every route in

@@ -297,6 +297,34 @@ and newline`)
 	})
 }
 
+// A description a spreadsheet would run as a formula is written as text:
+// with a leading apostrophe, in the CSV only.
+func TestCSVTextIsNeverAFormula(t *testing.T) {
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		org := fixture.Organization(t, d, "Acme")
+		formulas := []string{`=HYPERLINK("http://evil.test","pay")`, "+1+1", "-2+3", "@SUM(A1)", "\tindented"}
+		move(t, d, org.ID, "EUR", 100, "funds")
+		for _, f := range formulas {
+			move(t, d, org.ID, "EUR", -1, f)
+		}
+		q := statement.Query{Currency: "EUR", From: day("2026-01-01"), To: day("2026-01-01"), Format: statement.CSV}
+		records, err := csv.NewReader(bytes.NewReader(write(t, d, org.ID, q))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range formulas {
+			if r := records[i+2]; r[5] != "'"+f || r[2] != "-0.01" {
+				t.Fatalf("row %d: description %q amount %q, want %q and -0.01", i, r[5], r[2], "'"+f)
+			}
+		}
+		q.Format = statement.JSON
+		var js jsonStatement
+		if err := json.Unmarshal(write(t, d, org.ID, q), &js); err != nil || js.Entries[1].Description != formulas[0] {
+			t.Fatalf("JSON keeps the description as it is: %+v, %v", js.Entries, err)
+		}
+	})
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ type requester struct {
 func newRequester(t *testing.T, s *apitest.Server, email, amount string) *requester {
 	t.Helper()
 	p := newPayer(t, s, email, amount)
-	k := createKey(t, s, p.person, p.org, keyOf("ERP", "member", "payment_requests:read", "payment_requests:write"))
+	k := createKey(t, s, p.person, p.org, keyOf("ERP", "member", "payment_requests:read", "payment_requests:write", "events:read"))
 	return &requester{payer: p, program: s.Client(t, k.Secret), keyID: k.ApiKey.Id.String()}
 }
 
@@ -128,6 +129,12 @@ func TestPaymentRequestAcceptedApprovedAndSettled(t *testing.T) {
 	seen := paymentRequestsUpdated(t, st, o.org, id, 5)
 	if last := seen[4]; str(last.PaymentStatus) != "completed" || last.Status != api.PaymentRequestStatusAccepted {
 		t.Fatalf("last message %+v", last)
+	}
+	// The program, which holds no session, reads the same five from the
+	// events list with its key (each as the request is now).
+	told := listedEvents(t, s, o.program.Token(), o.org, "type=payment_request.updated")
+	if ids := dataIDs(t, told); len(ids) != 5 || slices.ContainsFunc(ids, func(got string) bool { return got != id }) {
+		t.Fatalf("the program's events: %v, want five of request %s", ids, id)
 	}
 	listed := collectRequests(t, o.program, o.org, &api.ListPaymentRequestsParams{ExternalId: ptr("erp-po-0417")})
 	if len(listed) != 1 || listed[0].Id != pr.Id {

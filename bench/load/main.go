@@ -7,6 +7,7 @@
 //
 //	go run ./bench/load -scenario signin -c 4 -rounds 5 -users 40
 //	go run ./bench/load -scenario bare -c 32 -d 10s
+//	go run ./bench/load -scenario webhooks -c 8 -events 5000
 package main
 
 import (
@@ -46,12 +47,17 @@ const (
 )
 
 func main() {
-	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), cards (sandbox card authorizations over -cards cards), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
+	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), cards (sandbox card authorizations over -cards cards), webhooks (-events events delivered to -endpoints endpoints of a local receiver that verifies every signature), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
 	concurrency := flag.Int("c", 4, "concurrent clients")
 	duration := flag.Duration("d", 10*time.Second, "how long to run (bare)")
 	rounds := flag.Int("rounds", 5, "rounds of sign-ins, one per user per round (signin)")
 	users := flag.Int("users", 40, "users signing in each round (signin)")
 	cards := flag.Int("cards", 1, "cards the authorizations are spread over (cards)")
+	wh := webhookFlags{}
+	flag.IntVar(&wh.events, "events", 2000, "events made (webhooks)")
+	flag.IntVar(&wh.endpoints, "endpoints", 1, "webhook endpoints at the receiver (webhooks): each deposit is delivered to every one, pings are spread over them")
+	flag.StringVar(&wh.source, "source", "deposit", "what makes the events (webhooks): deposit (sandbox deposits, transaction.created through the fan-out) or ping (sandbox pings, webhook.ping to one endpoint)")
+	flag.DurationVar(&wh.wait, "wait", 30*time.Second, "give up when no delivery has arrived for this long (webhooks)")
 	database := flag.String("database", "", "STRONGROOM_DATABASE (default: a new SQLite file)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
 	flag.Parse()
@@ -66,14 +72,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *cards, *database); err != nil {
+	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *cards, wh, *database); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(scenario string, concurrency int, duration time.Duration, rounds, users, cards int, database string) error {
+func run(scenario string, concurrency int, duration time.Duration, rounds, users, cards int, wh webhookFlags, database string) error {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}, Timeout: 30 * time.Second}
 	switch scenario {
 	case "bare":
@@ -129,6 +135,13 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 		}
 		defer stop()
 		return authorizations(e, concurrency, duration, cards)
+	case "webhooks":
+		e, stop, err := start(database, hc)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return webhookDeliveries(e, concurrency, wh.events, wh.endpoints, wh.source, wh.wait)
 	case "signin":
 		e, stop, err := start(database, hc)
 		if err != nil {

@@ -25,10 +25,12 @@ import (
 // from the document.
 //
 // The fields compared are those a payment depends on and the text rules
-// read with few errors: invoice number (spaces and case ignored), issue and
-// due dates, amount payable (as decimals), currency and IBAN. The supplier's
-// name is not compared: the legal name in the XML and the letterhead
-// legitimately differ. Two consequences follow the comparison:
+// read with few errors: invoice number (spaces, case and the kind of dash
+// ignored), issue and due dates, amount payable (as decimals), currency and
+// IBAN (with its BIC when both differ). The supplier's name is not
+// compared: the legal name in the XML and the trading name on the
+// letterhead legitimately differ, and a name does not send money elsewhere.
+// Two consequences follow the comparison:
 //   - a due date earlier than the issue date the page shows is a
 //     disagreement too (the XML's dates are off);
 //   - a payment reference that only repeats the XML's invoice number goes
@@ -89,12 +91,15 @@ func reconcile(r *Result, page Fields) (conflicts map[string]bool) {
 	return conflicts
 }
 
-// compactFold is s without white space, case folded: "re 2020/508" and
-// "RE2020/508" are the same invoice number.
+// compactFold is s without white space, case folded, any dash a hyphen:
+// "re – 2020/508" and "RE-2020/508" are the same invoice number.
 func compactFold(s string) string {
 	return strings.ToLower(strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
+		switch {
+		case unicode.IsSpace(r):
 			return -1
+		case unicode.Is(unicode.Pd, r):
+			return '-'
 		}
 		return r
 	}, s))

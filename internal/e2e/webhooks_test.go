@@ -189,6 +189,12 @@ func TestWebhookDeliveriesAreSignedAndRetriedOnTheSchedule(t *testing.T) {
 	}
 	advance(t, s, 5*time.Second)
 	recv.waitDeliveries(t, 2)
+	// The receiver answers before the attempt's outcome commits, and the
+	// next attempt is scheduled from the clock then: advance only after it.
+	eventually(t, "the second attempt to be recorded", func() bool {
+		ds = hookDeliveries(t, s, p.web, org, id)
+		return len(ds) == 1 && ds[0].Attempt == 2 && ds[0].NextAttemptAt != nil
+	})
 	// The third attempt is due five minutes after the second: not before.
 	advance(t, s, 4*time.Minute)
 	time.Sleep(300 * time.Millisecond)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -23,8 +24,10 @@ import (
 // What must hold, and fails the test otherwise:
 //   - every document whose embedded XML is read (the structured path) has
 //     every truth field right, its document type and payment means
-//     included, except where the truth itself says it was taken from the
-//     visible page rather than the XML (knownPageTruth);
+//     included, except the fields pageExpect names for documents whose
+//     truth is the printed page: there the value pageExpect gives (empty
+//     where the page contradicts the XML, and then the field is listed in
+//     Result.Conflicts);
 //   - on a direct-debit document no payee bank field is filled, on either
 //     path: the account printed is the buyer's;
 //   - no credit note is read as an invoice on the structured path.
@@ -73,7 +76,6 @@ func TestDevCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := expected(truth[id].Fields)
-		pageTruth := knownPageTruth[id] != "" || containsSub(truth[id].Notes, "scored against the visible page")
 		directDebit := want["payment_means"] == extract.MeansDirectDebit || containsSub(truth[id].Notes, "direct debit")
 		for _, mode := range []string{"as is", "text only"} {
 			read := extract.Read
@@ -108,10 +110,33 @@ func TestDevCorpus(t *testing.T) {
 					}
 				}
 			}
+			if path == "structured" {
+				var conflicts []string
+				for _, e := range pageExpect[id] {
+					if e.conflict {
+						conflicts = append(conflicts, e.field)
+					}
+				}
+				slices.Sort(conflicts)
+				if !slices.Equal(res.Conflicts, conflicts) {
+					t.Errorf("%s: conflicts %v, want %v (warnings %q)", id, res.Conflicts, conflicts, res.Warnings)
+				}
+			}
 			for _, k := range scoredFields {
 				w, g := want[k], normalized(k, got[k])
 				if k == "payment_means" && w == nil {
 					continue // the truth knows only the XML's codes
+				}
+				if path == "structured" {
+					e, why := w, "truth.json"
+					for _, x := range pageExpect[id] {
+						if x.field == k {
+							e, why = x.want, x.why
+						}
+					}
+					if g != e {
+						t.Errorf("%s: structured %s = %v, want %v (%s)", id, k, got[k], e, why)
+					}
 				}
 				s := count(path, k)
 				switch {
@@ -123,10 +148,6 @@ func TestDevCorpus(t *testing.T) {
 					s.missed++
 				default:
 					s.right++
-					continue
-				}
-				if path == "structured" && !pageTruth {
-					t.Errorf("%s: structured %s = %v, want %v", id, k, got[k], w)
 				}
 			}
 		}
@@ -151,15 +172,45 @@ func TestDevCorpus(t *testing.T) {
 	}
 }
 
-// knownPageTruth names the documents whose truth for some field is what
-// the page shows rather than what the embedded XML says, beyond those whose
-// notes already say so.
-var knownPageTruth = map[string]string{
+// pageExpect gives, for documents whose truth is the printed page rather
+// than the embedded XML (their notes in truth.json say so), what the
+// structured path must give instead of the truth for the fields named: nil
+// for an empty field. conflict marks a field left empty because the page
+// surely prints another value than the XML (it must be listed in
+// Result.Conflicts, and no other field may be).
+var pageExpect = map[string][]struct {
+	field    string
+	want     any
+	conflict bool
+	why      string
+}{
 	// The XML's seller name carries "GLN 4333741000005" and "Lief-Nr:
 	// 549910" lines before the name; the reader keeps the name, as the truth
 	// of the ZUGFeRD 1.0 twin of this document does, and this truth keeps
 	// all three lines.
-	"zfc__ZUGFeRDv2__correct__intarsys__BASIC__zugferd_2p0_BASIC_Rechnungskorrektur.pdf": "seller name",
+	"zfc__ZUGFeRDv2__correct__intarsys__BASIC__zugferd_2p0_BASIC_Rechnungskorrektur.pdf": {
+		{"supplier_name", "MUSTERLIEFERANT GMBH", false, "the name without its identifier lines"},
+	},
+	// The XML describes RE-20201121/508, the page RE-20190610/507.
+	"zfc__ZUGFeRDv2__fail__Mustangproject__factur-x-invalid-xml-encoding-attribute.pdf": {
+		{"invoice_number", nil, true, "the page prints RE-20190610/507"},
+		{"issue_date", nil, true, "the page prints 2019-06-10"},
+		{"due_date", nil, true, "the page prints 2019-07-01"},
+		{"remittance_reference", nil, true, "the XML's reference is its own invoice number, which the page contradicts"},
+	},
+	"zfc__ZUGFeRDv1__correct__Mustangproject__MustangGnuaccountingBeispielRE-20150613_503.pdf": {
+		{"amount_due", nil, true, "the XML says 571.04, the page 406.82"},
+		{"remittance_reference", "RE-20150613/503", false, "the page prints no reference, so the XML's (the invoice number the page shows) is kept; the truth, read off the page, has none"},
+	},
+	"zfc__ZUGFeRDv1__fail__Mustangproject__fail1.pdf": {
+		{"issue_date", nil, false, "the XML's date is in format 1020, not a date"},
+		{"currency", nil, false, "the XML has no currency"},
+		{"due_date", nil, true, "the XML's 2014-10-29 is before the issue date the page prints, 2015-10-08"},
+		{"remittance_reference", "RE-20151008/504", false, "the page prints no reference; the XML's is kept"},
+	},
+	"zfc__ZUGFeRDv1__fail__Mustangproject__fail3.pdf": {
+		{"remittance_reference", "RE-20170509/505", false, "the page prints no reference; the XML's is kept"},
+	},
 }
 
 // scoredFields are the fields the truth gives, in table order, with the two

@@ -18,7 +18,8 @@
 //     any other .xml attachment that is an invoice): the XML is read as
 //     above; the due date, bank details and payment reference that a MINIMUM
 //     or BASIC WL profile leaves out are completed from the PDF's text, with a
-//     warning;
+//     warning, and a field whose value the page surely prints otherwise is
+//     left empty and listed in Result.Conflicts (reconcile.go);
 //   - other PDFs with a text layer, by the label rules in text.go (supplier,
 //     number, dates, total payable, currency, IBAN/BIC, UK account number and
 //     sort code, US routing number).

@@ -46,6 +46,11 @@ type Result struct {
 	// filled (sorted, no duplicates): a person should check them. A
 	// structured document completed from its page lists what the page gave.
 	FromText []string `json:"from_text,omitempty"`
+	// Conflicts names, by their JSON names in Fields, the fields of a PDF's
+	// embedded XML that the page surely prints otherwise (sorted): they are
+	// left empty, with a warning giving both values, for a person to fill
+	// from the document (reconcile, in reconcile.go).
+	Conflicts []string `json:"conflicts,omitempty"`
 	// Warnings are short sentences about what was read but not taken, or taken
 	// after a correction (rounding, a failed check digit, an unknown currency).
 	Warnings []string `json:"warnings,omitempty"`
@@ -249,6 +254,7 @@ func finish(res *Result) {
 		// Every field of a document read from its page came from text rules.
 		res.FromText = append(res.FromText, f.filled()...)
 	}
+	slices.Sort(res.Conflicts)
 	if len(res.FromText) > 0 {
 		slices.Sort(res.FromText)
 		res.FromText = slices.Compact(res.FromText)

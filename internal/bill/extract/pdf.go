@@ -59,8 +59,10 @@ func readPDF(data []byte) (Result, error) {
 		// The visible page of a MINIMUM or BASIC WL Factur-X often shows the
 		// bank details and due date that its XML leaves out; complete the
 		// result from the text layer, field by field, saying so.
+		// The same text pass checks the XML against the page: a field the
+		// page surely prints otherwise is left empty (reconcile).
 		if txt, err := readPDFText(data); err == nil {
-			complete(&xmlRes, txt.Fields)
+			complete(&xmlRes, txt.Fields, reconcile(&xmlRes, txt.Fields))
 		}
 		return xmlRes, nil
 	}
@@ -76,17 +78,18 @@ func readPDF(data []byte) (Result, error) {
 }
 
 // complete fills the due date and, when the XML has no account at all, the
-// bank details of r from text-layer fields t.
-func complete(r *Result, t Fields) {
+// bank details of r from text-layer fields t; never a field in conflicts,
+// which the XML and the page give differently.
+func complete(r *Result, t Fields, conflicts map[string]bool) {
 	f := &r.Fields
 	var taken []string
-	if f.DueDate.IsZero() && !t.DueDate.IsZero() {
+	if f.DueDate.IsZero() && !t.DueDate.IsZero() && !conflicts["due_date"] {
 		f.DueDate = t.DueDate
 		taken = append(taken, "due date")
 		r.FromText = append(r.FromText, "due_date")
 	}
 	// A direct debit takes no payee account, from the XML or the page.
-	if f.IBAN == "" && f.AccountNumber == "" && (t.IBAN != "" || t.AccountNumber != "") && f.PaymentMeans != MeansDirectDebit && t.PaymentMeans != MeansDirectDebit {
+	if f.IBAN == "" && f.AccountNumber == "" && !conflicts["iban"] && (t.IBAN != "" || t.AccountNumber != "") && f.PaymentMeans != MeansDirectDebit && t.PaymentMeans != MeansDirectDebit {
 		f.IBAN, f.AccountNumber, f.SortCode, f.ABACode = t.IBAN, t.AccountNumber, t.SortCode, t.ABACode
 		r.FromText = append(r.FromText, nonEmpty(map[string]string{"iban": t.IBAN, "account_number": t.AccountNumber, "sort_code": t.SortCode, "aba_code": t.ABACode})...)
 		if f.BIC == "" && t.BIC != "" {
@@ -95,7 +98,7 @@ func complete(r *Result, t Fields) {
 		}
 		taken = append(taken, "bank details")
 	}
-	if f.RemittanceReference == "" && t.RemittanceReference != "" {
+	if f.RemittanceReference == "" && t.RemittanceReference != "" && !conflicts["remittance_reference"] {
 		f.RemittanceReference = t.RemittanceReference
 		taken = append(taken, "payment reference")
 		r.FromText = append(r.FromText, "remittance_reference")

@@ -172,6 +172,21 @@ func (b *browser) screenshot(name string) {
 	b.t.Logf("screenshot of the page: %s", p)
 }
 
+// capture saves the visible page as name.png in the directory named by
+// STRONGROOM_CONSOLE_SCREENSHOTS, when set: how docs/ gets its pictures of
+// the console (STRONGROOM_CONSOLE_SCREENSHOTS=$PWD/docs go test -run TestConsole ./internal/e2e/).
+func (b *browser) capture(name string) {
+	dir := os.Getenv("STRONGROOM_CONSOLE_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	var png []byte
+	b.run("screenshot "+name, chromedp.CaptureScreenshot(&png))
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
 // axeSource is axe-core, vendored for the tests.
 var axeSource = sync.OnceValues(func() ([]byte, error) {
 	return os.ReadFile(filepath.Join("..", "console", "testdata", "axe-core", "axe.min.js"))
@@ -353,6 +368,9 @@ func TestConsoleSignInAndLiveBalance(t *testing.T) {
 	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€1,234.56")
 	deposit(t, s, org, "EUR", "0.44")
 	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€1,235.00")
+	deposit(t, s, org, "USD", "98000.5")
+	b.waitText(`#balances-rows tr[data-currency="USD"] td[data-field="available"]`, "$98,000.50")
+	b.capture("console-balances")
 	var marker string
 	b.run("read the marker", chromedp.Evaluate(`window.__marker || ""`, &marker))
 	if marker != "same page" {

@@ -25,6 +25,7 @@ var owners = map[string]string{
 	"devices":                  "identity",
 	"sign_in_challenges":       "identity",
 	"sessions":                 "identity",
+	"realtime_tickets":         "identity",
 	"totp_used_steps":          "identity",
 	"totp_enrollments":         "identity",
 	"device_trusts":            "identity",

@@ -84,6 +84,7 @@ var tiers = map[string]tier{
 	"internal/sandbox":               flow,
 	"internal/httpapi":               transport,
 	"internal/cli":                   transport,
+	"internal/console":               transport,
 	"internal/app":                   transport,
 	"client":                         transport,
 	"client/api":                     transport,

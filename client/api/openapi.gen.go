@@ -5706,6 +5706,15 @@ type RealtimeMessageBase struct {
 	Type string `json:"type"`
 }
 
+// RealtimeTicket A one-use ticket for the realtime channel (createRealtimeTicket).
+type RealtimeTicket struct {
+	// ExpiresAt When the ticket stops working, 30 seconds after issue.
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Ticket The ticket, for openRealtimeChannel's `ticket` parameter.
+	Ticket string `json:"ticket"`
+}
+
 // ReceiptFileNotStoredError The error envelope of `file_not_stored`.
 type ReceiptFileNotStoredError struct {
 	Error struct {
@@ -8007,6 +8016,13 @@ type OpenRealtimeChannelParams struct {
 	// LastEventID As `after`, sent by a reconnecting `EventSource`; it wins over `after`.
 	LastEventID *openapi_types.UUID `json:"Last-Event-ID,omitempty"`
 
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// CreateRealtimeTicketParams defines parameters for CreateRealtimeTicket.
+type CreateRealtimeTicketParams struct {
 	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
 	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
 	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
@@ -12352,6 +12368,12 @@ type ClientInterface interface {
 	// `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
 	// WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 	//
+	// A browser, whose `EventSource` cannot send a header, opens it with a ticket instead:
+	// `?ticket=` with a ticket of createRealtimeTicket for this organization and no
+	// `Authorization` header. The ticket is spent by the request; spent, expired, unknown,
+	// of another organization or of a session that has ended, it is `401
+	// not_authenticated`. The stream then lasts as the session's would.
+	//
 	// Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 	// occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
 	// each event has `id:` (the message id) and one `data:` line holding it (no `event:`
@@ -12386,6 +12408,18 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/organizations/{organization_id}/realtime (the `OpenRealtimeChannel` operationId).
 	OpenRealtimeChannel(ctx context.Context, organizationId OrganizationId, params *OpenRealtimeChannelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRealtimeTicket Get a ticket to open the realtime channel from a browser
+	//
+	// Issues a one-use ticket with which the calling session opens the organization's
+	// realtime channel (openRealtimeChannel with `?ticket=`) where it cannot send the
+	// `Authorization` header, as from a browser's `EventSource`. The ticket works once,
+	// within 30 seconds of issue on the service clock (`expires_at`), for this organization
+	// only, and only while the session is live; only its keyed hash is stored. Any member
+	// of the organization may get one; `404 not_found` for anyone else. No body.
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/realtime/tickets (the `CreateRealtimeTicket` operationId).
+	CreateRealtimeTicket(ctx context.Context, organizationId OrganizationId, params *CreateRealtimeTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetStatement The organization's account statement in one currency
 	//
@@ -18249,6 +18283,12 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 // `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
 // WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 //
+// A browser, whose `EventSource` cannot send a header, opens it with a ticket instead:
+// `?ticket=` with a ticket of createRealtimeTicket for this organization and no
+// `Authorization` header. The ticket is spent by the request; spent, expired, unknown,
+// of another organization or of a session that has ended, it is `401
+// not_authenticated`. The stream then lasts as the session's would.
+//
 // Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 // occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
 // each event has `id:` (the message id) and one `data:` line holding it (no `event:`
@@ -18284,6 +18324,28 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 // Corresponds with GET /api/v1/organizations/{organization_id}/realtime (the `OpenRealtimeChannel` operationId).
 func (c *RawClient) OpenRealtimeChannel(ctx context.Context, organizationId OrganizationId, params *OpenRealtimeChannelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOpenRealtimeChannelRequest(c.Server, organizationId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRealtimeTicket Get a ticket to open the realtime channel from a browser
+//
+// Issues a one-use ticket with which the calling session opens the organization's
+// realtime channel (openRealtimeChannel with `?ticket=`) where it cannot send the
+// `Authorization` header, as from a browser's `EventSource`. The ticket works once,
+// within 30 seconds of issue on the service clock (`expires_at`), for this organization
+// only, and only while the session is live; only its keyed hash is stored. Any member
+// of the organization may get one; `404 not_found` for anyone else. No body.
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/realtime/tickets (the `CreateRealtimeTicket` operationId).
+func (c *RawClient) CreateRealtimeTicket(ctx context.Context, organizationId OrganizationId, params *CreateRealtimeTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRealtimeTicketRequest(c.Server, organizationId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -27073,6 +27135,55 @@ func NewOpenRealtimeChannelRequest(server string, organizationId OrganizationId,
 	return req, nil
 }
 
+// NewCreateRealtimeTicketRequest constructs an http.Request for the CreateRealtimeTicket method
+func NewCreateRealtimeTicketRequest(server string, organizationId OrganizationId, params *CreateRealtimeTicketParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/realtime/tickets", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetStatementRequest constructs an http.Request for the GetStatement method
 func NewGetStatementRequest(server string, organizationId OrganizationId, params *GetStatementParams) (*http.Request, error) {
 	var err error
@@ -33022,6 +33133,12 @@ type ClientWithResponsesInterface interface {
 	// `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
 	// WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 	//
+	// A browser, whose `EventSource` cannot send a header, opens it with a ticket instead:
+	// `?ticket=` with a ticket of createRealtimeTicket for this organization and no
+	// `Authorization` header. The ticket is spent by the request; spent, expired, unknown,
+	// of another organization or of a session that has ended, it is `401
+	// not_authenticated`. The stream then lasts as the session's would.
+	//
 	// Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 	// occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
 	// each event has `id:` (the message id) and one `data:` line holding it (no `event:`
@@ -33058,6 +33175,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/organizations/{organization_id}/realtime (the `OpenRealtimeChannel` operationId).
 	OpenRealtimeChannelWithResponse(ctx context.Context, organizationId OrganizationId, params *OpenRealtimeChannelParams, reqEditors ...RequestEditorFn) (*OpenRealtimeChannelResponse, error)
+
+	// CreateRealtimeTicketWithResponse Get a ticket to open the realtime channel from a browser
+	//
+	// Issues a one-use ticket with which the calling session opens the organization's
+	// realtime channel (openRealtimeChannel with `?ticket=`) where it cannot send the
+	// `Authorization` header, as from a browser's `EventSource`. The ticket works once,
+	// within 30 seconds of issue on the service clock (`expires_at`), for this organization
+	// only, and only while the session is live; only its keyed hash is stored. Any member
+	// of the organization may get one; `404 not_found` for anyone else. No body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/organizations/{organization_id}/realtime/tickets (the `CreateRealtimeTicket` operationId).
+	CreateRealtimeTicketWithResponse(ctx context.Context, organizationId OrganizationId, params *CreateRealtimeTicketParams, reqEditors ...RequestEditorFn) (*CreateRealtimeTicketResponse, error)
 
 	// GetStatementWithResponse The organization's account statement in one currency
 	//
@@ -45746,6 +45877,110 @@ func (r OpenRealtimeChannelResponse) ContentType() string {
 	return ""
 }
 
+// CreateRealtimeTicketResponse201Headers the declared response headers of an HTTP 201 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse201Headers struct {
+	XRequestId RequestId
+}
+
+// CreateRealtimeTicketResponse400Headers the declared response headers of an HTTP 400 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// CreateRealtimeTicketResponse401Headers the declared response headers of an HTTP 401 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// CreateRealtimeTicketResponse403Headers the declared response headers of an HTTP 403 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// CreateRealtimeTicketResponse404Headers the declared response headers of an HTTP 404 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// CreateRealtimeTicketResponse405Headers the declared response headers of an HTTP 405 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// CreateRealtimeTicketResponse429Headers the declared response headers of an HTTP 429 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// CreateRealtimeTicketResponse500Headers the declared response headers of an HTTP 500 response for CreateRealtimeTicket
+type CreateRealtimeTicketResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type CreateRealtimeTicketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RealtimeTicket
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ApiKeyNotPermitted
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateRealtimeTicketResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateRealtimeTicketResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateRealtimeTicketResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateRealtimeTicketResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateRealtimeTicketResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CreateRealtimeTicketResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRealtimeTicketResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateRealtimeTicketResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRealtimeTicketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRealtimeTicketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRealtimeTicketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetStatementResponse200Headers the declared response headers of an HTTP 200 response for GetStatement
 type GetStatementResponse200Headers struct {
 	ContentDisposition string
@@ -54292,6 +54527,12 @@ func (c *ClientWithResponses) GetPaymentsConfigWithResponse(ctx context.Context,
 // `Authorization` header. Anyone else gets `404 not_found`. A request that is neither a
 // WebSocket upgrade nor accepts `text/event-stream` is `400 invalid_request`.
 //
+// A browser, whose `EventSource` cannot send a header, opens it with a ticket instead:
+// `?ticket=` with a ticket of createRealtimeTicket for this organization and no
+// `Authorization` header. The ticket is spent by the request; spent, expired, unknown,
+// of another organization or of a session that has ended, it is `401
+// not_authenticated`. The stream then lasts as the session's would.
+//
 // Each message is one JSON object, a `RealtimeMessage`: `{id, type, organization_id,
 // occurred_at, data}`. On a WebSocket each text message is one; with server-sent events
 // each event has `id:` (the message id) and one `data:` line holding it (no `event:`
@@ -54333,6 +54574,26 @@ func (c *ClientWithResponses) OpenRealtimeChannelWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseOpenRealtimeChannelResponse(rsp)
+}
+
+// CreateRealtimeTicketWithResponse Get a ticket to open the realtime channel from a browser
+//
+// Issues a one-use ticket with which the calling session opens the organization's
+// realtime channel (openRealtimeChannel with `?ticket=`) where it cannot send the
+// `Authorization` header, as from a browser's `EventSource`. The ticket works once,
+// within 30 seconds of issue on the service clock (`expires_at`), for this organization
+// only, and only while the session is live; only its keyed hash is stored. Any member
+// of the organization may get one; `404 not_found` for anyone else. No body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/organizations/{organization_id}/realtime/tickets (the `CreateRealtimeTicket` operationId).
+func (c *ClientWithResponses) CreateRealtimeTicketWithResponse(ctx context.Context, organizationId OrganizationId, params *CreateRealtimeTicketParams, reqEditors ...RequestEditorFn) (*CreateRealtimeTicketResponse, error) {
+	rsp, err := c.CreateRealtimeTicket(ctx, organizationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRealtimeTicketResponse(rsp)
 }
 
 // GetStatementWithResponse The organization's account statement in one currency
@@ -75793,6 +76054,185 @@ func ParseOpenRealtimeChannelResponse(rsp *http.Response) (*OpenRealtimeChannelR
 			headers.XRequestId = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateRealtimeTicketResponse parses an HTTP response from a CreateRealtimeTicketWithResponse call
+func ParseCreateRealtimeTicketResponse(rsp *http.Response) (*CreateRealtimeTicketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRealtimeTicketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RealtimeTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ApiKeyNotPermitted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateRealtimeTicketResponse201Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateRealtimeTicketResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateRealtimeTicketResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateRealtimeTicketResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateRealtimeTicketResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers CreateRealtimeTicketResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateRealtimeTicketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateRealtimeTicketResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil

@@ -79,7 +79,8 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/organizations/{organization_id}/approvals", authSession, limitDefault, s.listApprovals},
 		{"POST", "/api/v1/approvals/{approval_id}/approve", authSession, limitDefault, approvals.act(s.Approving.Challenge)},
 		{"POST", "/api/v1/approvals/{approval_id}/reject", authSession, limitDefault, change(approvals, http.StatusOK, s.BillPay.Reject)},
-		{"GET", "/api/v1/organizations/{organization_id}/realtime", authSessionOrKey, limitDefault, s.realtime},
+		{"GET", "/api/v1/organizations/{organization_id}/realtime", authRealtime, limitDefault, s.realtime},
+		{"POST", "/api/v1/organizations/{organization_id}/realtime/tickets", authSession, limitDefault, s.createRealtimeTicket},
 		{"GET", "/api/v1/organizations/{organization_id}/events", authSessionOrKey, limitDefault, s.listEvents},
 		{"GET", "/api/v1/organizations/{organization_id}/events/{event_id}", authSessionOrKey, limitDefault, s.getEvent},
 

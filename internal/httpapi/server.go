@@ -195,6 +195,7 @@ const (
 	authSession                      // a person's session token
 	authSessionOrKey                 // a session token, or an API key (the operations for programs)
 	authSandboxPage                  // a sandbox web page (test only) whose link carries its own permission
+	authRealtime                     // authSessionOrKey, or a realtime ticket in the query instead of a bearer
 )
 
 type limitClass int
@@ -233,6 +234,8 @@ func (s *server) wrap(rt route) http.Handler {
 				err = s.authenticateSandbox(r)
 			case authSession, authSessionOrKey:
 				r, err = s.authenticate(r, rt.auth == authSessionOrKey)
+			case authRealtime:
+				r, err = s.authenticateRealtime(r)
 			case authNone, authSandboxPage:
 				err = s.refuseAPIKey(r, rt.path)
 			}

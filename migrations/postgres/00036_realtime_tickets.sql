@@ -1,0 +1,15 @@
+-- +goose Up
+-- A realtime ticket lets a browser open an organization's realtime channel
+-- without a bearer header (an EventSource cannot send one): issued to a
+-- session for one organization, it works once, within 30 seconds of issue.
+-- Only its keyed hash is stored; redeeming it deletes the row.
+CREATE TABLE realtime_tickets (
+    id              UUID PRIMARY KEY,
+    token_hash      TEXT NOT NULL,
+    session_id      UUID NOT NULL REFERENCES sessions (id),
+    organization_id UUID NOT NULL,
+    inserted_at     TIMESTAMPTZ NOT NULL,
+    expires_at      TIMESTAMPTZ NOT NULL
+);
+CREATE UNIQUE INDEX realtime_tickets_token_key ON realtime_tickets (token_hash);
+CREATE INDEX realtime_tickets_session_idx ON realtime_tickets (session_id);

@@ -233,14 +233,8 @@ func cmdPay(e *env, args []string) error {
 			return err
 		}
 	}
-	if !*yes {
-		ok, err := e.confirm("Pay?")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errNotConfirmed
-		}
+	if err := e.confirmUnless(*yes, "Pay?"); err != nil {
+		return err
 	}
 	exec := api.PaymentExecution{QuoteId: q.Id}
 	for _, f := range []struct {

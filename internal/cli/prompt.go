@@ -56,6 +56,22 @@ func (e *env) confirm(question string) (bool, error) {
 	return a == "y" || a == "yes", nil
 }
 
+// confirmUnless asks question unless the person already said yes (--yes)
+// and answers errNotConfirmed when they do not confirm.
+func (e *env) confirmUnless(yes bool, question string) error {
+	if yes {
+		return nil
+	}
+	ok, err := e.confirm(question)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errNotConfirmed
+	}
+	return nil
+}
+
 // progress prints a progress line of something that waits, on stderr.
 func (e *env) progress(format string, a ...any) {
 	fmt.Fprintf(e.errw, format+"\n", a...)

@@ -92,14 +92,8 @@ func requestsAccept(e *env, args []string) error {
 			return err
 		}
 	}
-	if !*yes {
-		ok, err := e.confirm("Pay?")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errNotConfirmed
-		}
+	if err := e.confirmUnless(*yes, "Pay?"); err != nil {
+		return err
 	}
 	accepted, err := e.c.AcceptPaymentRequest(e.ctx, org, pos[0])
 	if err != nil {

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -86,19 +84,7 @@ var insightParams = []string{"preset", "start_date", "end_date", "group_by"}
 func insightQuery(r *http.Request) (insight.Query, error) {
 	params := r.URL.Query()
 	var errs apierr.Fields
-	names := make([]string, 0, len(params))
-	for name := range params {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		switch {
-		case !slices.Contains(insightParams, name):
-			errs.Add(name, "is not a known query parameter; use preset, start_date, end_date and group_by.")
-		case len(params[name]) != 1:
-			errs.Add(name, "must be given only once.")
-		}
-	}
+	errs.CheckQuery(params, insightParams, "use preset, start_date, end_date and group_by.")
 	q := insight.Query{Preset: params.Get("preset"), GroupBy: params.Get("group_by")}
 	for _, date := range []struct {
 		name   string

@@ -15,7 +15,6 @@ import (
 	"io"
 	"net/url"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,19 +61,7 @@ var params = []string{"currency", "from", "to", "format"}
 // out). camt053 and ofx carry ISO 4217 currencies only, not stablecoins.
 func ParseQuery(v url.Values) (Query, error) {
 	var errs apierr.Fields
-	names := make([]string, 0, len(v))
-	for name := range v {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		switch {
-		case !slices.Contains(params, name):
-			errs.Add(name, "is not a known query parameter; use currency, from, to and format.")
-		case len(v[name]) != 1:
-			errs.Add(name, "must be given only once.")
-		}
-	}
+	errs.CheckQuery(v, params, "use currency, from, to and format.")
 	q := Query{Currency: v.Get("currency"), Format: v.Get("format")}
 	if q.Format == "" {
 		q.Format = JSON

@@ -8,6 +8,8 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 )
 
 // Type is the machine-readable error code clients branch on (error.type).
@@ -123,6 +125,25 @@ func (f *Fields) Add(field, message string) { *f = append(*f, FieldError{field, 
 func (f *Fields) Check(ok bool, field, message string) {
 	if !ok {
 		f.Add(field, message)
+	}
+}
+
+// CheckQuery adds an error, in name order, for every query parameter of
+// params that is not one of known (hint tells which are) and for every one
+// given more than once.
+func (f *Fields) CheckQuery(params map[string][]string, known []string, hint string) {
+	names := make([]string, 0, len(params))
+	for name := range params {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		switch {
+		case !slices.Contains(known, name):
+			f.Add(name, "is not a known query parameter; "+hint)
+		case len(params[name]) != 1:
+			f.Add(name, "must be given only once.")
+		}
 	}
 }
 

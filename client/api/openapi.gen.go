@@ -12386,7 +12386,9 @@ type ClientInterface interface {
 	// `card.updated` (any change of a card, including the card network's; data a Card),
 	// `transaction.created` (a row was added to the transactions feed; data a Transaction).
 	// Messages come in the order their changes committed. The same messages can be read
-	// back for 30 days with listEvents.
+	// back for 30 days with listEvents. A connection that names no earlier message starts
+	// about when it opens: it may also carry a few messages committed just before (on
+	// PostgreSQL, those of transactions younger than one still running then).
 	//
 	// **Reconnecting.** A client that names the last message it received, by the
 	// `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the
@@ -18301,7 +18303,9 @@ func (c *RawClient) GetPaymentsConfig(ctx context.Context, organizationId Organi
 // `card.updated` (any change of a card, including the card network's; data a Card),
 // `transaction.created` (a row was added to the transactions feed; data a Transaction).
 // Messages come in the order their changes committed. The same messages can be read
-// back for 30 days with listEvents.
+// back for 30 days with listEvents. A connection that names no earlier message starts
+// about when it opens: it may also carry a few messages committed just before (on
+// PostgreSQL, those of transactions younger than one still running then).
 //
 // **Reconnecting.** A client that names the last message it received, by the
 // `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the
@@ -33151,7 +33155,9 @@ type ClientWithResponsesInterface interface {
 	// `card.updated` (any change of a card, including the card network's; data a Card),
 	// `transaction.created` (a row was added to the transactions feed; data a Transaction).
 	// Messages come in the order their changes committed. The same messages can be read
-	// back for 30 days with listEvents.
+	// back for 30 days with listEvents. A connection that names no earlier message starts
+	// about when it opens: it may also carry a few messages committed just before (on
+	// PostgreSQL, those of transactions younger than one still running then).
 	//
 	// **Reconnecting.** A client that names the last message it received, by the
 	// `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the
@@ -54545,7 +54551,9 @@ func (c *ClientWithResponses) GetPaymentsConfigWithResponse(ctx context.Context,
 // `card.updated` (any change of a card, including the card network's; data a Card),
 // `transaction.created` (a row was added to the transactions feed; data a Transaction).
 // Messages come in the order their changes committed. The same messages can be read
-// back for 30 days with listEvents.
+// back for 30 days with listEvents. A connection that names no earlier message starts
+// about when it opens: it may also carry a few messages committed just before (on
+// PostgreSQL, those of transactions younger than one still running then).
 //
 // **Reconnecting.** A client that names the last message it received, by the
 // `Last-Event-ID` header (an `EventSource` sends it by itself when it reconnects) or the

@@ -43,6 +43,19 @@ type Stream struct {
 	done     chan struct{}
 	err      error // why the stream ended, once done is closed
 	stop     context.CancelFunc
+	skip     map[string]bool // message ids Next and Pending pass over
+}
+
+// Skip makes Next and Pending pass over the messages with these ids: those
+// the test knows were committed before the stream opened, which a new
+// connection may still carry.
+func (st *Stream) Skip(ids ...string) {
+	if st.skip == nil {
+		st.skip = map[string]bool{}
+	}
+	for _, id := range ids {
+		st.skip[id] = true
+	}
 }
 
 // Events opens server-sent events at path (Accept: text/event-stream) with
@@ -232,21 +245,38 @@ func (st *Stream) Next(t testing.TB, wait time.Duration) Message {
 	t.Helper()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	select {
-	case m := <-st.messages:
-		return m
-	case <-st.done:
-		// Messages that arrived before the end come first.
+	for {
 		select {
 		case m := <-st.messages:
-			return m
-		default:
+			if !st.skip[m.ID] {
+				return m
+			}
+		case <-st.done:
+			// Messages that arrived before the end come first.
+			if m, ok := st.take(); ok {
+				return m
+			}
+			t.Fatalf("stream ended before the next message: %v", st.err)
+			return Message{}
+		case <-timer.C:
+			t.Fatalf("no message within %s", wait)
+			return Message{}
 		}
-		t.Fatalf("stream ended before the next message: %v", st.err)
-	case <-timer.C:
-		t.Fatalf("no message within %s", wait)
 	}
-	return Message{}
+}
+
+// take returns the next message not skipped, without waiting.
+func (st *Stream) take() (Message, bool) {
+	for {
+		select {
+		case m := <-st.messages:
+			if !st.skip[m.ID] {
+				return m, true
+			}
+		default:
+			return Message{}, false
+		}
+	}
 }
 
 // Ended waits up to wait for the server to end the stream and returns why
@@ -270,11 +300,10 @@ func (st *Stream) Close() { st.stop() }
 func (st *Stream) Pending() []Message {
 	var out []Message
 	for {
-		select {
-		case m := <-st.messages:
-			out = append(out, m)
-		default:
+		m, ok := st.take()
+		if !ok {
 			return out
 		}
+		out = append(out, m)
 	}
 }

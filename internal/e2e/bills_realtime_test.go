@@ -24,7 +24,7 @@ func TestBillExtractionIsToldOnTheRealtimeChannel(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "bill-realtime@acme.test", "")
-	st := s.Events(t, realtimePath(p.org), p.web, nil)
+	st := freshEvents(t, s, p.org, p.web)
 
 	b := uploadCorpus(t, s, p.web, p.org, "cii-de-xrechnung.xml")
 	started := nextBillEvent(t, st, p.org)

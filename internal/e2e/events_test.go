@@ -235,7 +235,7 @@ func TestDepositIsATransactionCreatedEvent(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "events-deposit.test")
-	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
+	sse := freshEvents(t, s, o.id, o.owner.token)
 	deposit(t, s, o.id, "EUR", "250.00")
 	m := sse.Next(t, realtimeWait)
 	expectMessage(t, m, "transaction.created", o.id)

@@ -68,7 +68,7 @@ func TestPaymentRequestAcceptedApprovedAndSettled(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
 	o := newRequester(t, s, "requests-owner@acme.test", "5000.00")
-	st := s.Events(t, realtimePath(o.org), o.web, nil)
+	st := freshEvents(t, s, o.org, o.web)
 	adminID, adminSecret := addUser(t, s, o.org, "requests-admin@acme.test", "admin", true)
 	admin := signInFully(t, s, "requests-admin@acme.test", adminSecret)
 	s.Post(t, "/api/v1/sandbox/users/"+adminID+"/approving-app", sbx, nil).ExpectStatus(t, http.StatusCreated)

@@ -24,6 +24,37 @@ const realtimeWait = 10 * time.Second
 
 func realtimePath(org string) string { return "/api/v1/organizations/" + org + "/realtime" }
 
+// freshEvents opens org's channel as server-sent events for bearer, and
+// freshWebSocket as a WebSocket; both pass over the events org had before:
+// a connection naming no earlier message may still carry a few committed
+// just before it opened (on PostgreSQL, with an older transaction running
+// anywhere in the cluster, as other tests' do).
+func freshEvents(t *testing.T, s *apitest.Server, org, bearer string) *apitest.Stream {
+	t.Helper()
+	earlier := earlierEvents(t, s, org, bearer)
+	st := s.Events(t, realtimePath(org), bearer, nil)
+	st.Skip(earlier...)
+	return st
+}
+
+func freshWebSocket(t *testing.T, s *apitest.Server, org, bearer string) *apitest.Stream {
+	t.Helper()
+	earlier := earlierEvents(t, s, org, bearer)
+	st := s.WebSocket(t, realtimePath(org), bearer)
+	st.Skip(earlier...)
+	return st
+}
+
+// earlierEvents lists the ids of org's events bearer may read so far.
+func earlierEvents(t *testing.T, s *apitest.Server, org, bearer string) []string {
+	t.Helper()
+	var ids []string
+	for _, m := range listedEvents(t, s, bearer, org, "limit=100") {
+		ids = append(ids, m.ID)
+	}
+	return ids
+}
+
 // expectMessage fails t unless m is of type typ for org; it returns m's data id.
 func expectMessage(t *testing.T, m apitest.Message, typ, org string) string {
 	t.Helper()
@@ -76,7 +107,7 @@ func TestRealtimeWebSocketCarriesPaymentsAndApprovals(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
 	p := newPayer(t, s, "realtime-ws@acme.test", "1000.00")
-	ws := s.WebSocket(t, realtimePath(p.org), p.web)
+	ws := freshWebSocket(t, s, p.org, p.web)
 
 	pay := p.pay(t, s, "100.00")
 	approvalID := pay.ApprovalRequestId.String()
@@ -136,11 +167,11 @@ func TestRealtimeServerSentEventsShowEachPersonWhatTheyMaySee(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOrg(t, s, "realtime-sse.test")
-	owner := s.Events(t, realtimePath(o.id), o.owner.token, nil)
+	owner := freshEvents(t, s, o.id, o.owner.token)
 	if cc := owner.Header.Get("Cache-Control"); cc != "no-store" {
 		t.Errorf("Cache-Control %q, want no-store", cc)
 	}
-	alice := s.Events(t, realtimePath(o.id), o.alice.token, nil)
+	alice := freshEvents(t, s, o.id, o.alice.token)
 
 	// Bob's card is not Alice's business; her first message is her own card.
 	bobs := cardFor(t, s, o.id, o.bob.id, 100)
@@ -213,7 +244,7 @@ func TestRealtimeReplaysWhatAReconnectingClientMissed(t *testing.T) {
 
 	// An id that is no message of this organization is refused.
 	other := newCardOwner(t, s, "realtime-replay-other.test")
-	theirs := s.Events(t, realtimePath(other.id), other.owner.token, nil)
+	theirs := freshEvents(t, s, other.id, other.owner.token)
 	oc := issueCard(t, s, other.id, map[string]any{"monthly_limit": 10})
 	om := expectCard(t, theirs, other.id, oc.Id.String())
 	for _, id := range []string{om.ID, uuid.NewString()} {
@@ -239,8 +270,8 @@ func TestRealtimeKeepsOrganizationsApart(t *testing.T) {
 	s := apitest.Start(t)
 	a := newCardOwner(t, s, "realtime-a.test")
 	b := newCardOwner(t, s, "realtime-b.test")
-	sse := s.Events(t, realtimePath(a.id), a.owner.token, nil)
-	ws := s.WebSocket(t, realtimePath(a.id), a.owner.token)
+	sse := freshEvents(t, s, a.id, a.owner.token)
+	ws := freshWebSocket(t, s, a.id, a.owner.token)
 
 	// Messages come in commit order: had B's changes reached A's channel,
 	// they would come before A's own.
@@ -265,9 +296,9 @@ func TestRealtimeEndsWhenTheSessionEndsOrTheOrganizationIsBanned(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, "STRONGROOM_REALTIME_PING=1s")
 	o := newCardOwner(t, s, "realtime-end.test")
-	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
+	sse := freshEvents(t, s, o.id, o.owner.token)
 	second := signInFully(t, s, o.owner.email, o.owner.secret)
-	ws := s.WebSocket(t, realtimePath(o.id), second)
+	ws := freshWebSocket(t, s, o.id, second)
 
 	// Signing out ends the stream of that session only.
 	s.Post(t, "/api/v1/auth/sign-out", o.owner.token, nil).ExpectStatus(t, http.StatusOK)
@@ -289,8 +320,8 @@ func TestRealtimeStreamsEndWhenTheServerStops(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "realtime-stop.test")
-	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
-	ws := s.WebSocket(t, realtimePath(o.id), o.owner.token)
+	sse := freshEvents(t, s, o.id, o.owner.token)
+	ws := freshWebSocket(t, s, o.id, o.owner.token)
 	c := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
 	expectCard(t, sse, o.id, c.Id.String())
 	expectCard(t, ws, o.id, c.Id.String())
@@ -316,8 +347,8 @@ func TestRealtimeReachesSubscribersOfEveryInstance(t *testing.T) {
 	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	o := newCardOwner(t, one, "realtime-instances.test")
-	onTwo := two.Events(t, realtimePath(o.id), o.owner.token, nil)
-	onOne := one.WebSocket(t, realtimePath(o.id), o.owner.token)
+	onTwo := freshEvents(t, two, o.id, o.owner.token)
+	onOne := freshWebSocket(t, one, o.id, o.owner.token)
 
 	c := issueCard(t, one, o.id, map[string]any{"monthly_limit": 10})
 	expectCard(t, onTwo, o.id, c.Id.String())
@@ -353,10 +384,10 @@ func TestRealtimeClosesAtOnceWhenTheSessionEnds(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
 	o := newCardOwner(t, s, "realtime-at-once.test")
-	sse := s.Events(t, realtimePath(o.id), o.owner.token, nil)
-	ws := s.WebSocket(t, realtimePath(o.id), o.owner.token)
+	sse := freshEvents(t, s, o.id, o.owner.token)
+	ws := freshWebSocket(t, s, o.id, o.owner.token)
 	second := signInFully(t, s, o.owner.email, o.owner.secret)
-	other := s.WebSocket(t, realtimePath(o.id), second)
+	other := freshWebSocket(t, s, o.id, second)
 	c := issueCard(t, s, o.id, map[string]any{"monthly_limit": 10})
 	for _, st := range []*apitest.Stream{sse, ws, other} {
 		expectCard(t, st, o.id, c.Id.String())
@@ -378,7 +409,7 @@ func TestRealtimeClosesAtOnceWhenTheSessionEnds(t *testing.T) {
 
 	// A banned organization's channel closes at once too.
 	third := signInFully(t, s, o.owner.email, o.owner.secret)
-	banned := s.Events(t, realtimePath(o.id), third, nil)
+	banned := freshEvents(t, s, o.id, third)
 	s.Post(t, "/api/v1/sandbox/organizations/"+o.id+"/status", sbx, map[string]any{"status": "banned"}).ExpectStatus(t, http.StatusOK)
 	expectEndedEmpty(t, banned, "server-sent events after the ban")
 }
@@ -394,8 +425,8 @@ func TestRealtimeSignOutOnAnotherInstanceClosesTheStream(t *testing.T) {
 	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 	o := newCardOwner(t, one, "realtime-instances-end.test")
-	sse := one.Events(t, realtimePath(o.id), o.owner.token, nil)
-	ws := one.WebSocket(t, realtimePath(o.id), o.owner.token)
+	sse := freshEvents(t, one, o.id, o.owner.token)
+	ws := freshWebSocket(t, one, o.id, o.owner.token)
 	c := issueCard(t, two, o.id, map[string]any{"monthly_limit": 10})
 	expectCard(t, sse, o.id, c.Id.String())
 	expectCard(t, ws, o.id, c.Id.String())

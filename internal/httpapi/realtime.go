@@ -109,25 +109,16 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 	if s.Realtime == nil {
 		return apierr.New(apierr.ServiceUnavailable, "The realtime channel is not running on this server.")
 	}
-	sub, err := s.Realtime.Subscribe(r.Context(), org)
-	if errors.Is(err, event.ErrClosed) {
+	sub, err := s.Realtime.Subscribe(r.Context(), org, after)
+	switch {
+	case errors.Is(err, event.ErrClosed):
 		return apierr.New(apierr.ServiceUnavailable, "The server is stopping; connect again.")
-	}
-	if err != nil {
+	case errors.Is(err, event.ErrUnknownEvent):
+		return apierr.InvalidField(field, "must be the id of a message of this organization's channel.")
+	case err != nil:
 		return err
 	}
 	defer sub.Close()
-	var from *event.Position
-	if after != uuid.Nil {
-		pos, err := sub.After(r.Context(), after)
-		if errors.Is(err, event.ErrUnknownEvent) {
-			return apierr.InvalidField(field, "must be the id of a message of this organization's channel.")
-		}
-		if err != nil {
-			return err
-		}
-		from = &pos
-	}
 	var sink realtimeSink
 	ctx := r.Context()
 	if sse {
@@ -145,7 +136,7 @@ func (s *server) realtime(w http.ResponseWriter, r *http.Request) error {
 		ctx = conn.CloseRead(ctx)
 		sink = wsSink{conn}
 	}
-	reason := s.stream(ctx, a, sub, from, sink)
+	reason := s.stream(ctx, a, sub, after != uuid.Nil, sink)
 	sink.end(reason)
 	if failed(reason) {
 		s.logger.LogAttrs(ctx, slog.LevelError, "realtime stream failed", slog.String("request_id", infoOf(r).id),
@@ -166,10 +157,11 @@ func failed(reason error) bool {
 		!errors.Is(reason, event.ErrTooSlow) && !errors.Is(reason, context.Canceled)
 }
 
-// stream sends the missed messages after from (when given), then the live
-// ones, until the client leaves, the tail ends the subscription, or the
-// person may no longer see the organization; it returns why it ended.
-func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscription, from *event.Position, sink realtimeSink) error {
+// stream sends the missed messages (when replay: the client named its
+// last), then the live ones, until the client leaves, the tail ends the
+// subscription, or the person may no longer see the organization; it
+// returns why it ended.
+func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscription, replay bool, sink realtimeSink) error {
 	access, err := s.watchAccess(ctx, a, sub.Organization())
 	if err != nil {
 		return err
@@ -200,8 +192,8 @@ func (s *server) stream(ctx context.Context, a actor.Actor, sub *event.Subscript
 		}
 		return sink.send(ctx, e.ID, body)
 	}
-	if from != nil {
-		if err := sub.Replay(ctx, *from, s.Clock.Now().Add(-realtimeWindow), deliver); err != nil {
+	if replay {
+		if err := sub.Replay(ctx, s.Clock.Now().Add(-realtimeWindow), deliver); err != nil {
 			return err
 		}
 	}

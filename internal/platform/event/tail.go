@@ -96,18 +96,31 @@ func NewTail(d *db.DB, logger *slog.Logger, poll time.Duration, buffer int) *Tai
 // when the tail started; Replay hands out exactly the events up to the
 // start position, so together they give every event once.
 type Subscription struct {
-	tail   *Tail
-	org    uuid.UUID
-	from   Position
+	tail *Tail
+	org  uuid.UUID
+	from Position
+	// after is the position of the event the client named as its last
+	// (zero: none): Replay starts there, and the live events at or before
+	// it are not handed out again. Another instance's tail, or this one
+	// held back by an older transaction, may stand behind it.
+	after  Position
 	events chan Event
 	done   chan struct{}
 	err    error // set before done is closed
 	close  sync.Once
 }
 
-// Subscribe starts receiving orgID's events. The caller must Close the
-// subscription when done with it.
-func (t *Tail) Subscribe(ctx context.Context, orgID uuid.UUID) (*Subscription, error) {
+// Subscribe starts receiving orgID's events: those after the event with id
+// after, which must be one of orgID's (else ErrUnknownEvent), when it is
+// not uuid.Nil. The caller must Close the subscription when done with it.
+func (t *Tail) Subscribe(ctx context.Context, orgID, after uuid.UUID) (*Subscription, error) {
+	var from Position
+	if after != uuid.Nil {
+		var err error
+		if from, err = t.position(ctx, orgID, after); err != nil {
+			return nil, err
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -121,7 +134,7 @@ func (t *Tail) Subscribe(ctx context.Context, orgID uuid.UUID) (*Subscription, e
 		t.live, t.pos = true, pos
 		t.gen++
 	}
-	s := &Subscription{tail: t, org: orgID, from: t.pos, events: make(chan Event, t.buffer), done: make(chan struct{})}
+	s := &Subscription{tail: t, org: orgID, from: t.pos, after: from, events: make(chan Event, t.buffer), done: make(chan struct{})}
 	if t.subs[orgID] == nil {
 		t.subs[orgID] = map[*Subscription]struct{}{}
 	}
@@ -272,6 +285,9 @@ func (t *Tail) pass(ctx context.Context) (heldBack bool, err error) {
 		}
 		for i, e := range events {
 			for s := range t.subs[e.OrganizationID] {
+				if !positions[i].later(s.after) {
+					continue
+				}
 				select {
 				case s.events <- e:
 				default:
@@ -373,19 +389,18 @@ func readAfter(ctx context.Context, d *db.DB, q db.Reader, pos Position, batch i
 // Organization is the organization whose events the subscription receives.
 func (s *Subscription) Organization() uuid.UUID { return s.org }
 
-// After returns the position of the event with id, which must be one of the
-// subscription's organization (else ErrUnknownEvent): where Replay starts
-// for a client whose last event it was.
-func (s *Subscription) After(ctx context.Context, id uuid.UUID) (Position, error) {
+// position returns the position of the event with id, which must be one
+// of org's (else ErrUnknownEvent).
+func (t *Tail) position(ctx context.Context, org, id uuid.UUID) (Position, error) {
 	var (
 		pos Position
 		xid string
 	)
 	query := `SELECT seq, '0' FROM domain_events WHERE id = $1 AND organization_id = $2`
-	if s.tail.db.Dialect() == db.Postgres {
+	if t.db.Dialect() == db.Postgres {
 		query = `SELECT seq, tx_id::text FROM domain_events WHERE id = $1 AND organization_id = $2`
 	}
-	err := s.tail.db.Reader().QueryRowContext(ctx, query, id, s.org).Scan(&pos.Seq, &xid)
+	err := t.db.Reader().QueryRowContext(ctx, query, id, org).Scan(&pos.Seq, &xid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return pos, ErrUnknownEvent
 	}
@@ -396,13 +411,20 @@ func (s *Subscription) After(ctx context.Context, id uuid.UUID) (Position, error
 	return pos, err
 }
 
+// later reports whether p comes after q in the order the tail delivers.
+func (p Position) later(q Position) bool {
+	return p.Tx > q.Tx || p.Tx == q.Tx && p.Seq > q.Seq
+}
+
 // Replay calls fn with each event of the subscription's organization after
-// pos (see After) that committed before the subscription was made and
-// occurred at or after since, in the order the tail delivers events:
-// together with Events that is every event after pos, each once. fn's
-// error stops the replay and is returned.
-func (s *Subscription) Replay(ctx context.Context, pos Position, since time.Time, fn func(Event) error) error {
+// the one it was subscribed after (or from the first, if none) that
+// committed before the subscription was made and occurred at or after
+// since, in the order the tail delivers events: together with Events that
+// is every later event, each once. fn's error stops the replay and is
+// returned.
+func (s *Subscription) Replay(ctx context.Context, since time.Time, fn func(Event) error) error {
 	t := s.tail
+	pos := s.after
 	q := t.db.Reader()
 	pg := t.db.Dialect() == db.Postgres
 	for {

@@ -40,7 +40,7 @@ func runTail(t *testing.T, d *db.DB, poll time.Duration, buffer int) *event.Tail
 
 func subscribe(t *testing.T, tail *event.Tail, org uuid.UUID) *event.Subscription {
 	t.Helper()
-	s, err := tail.Subscribe(context.Background(), org)
+	s, err := tail.Subscribe(context.Background(), org, uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func expectNext(t *testing.T, s *event.Subscription, want ...string) {
 func replayed(t *testing.T, s *event.Subscription, agg string) bool {
 	t.Helper()
 	found := false
-	err := s.Replay(context.Background(), event.Position{}, time.Time{}, func(e event.Event) error {
+	err := s.Replay(context.Background(), time.Time{}, func(e event.Event) error {
 		found = found || e.AggregateID == agg
 		return nil
 	})
@@ -152,14 +152,14 @@ func TestTailReplaysWhatASubscriberMissed(t *testing.T) {
 		appendFor(t, d, other, "theirs", t0)
 		appendFor(t, d, org, "e3", t0.Add(time.Minute))
 
-		sub := subscribe(t, tail, org)
-		appendFor(t, d, org, "live", t0.Add(2*time.Minute))
-		pos, err := sub.After(ctx, e1.EventID)
+		sub, err := tail.Subscribe(ctx, org, e1.EventID)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(sub.Close)
+		appendFor(t, d, org, "live", t0.Add(2*time.Minute))
 		var replayed []string
-		err = sub.Replay(ctx, pos, t0.Add(-24*time.Hour), func(e event.Event) error {
+		err = sub.Replay(ctx, t0.Add(-24*time.Hour), func(e event.Event) error {
 			replayed = append(replayed, e.AggregateID)
 			return nil
 		})
@@ -186,15 +186,62 @@ func TestTailReplaysWhatASubscriberMissed(t *testing.T) {
 
 		theirs := appendFor(t, d, other, "theirs-2", t0)
 		for _, id := range []uuid.UUID{theirs.EventID, uuid.New()} {
-			if _, err := sub.After(ctx, id); !errors.Is(err, event.ErrUnknownEvent) {
-				t.Fatalf("After(%s) = %v, want ErrUnknownEvent", id, err)
+			if _, err := tail.Subscribe(ctx, org, id); !errors.Is(err, event.ErrUnknownEvent) {
+				t.Fatalf("Subscribe after %s = %v, want ErrUnknownEvent", id, err)
 			}
 		}
 		stop := errors.New("stop")
 		// From the beginning: e1 is before the start whatever else is.
-		if err := sub.Replay(ctx, event.Position{}, t0.Add(-24*time.Hour), func(event.Event) error { return stop }); !errors.Is(err, stop) {
+		if err := subscribe(t, tail, org).Replay(ctx, t0.Add(-24*time.Hour), func(event.Event) error { return stop }); !errors.Is(err, stop) {
 			t.Fatalf("Replay returned %v, want fn's error", err)
 		}
+	})
+}
+
+// A client that reconnects names the last event it received; the tail it
+// reaches (another instance's, or one held back by an older transaction)
+// may not have read that far yet. What it then reads up to that event
+// the client has had: it is not sent again.
+func TestTailDoesNotRepeatWhatTheClientNamedAsReceived(t *testing.T) {
+	each(t, func(t *testing.T, d *db.DB) {
+		if d.Dialect() != db.Postgres {
+			t.Skip("SQLite's tail starts after every committed event")
+		}
+		ctx := context.Background()
+		org := uuid.New()
+		tail := runTail(t, d, 20*time.Millisecond, 0)
+		// An older transaction holds the tail's start below what follows.
+		hold, release := make(chan struct{}), make(chan struct{})
+		var wg sync.WaitGroup
+		t.Cleanup(func() { close(release); wg.Wait() })
+		wg.Go(func() {
+			_ = d.Tx(ctx, func(tx *db.Tx) error {
+				if _, err := tx.ExecContext(ctx, `SELECT pg_current_xact_id()`); err != nil {
+					return err
+				}
+				close(hold)
+				<-release
+				return nil
+			})
+		})
+		<-hold
+		appendFor(t, d, org, "had-1", t0)
+		had := appendFor(t, d, org, "had-2", t0)
+		sub, err := tail.Subscribe(ctx, org, had.EventID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(sub.Close)
+		var replayed []string
+		if err := sub.Replay(ctx, time.Time{}, func(e event.Event) error {
+			replayed = append(replayed, e.AggregateID)
+			return nil
+		}); err != nil || len(replayed) > 0 {
+			t.Fatalf("replayed %v (%v), want nothing after the last event received", replayed, err)
+		}
+		appendFor(t, d, org, "new", t0)
+		release <- struct{}{} // the older transaction ends; the tail reads on
+		expectNext(t, sub, "new")
 	})
 }
 
@@ -249,7 +296,7 @@ func TestTailCloseEndsEverySubscription(t *testing.T) {
 				t.Fatal("a subscription outlived Close")
 			}
 		}
-		if _, err := tail.Subscribe(ctx, uuid.New()); !errors.Is(err, event.ErrClosed) {
+		if _, err := tail.Subscribe(ctx, uuid.New(), uuid.Nil); !errors.Is(err, event.ErrClosed) {
 			t.Fatalf("Subscribe after Close: %v, want ErrClosed", err)
 		}
 		// Wait waits for the owners.

@@ -278,7 +278,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	srv := &http.Server{
-		Handler:           console.Mount(httpapi.New(deps)),
+		Handler:           console.Mount(httpapi.New(deps), cfg.Env),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

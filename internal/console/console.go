@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -30,8 +31,10 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 // Mount returns a handler that serves the console and the reference, and
 // passes every other request to api unchanged: / goes to /console/,
 // /console/... and /docs... are the pages, everything else is the API's.
-func Mount(api http.Handler) http.Handler {
-	pages := Handler()
+// environment ("test" or "live") tells the console whether to offer the
+// sandbox panel.
+func Mount(api http.Handler, environment string) http.Handler {
+	pages := Handler(environment)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if Serves(r.URL.Path) {
 			pages.ServeHTTP(w, r)
@@ -46,12 +49,20 @@ func Serves(p string) bool {
 	return p == "/" || p == "/console" || strings.HasPrefix(p, "/console/") || p == "/docs" || strings.HasPrefix(p, "/docs/")
 }
 
-// Handler serves the pages alone.
-func Handler() http.Handler {
-	return http.HandlerFunc(serve)
+// Handler serves the pages alone, in environment ("test" or "live").
+func Handler(environment string) http.Handler {
+	settings, _ := json.Marshal(struct {
+		Environment string `json:"environment"`
+	}{environment})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(w, r, settings) })
 }
 
-func serve(w http.ResponseWriter, r *http.Request) {
+// settingsPath is what the console asks first: the deployment's environment
+// (the sandbox panel is offered in "test" only). Nothing secret: the API
+// keys' prefixes tell the same.
+const settingsPath = "/console/settings.json"
+
+func serve(w http.ResponseWriter, r *http.Request, settings []byte) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", CSP)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -63,6 +74,15 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := r.URL.Path
+	if p == settingsPath {
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(settings)
+		}
+		return
+	}
 	switch {
 	case p == "/" || p == "/console":
 		redirect(w, "/console/")

@@ -1,15 +1,16 @@
-// The console's shell: sign-in, the layout, the pages and live updates.
-// Everything from outside (names, amounts, messages) is put on the page as
-// text (textContent), never as markup.
+// The console's shell: the layout, the organization, the pages and live
+// updates. Everything from outside (names, amounts, messages) is put on the
+// page as text, never as markup.
 
-import { ApiError, clearSession, get, hasSession, orgPath, post, setSession, whenSessionEnds } from "./api.js";
-import { formatMoney } from "./money.js";
+import { clearSession, get, hasSession, post, setSession, whenSessionEnds } from "./api.js";
 import { Live } from "./realtime.js";
+import { hideSignIn, initSignIn, showSignIn } from "./signin.js";
+import { messageOf } from "./ui.js";
 
 const ORG_KEY = "strongroom.organization";
 const $ = (id) => document.getElementById(id);
 
-const state = { me: null, org: null, live: null, challenge: null };
+const state = { me: null, org: null, live: null, environment: "live" };
 
 // Messages.
 
@@ -23,101 +24,9 @@ function hideBanner() {
   $("banner-text").textContent = "";
 }
 
-function showSignInBanner(message) {
-  const b = $("signin-banner");
-  b.textContent = message;
-  b.hidden = !message;
-}
-
-function messageOf(err) {
-  return err instanceof ApiError ? err.message : "Something went wrong. Please try again.";
-}
-
-// Sign-in: the password, then the authenticator code when asked.
-
-function showSignIn(message) {
-  stopLive();
-  state.me = null;
-  $("shell").hidden = true;
-  $("signin").hidden = false;
-  $("code-form").hidden = true;
-  $("password-form").hidden = false;
-  $("password").value = "";
-  showSignInBanner(message || "");
-  document.title = "Sign in · Strongroom";
-  $("email").focus();
-}
-
-async function submitPassword(e) {
-  e.preventDefault();
-  const email = $("email").value.trim();
-  const password = $("password").value;
-  if (!email || !password) {
-    showSignInBanner("Enter your email and password.");
-    return;
-  }
-  await busy(e.submitter, async () => {
-    try {
-      const r = await post("/api/v1/auth/sign-in", { email, password }, { signedIn: false });
-      await afterSignInStep(r);
-    } catch (err) {
-      showSignInBanner(messageOf(err));
-      $("password").focus();
-    }
-  });
-}
-
-async function submitCode(e) {
-  e.preventDefault();
-  const code = $("code").value.replace(/\s+/g, "");
-  if (!code) {
-    showSignInBanner("Enter the code from your authenticator app.");
-    return;
-  }
-  await busy(e.submitter, async () => {
-    try {
-      const r = await post("/api/v1/auth/mfa", { challenge_token: state.challenge, code }, { signedIn: false });
-      await afterSignInStep(r);
-    } catch (err) {
-      showSignInBanner(messageOf(err));
-      $("code").select();
-      $("code").focus();
-    }
-  });
-}
-
-async function afterSignInStep(r) {
-  switch (r.status) {
-    case "authenticated":
-      state.challenge = null;
-      setSession(r.token);
-      $("password").value = "";
-      $("code").value = "";
-      await enter();
-      return;
-    case "mfa_required":
-      state.challenge = r.challenge_token;
-      showSignInBanner("");
-      $("password-form").hidden = true;
-      $("code-form").hidden = false;
-      $("code").value = "";
-      $("code").focus();
-      return;
-    case "totp_setup_required":
-      showSignInBanner("Your account needs an authenticator app before you can sign in. Set it up with the command line or the API for now.");
-      return;
-    default:
-      showSignInBanner("This sign-in needs a step the console does not offer yet (" + r.status + ").");
-  }
-}
-
-async function busy(button, fn) {
-  if (button) button.disabled = true;
-  try {
-    await fn();
-  } finally {
-    if (button) button.disabled = false;
-  }
+function showError(err) {
+  if (err && err.type === "not_authenticated") return; // the sign-in page says so
+  showBanner(messageOf(err));
 }
 
 // The signed-in shell.
@@ -126,7 +35,7 @@ async function enter() {
   try {
     state.me = await get("/api/v1/me");
   } catch (err) {
-    if (err.type !== "not_authenticated") showSignIn(messageOf(err));
+    if (err.type !== "not_authenticated") signedOut(messageOf(err));
     return;
   }
   const user = state.me.user || {};
@@ -144,12 +53,19 @@ async function enter() {
   state.org = ids.includes(saved) ? saved : ids[0] || null;
   if (state.org) select.value = state.org;
   select.disabled = ids.length < 2;
-  $("signin").hidden = true;
+  hideSignIn();
   $("shell").hidden = false;
   hideBanner();
   if (!location.hash) location.replace("#/balances");
   await route();
   startLive();
+}
+
+function signedOut(message) {
+  stopLive();
+  leavePage();
+  state.me = null;
+  showSignIn(message);
 }
 
 async function signOut() {
@@ -160,7 +76,7 @@ async function signOut() {
     // Signed out here whatever the service says.
   }
   clearSession();
-  showSignIn("You have signed out.");
+  signedOut("You have signed out.");
 }
 
 function changeOrganization() {
@@ -171,88 +87,158 @@ function changeOrganization() {
   startLive();
 }
 
-// Pages, by the address's hash: #/balances.
+// Pages, by the address's hash: #/name/rest. Each page is pages/name.js
+// (exports title and show(ctx), and styles = true when it has
+// pages/name.css) with its markup in pages/name.html, ours and static; it
+// gets a fresh section each time it is shown.
 
-const views = { balances: showBalances };
+const PAGES = ["balances", "transactions", "payments", "requests", "bills", "cards", "expenses", "invoices",
+  "developers", "security", "sandbox"];
+const fragments = new Map();
+let current = null; // the page shown: {name, controller, handlers, liveEl}
+
+async function fragment(name) {
+  if (!fragments.has(name)) {
+    const resp = await fetch("/console/pages/" + name + ".html", { cache: "no-cache", credentials: "omit" });
+    if (!resp.ok) throw new Error("page markup " + name + ": " + resp.status);
+    fragments.set(name, await resp.text());
+  }
+  // The page's own static file from this binary, never data: the one
+  // markup the console parses.
+  const doc = new DOMParser().parseFromString(fragments.get(name), "text/html");
+  const content = document.createDocumentFragment();
+  content.append(...doc.body.childNodes);
+  return content;
+}
+
+// stylesheet links pages/name.css once and waits until it applies.
+function stylesheet(name) {
+  const href = "/console/pages/" + name + ".css";
+  if (document.querySelector(`link[href="${href}"]`)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = href;
+    link.onload = link.onerror = () => resolve();
+    document.head.append(link);
+  });
+}
+
+function leavePage() {
+  if (!current) return;
+  current.controller.abort();
+  current = null;
+  $("page").replaceChildren();
+}
 
 async function route() {
   if (!state.me) return;
-  const name = (location.hash.replace(/^#\/?/, "").split("/")[0]) || "balances";
-  const view = views[name] ? name : "missing";
-  for (const section of document.querySelectorAll("main section[data-view]")) {
-    section.hidden = section.dataset.view !== view;
-  }
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  const name = parts[0] || "balances";
+  const known = PAGES.includes(name) && (name !== "sandbox" || state.environment === "test");
+  leavePage();
+  $("view-missing").hidden = known;
   for (const link of document.querySelectorAll("nav a[data-view]")) {
-    if (link.dataset.view === view) link.setAttribute("aria-current", "page");
+    if (link.dataset.view === name) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  document.title = (view === "missing" ? "Not found" : name[0].toUpperCase() + name.slice(1)) + " · Strongroom";
-  if (views[view]) await views[view]();
-}
-
-// Balances.
-
-let balancesLoaded = false;
-
-async function showBalances() {
-  if (!state.org) {
-    $("balances-loading").hidden = true;
-    $("balances-table").hidden = true;
-    $("balances-empty").hidden = false;
+  if (!known) {
+    document.title = "Not found · Strongroom";
     return;
   }
-  if (!balancesLoaded) $("balances-loading").hidden = false;
-  await refreshBalances();
-}
-
-async function refreshBalances() {
-  const org = state.org;
-  let list;
+  const page = { name, controller: new AbortController(), handlers: [], liveEl: null };
+  current = page;
+  $("page-loading").hidden = false;
+  let mod, markup;
   try {
-    list = await get(orgPath(org, "/balances"));
-  } catch (err) {
-    $("balances-loading").hidden = true;
-    if (err.type !== "not_authenticated") showBanner(messageOf(err));
+    [mod, markup] = await Promise.all([import("./pages/" + name + ".js"), fragment(name)]);
+  } catch {
+    if (current === page) {
+      $("page-loading").hidden = true;
+      showBanner("This page could not be loaded. Reload to try again.");
+    }
     return;
   }
-  if (org !== state.org) return;
-  balancesLoaded = true;
-  $("balances-loading").hidden = true;
-  const rows = list.data || [];
-  const body = $("balances-rows");
-  body.replaceChildren();
-  for (const b of rows) {
-    const tr = document.createElement("tr");
-    tr.dataset.currency = b.currency;
-    const cur = document.createElement("th");
-    cur.scope = "row";
-    cur.textContent = b.currency;
-    tr.append(cur, moneyCell(b.available, b.currency, "available"), moneyCell(b.pending, b.currency, "pending"));
-    body.append(tr);
+  if (current !== page) return;
+  if (mod.styles) await stylesheet(name);
+  $("page-loading").hidden = true;
+  document.title = mod.title + " · Strongroom";
+  const section = document.createElement("section");
+  section.className = "page";
+  section.dataset.view = name;
+  section.append(markup);
+  const heading = section.querySelector("h1");
+  if (heading) {
+    heading.id = heading.id || name + "-title";
+    section.setAttribute("aria-labelledby", heading.id);
   }
-  $("balances-table").hidden = rows.length === 0;
-  $("balances-empty").hidden = rows.length > 0;
+  $("page").replaceChildren(section);
+  try {
+    await mod.show(contextFor(page, section, parts.slice(1)));
+  } catch (err) {
+    if (current === page) showError(err);
+  }
 }
 
-function moneyCell(amount, currency, field) {
-  const td = document.createElement("td");
-  td.className = "num";
-  td.dataset.field = field;
-  td.dataset.amount = amount;
-  td.textContent = formatMoney(amount, currency);
-  return td;
+// contextFor is what a page gets: its section, the organization, the
+// person and their role, the rest of the address, a signal aborted when
+// the page is left, and the shell's services.
+function contextFor(page, view, params) {
+  const membership = state.me.memberships.find((m) => m.organization_id === state.org);
+  return {
+    view,
+    params,
+    org: state.org,
+    me: state.me,
+    role: membership ? membership.role : null,
+    environment: state.environment,
+    signal: page.controller.signal,
+    // on(types, fn): fn(message) for each realtime message of these types
+    // ("*": every type) while the page is shown.
+    on(types, fn) {
+      page.handlers.push({ types: [].concat(types), fn });
+    },
+    // liveStatus(el): el shows whether live updates are flowing.
+    liveStatus(el) {
+      page.liveEl = el;
+      paintLive(el);
+    },
+    // debounce(fn): fn once per burst of calls (after 150 ms of quiet),
+    // never after the page was left.
+    debounce(fn) {
+      let timer = 0;
+      return () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          if (!page.controller.signal.aborted) fn();
+        }, 150);
+      };
+    },
+    banner: showBanner,
+    error: showError,
+    go(hash) {
+      location.hash = hash;
+    },
+  };
 }
 
-// Live updates.
+// Live updates: one connection for the organization; the page shown gets
+// the messages it asked for.
 
 const liveText = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", off: "Not live" };
+let liveState = "connecting";
+
+function paintLive(el) {
+  if (!el) return;
+  el.textContent = liveText[liveState] || liveState;
+  el.dataset.state = liveState;
+}
 
 function startLive() {
   if (!state.org) return;
   state.live = new Live(state.org, onRealtime, (s) => {
-    const el = $("live");
-    el.textContent = liveText[s] || s;
-    el.dataset.state = s;
+    liveState = s;
+    if (current) paintLive(current.liveEl);
   });
   state.live.start();
 }
@@ -260,30 +246,39 @@ function startLive() {
 function stopLive() {
   if (state.live) state.live.stop();
   state.live = null;
+  liveState = "connecting";
 }
-
-let refreshTimer = 0;
 
 function onRealtime(msg) {
   if (msg.organization_id && msg.organization_id !== state.org) return;
-  // What moves a balance: a feed row, or a payment changing status.
-  if (msg.type === "transaction.created" || msg.type === "payment.updated") {
-    clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(refreshBalances, 150);
+  if (!current) return;
+  for (const { types, fn } of current.handlers) {
+    if (types.includes("*") || types.includes(msg.type)) fn(msg);
   }
 }
 
 // Start.
 
-function init() {
-  $("password-form").addEventListener("submit", submitPassword);
-  $("code-form").addEventListener("submit", submitCode);
-  $("code-back").addEventListener("click", () => showSignIn(""));
+async function init() {
+  initSignIn(async (token) => {
+    setSession(token);
+    await enter();
+  });
   $("sign-out").addEventListener("click", signOut);
   $("banner-close").addEventListener("click", hideBanner);
   $("org").addEventListener("change", changeOrganization);
-  window.addEventListener("hashchange", route);
-  whenSessionEnds(() => showSignIn("Your session has ended. Please sign in again."));
+  window.addEventListener("hashchange", () => {
+    hideBanner();
+    route();
+  });
+  whenSessionEnds(() => signedOut("Your session has ended. Please sign in again."));
+  try {
+    const settings = await (await fetch("/console/settings.json", { credentials: "omit" })).json();
+    state.environment = settings.environment;
+  } catch {
+    // Without settings the console is as in live: no sandbox panel.
+  }
+  $("nav-sandbox").hidden = state.environment !== "test";
   if (hasSession()) enter();
   else showSignIn("");
 }

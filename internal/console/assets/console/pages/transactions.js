@@ -12,7 +12,7 @@ export const title = "Transactions";
 export const styles = true;
 
 // The feed's row types, as a person reads them.
-export const TYPES = [
+const TYPES = [
   ["deposit", "Deposit"],
   ["fiat_outgoing", "Payment"],
   ["crypto_outgoing", "Crypto payment"],
@@ -208,6 +208,19 @@ async function statementForm(ctx, $, p) {
     $("statement-status").textContent = "A statement can be made once your organization holds money.";
   }
   if (p.currency && currencies.includes(p.currency)) select.value = p.currency;
+  // Money in a currency not held before makes it a statement's currency.
+  ctx.on("transaction.created", (msg) => {
+    const c = msg.data && msg.data.effect && msg.data.effect.currency;
+    if (!c || currencies.includes(c)) return;
+    if (currencies.length === 0) {
+      select.replaceChildren();
+      select.disabled = false;
+      $("statement-download").disabled = false;
+      $("statement-status").textContent = "";
+    }
+    currencies.push(c);
+    select.append(h("option", { value: c }, c));
+  });
 
   form.addEventListener("submit", async (e) => {
     e.preventDefault();

@@ -288,4 +288,26 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	}
 	b.ledgerWaitText(prow(accepted.Id.String()), "Approve the payment")
 	b.ledgerCheck("an accepted request")
+
+	// A long feed comes a page at a time: fifty rows, then the rest on
+	// "Load more", oldest last, each row once.
+	for range 50 {
+		deposit(t, s, org, "EUR", "1.00")
+	}
+	b.run("the feed again", chromedp.Navigate(s.URL+"/console/#/transactions"))
+	b.within("a first page", chromedp.WaitVisible("#tx-more", chromedp.ByID))
+	rows := func() (n int, last string) {
+		b.run("count the rows", chromedp.Evaluate(`document.querySelectorAll("#tx-rows tr").length`, &n),
+			chromedp.Evaluate(`document.querySelector("#tx-rows tr:last-child td[data-field=amount]").textContent`, &last))
+		return n, last
+	}
+	if n, _ := rows(); n != 50 {
+		t.Fatalf("the first page shows %d rows, want 50", n)
+	}
+	b.ledgerCheck("a long feed")
+	b.ledgerClick("load more", "#tx-more")
+	b.within("the last page", chromedp.WaitNotVisible("#tx-more", chromedp.ByID))
+	if n, last := rows(); n != 53 || last != "+€1,500.00" {
+		t.Fatalf("after Load more: %d rows, the last %q; want 53, the first deposit last", n, last)
+	}
 }

@@ -13,8 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,25 +22,6 @@ import (
 	"github.com/strongroom/strongroom/client/api"
 	"github.com/strongroom/strongroom/internal/apitest"
 )
-
-// ledgerWaitText waits until the element the selector matches holds want
-// in its text. It reads the page in one evaluation each time, so a row
-// redrawn meanwhile (by a live message) is read again, never lost.
-func (b *browser) ledgerWaitText(sel, want string) {
-	b.t.Helper()
-	var text string
-	deadline := time.Now().Add(browserWait)
-	for {
-		b.run("read "+sel, chromedp.Evaluate(`(() => { const el = document.querySelector(`+strconv.Quote(sel)+`); return el ? el.textContent : ""; })()`, &text))
-		if strings.Contains(text, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("waiting for %q in %s (last text %q): timed out", want, sel, text)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // ledgerClick clicks the first element the selector matches once it is visible.
 func (b *browser) ledgerClick(what, sel string) {
@@ -118,19 +97,19 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.signInByMouse(email, secret)
 
 	// The dashboard: balances with their rows, and the way to the feed.
-	b.ledgerWaitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€1,500.00")
-	b.ledgerWaitText(`#balances-rows tr[data-currency="USD"] td[data-field="available"]`, "$25,000.00")
-	b.ledgerWaitText("#live", "Live")
+	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€1,500.00")
+	b.waitText(`#balances-rows tr[data-currency="USD"] td[data-field="available"]`, "$25,000.00")
+	b.waitText("#live", "Live")
 	b.ledgerCheck("the dashboard")
 	b.capture("console-dashboard")
 	b.ledgerClick("go to the transactions", `a[href="#/transactions"]:not([data-view])`)
 
 	// The deposit, money in by sign and by text.
-	b.ledgerWaitText("#tx-rows", "Deposit")
+	b.waitText("#tx-rows", "Deposit")
 	first := `#tx-rows tr[data-type="deposit"][data-currency="EUR"]`
-	b.ledgerWaitText(first, "+€1,500.00")
-	b.ledgerWaitText(first+` td[data-field="direction"]`, "Money in")
-	b.ledgerWaitText("#live", "Live")
+	b.waitText(first, "+€1,500.00")
+	b.waitText(first+` td[data-field="direction"]`, "Money in")
+	b.waitText("#live", "Live")
 	b.ledgerCheck("the transactions feed")
 	var align string
 	b.run("the alignment", chromedp.Evaluate(`getComputedStyle(document.querySelector('#tx-rows td[data-field="amount"]')).textAlign`, &align))
@@ -141,7 +120,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	// Only card rows: the deposits go, and the empty state says what to do.
 	b.ledgerClick("tick card rows", `#tx-types input[value="card_transaction"]`)
 	b.ledgerClick("apply the filter", `#tx-filter button[type="submit"]`)
-	b.ledgerWaitText("#tx-empty", "No transactions match these filters")
+	b.waitText("#tx-empty", "No transactions match these filters")
 	b.within("no rows", chromedp.WaitNotPresent(first, chromedp.ByQuery))
 	b.ledgerCheck("the feed filtered to nothing")
 	// Dates the wrong way round: the envelope's message, next to the field.
@@ -149,10 +128,10 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.ledgerClick("apply the dates", `#tx-filter button[type="submit"]`)
 	var refused apitest.ErrorBody
 	s.Get(t, orgPath(org, "/transactions?date_start=2026-12-02&date_end=2026-12-01&type=card_transaction"), token).ExpectStatus(t, 400).Decode(t, &refused)
-	b.ledgerWaitText("#tx-filter-error", refused.Error.Message)
+	b.waitText("#tx-filter-error", refused.Error.Message)
 	b.ledgerCheck("the feed's filter refused")
 	b.ledgerClick("clear the filters", "#tx-empty-clear")
-	b.ledgerWaitText(first, "+€1,500.00")
+	b.waitText(first, "+€1,500.00")
 	var ticked bool
 	b.run("the filter form", chromedp.Evaluate(`document.querySelector('#tx-types input[value="card_transaction"]').checked`, &ticked))
 	if ticked {
@@ -162,7 +141,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	// A second deposit comes in at the top without a reload.
 	b.run("mark the page", chromedp.Evaluate(`window.__marker = "same page"; 0`, nil))
 	deposit(t, s, org, "EUR", "250.00")
-	b.ledgerWaitText(`#tx-rows tr:first-child td[data-field="amount"]`, "+€250.00")
+	b.waitText(`#tx-rows tr:first-child td[data-field="amount"]`, "+€250.00")
 	var marker string
 	var count int
 	b.run("read the page", chromedp.Evaluate(`window.__marker || ""`, &marker), chromedp.Evaluate(`document.querySelectorAll("#tx-rows tr").length`, &count))
@@ -177,7 +156,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 		chromedp.SetValue("#statement-from", today, chromedp.ByID), chromedp.SetValue("#statement-to", "2020-01-01", chromedp.ByID))
 	b.ledgerClick("download", "#statement-download")
 	s.Get(t, orgPath(org, "/statements?currency=EUR&from="+today+"&to=2020-01-01&format=csv"), token).ExpectStatus(t, 400).Decode(t, &refused)
-	b.ledgerWaitText("#statement-error", refused.Error.Message)
+	b.waitText("#statement-error", refused.Error.Message)
 	b.ledgerCheck("a statement refused")
 	// ...and a right one downloads as CSV: the header, the two deposits in
 	// booking order, each with the balance after it, from an opening of
@@ -185,7 +164,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.run("today", chromedp.SetValue("#statement-to", today, chromedp.ByID), chromedp.SetValue("#statement-format", "csv", chromedp.ByID))
 	b.ledgerClick("download", "#statement-download")
 	name := "statement-EUR-" + today + "-" + today + ".csv"
-	b.ledgerWaitText("#statement-status", "Downloaded "+name)
+	b.waitText("#statement-status", "Downloaded "+name)
 	records, err := csv.NewReader(bytes.NewReader(ledgerWaitFile(t, downloads, name))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -204,21 +183,21 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	// Cards: the owner's card, with its limit and what was spent.
 	b.run("the cards page", chromedp.Navigate(s.URL+"/console/#/cards"))
 	row := `#cards-rows tr[data-id="` + card.Id.String() + `"]`
-	b.ledgerWaitText(row, "•••• "+card.LastFour)
-	b.ledgerWaitText(row+` td[data-field="limit"]`, "$1,000.00")
-	b.ledgerWaitText(row+` td[data-field="spent"]`, "$0.00")
-	b.ledgerWaitText("#live", "Live")
+	b.waitText(row, "•••• "+card.LastFour)
+	b.waitText(row+` td[data-field="limit"]`, "$1,000.00")
+	b.waitText(row+` td[data-field="spent"]`, "$0.00")
+	b.waitText("#live", "Live")
 	b.ledgerCheck("the cards page")
 
 	b.ledgerClick("freeze", row+` button[data-action="freeze"]`)
-	b.ledgerWaitText(row+` td[data-field="status"]`, "frozen")
-	b.ledgerWaitText("#cards-notice", "is frozen")
+	b.waitText(row+` td[data-field="status"]`, "frozen")
+	b.waitText("#cards-notice", "is frozen")
 	if c := getCard(t, s, token, card.Id.String()); !c.Frozen || c.Status != "active" {
 		t.Fatalf("after freezing in the console the card is frozen=%t, status %s", c.Frozen, c.Status)
 	}
 	b.ledgerCheck("a frozen card")
 	b.ledgerClick("unfreeze", row+` button[data-action="unfreeze"]`)
-	b.ledgerWaitText(row+` td[data-field="status"]`, "active")
+	b.waitText(row+` td[data-field="status"]`, "active")
 	if c := getCard(t, s, token, card.Id.String()); c.Frozen {
 		t.Fatal("after unfreezing in the console the card is still frozen")
 	}
@@ -229,19 +208,19 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.within("the limit dialog", chromedp.WaitVisible("#card-limit-amount", chromedp.ByID))
 	b.run("too much", chromedp.SetValue("#card-limit-amount", "2000000", chromedp.ByID))
 	b.ledgerClick("save", "#card-limit-save")
-	b.ledgerWaitText("#card-limit-form .field-error", "must be a whole number of US dollars from 0 to 1000000.")
-	b.ledgerWaitText("#card-limit-error", "monthly_limit")
+	b.waitText("#card-limit-form .field-error", "must be a whole number of US dollars from 0 to 1000000.")
+	b.waitText("#card-limit-error", "monthly_limit")
 	b.ledgerCheck("a limit refused")
 	b.run("a good limit", chromedp.SetValue("#card-limit-amount", "2500", chromedp.ByID))
 	b.ledgerClick("save", "#card-limit-save")
-	b.ledgerWaitText(row+` td[data-field="limit"]`, "$2,500.00")
+	b.waitText(row+` td[data-field="limit"]`, "$2,500.00")
 	b.within("the dialog closes", chromedp.WaitNotVisible("#card-limit", chromedp.ByID))
 	if c := getCard(t, s, token, card.Id.String()); c.Limit.MonthlyLimit != 2500 {
 		t.Fatalf("the limit is %d after saving 2500", c.Limit.MonthlyLimit)
 	}
 	// The issuer's change arrives live.
 	setCardStatus(t, s, card.Id.String(), "inactive")
-	b.ledgerWaitText(row+` td[data-field="status"]`, "inactive")
+	b.waitText(row+` td[data-field="status"]`, "inactive")
 	b.within("no freeze on an inactive card", chromedp.WaitNotPresent(row+` button[data-action]`, chromedp.ByQuery))
 	b.ledgerCheck("an inactive card")
 
@@ -249,13 +228,13 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	declined := ledgerRequest(t, s, org, contact, "120.00", "PO 2026-0417")
 	b.run("the requests page", chromedp.Navigate(s.URL+"/console/#/requests"))
 	prow := func(id string) string { return `#pr-rows tr[data-id="` + id + `"]` }
-	b.ledgerWaitText(prow(declined.Id.String()), "PO 2026-0417")
-	b.ledgerWaitText(prow(declined.Id.String()), "Sandbox")
-	b.ledgerWaitText(prow(declined.Id.String())+` td[data-field="amount"]`, "€120.00")
-	b.ledgerWaitText("#live", "Live")
+	b.waitText(prow(declined.Id.String()), "PO 2026-0417")
+	b.waitText(prow(declined.Id.String()), "Sandbox")
+	b.waitText(prow(declined.Id.String())+` td[data-field="amount"]`, "€120.00")
+	b.waitText("#live", "Live")
 	b.ledgerCheck("the payment requests page")
 	accepted := ledgerRequest(t, s, org, contact, "80.00", "PO 2026-0418")
-	b.ledgerWaitText(`#pr-rows tr:first-child`, "PO 2026-0418")
+	b.waitText(`#pr-rows tr:first-child`, "PO 2026-0418")
 
 	// Decline: a reason is required (the envelope says so), then given.
 	b.ledgerClick("decline", prow(declined.Id.String())+` button:not(.primary)`)
@@ -265,8 +244,8 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.ledgerCheck("a decline without a reason")
 	b.run("the reason", chromedp.SendKeys("#pr-decline-reason", "Paid by card already.", chromedp.ByID))
 	b.ledgerClick("decline", "#pr-decline-submit")
-	b.ledgerWaitText(prow(declined.Id.String())+` td[data-field="status"]`, "declined")
-	b.ledgerWaitText(prow(declined.Id.String())+` td[data-field="status"]`, "Paid by card already.")
+	b.waitText(prow(declined.Id.String())+` td[data-field="status"]`, "declined")
+	b.waitText(prow(declined.Id.String())+` td[data-field="status"]`, "Paid by card already.")
 	var got api.PaymentRequest
 	s.Get(t, requestsPath(org, "/"+declined.Id.String()), token).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Status != "declined" || str(got.DeclineReason) != "Paid by card already." {
@@ -276,7 +255,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 
 	// Accept: a payment in the owner's name, to approve on the payments page.
 	b.ledgerClick("accept", prow(accepted.Id.String())+` button.primary`)
-	b.ledgerWaitText("#pr-notice", "now awaits approval")
+	b.waitText("#pr-notice", "now awaits approval")
 	s.Get(t, requestsPath(org, "/"+accepted.Id.String()), token).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Status != "accepted" || got.PaymentId == nil {
 		t.Fatalf("after accepting in the console: %s, payment %v", got.Status, got.PaymentId)
@@ -286,7 +265,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	if href != "#/payments/"+got.PaymentId.String() {
 		t.Fatalf("the accepted request links to %q, want the payment %s", href, got.PaymentId)
 	}
-	b.ledgerWaitText(prow(accepted.Id.String()), "Approve the payment")
+	b.waitText(prow(accepted.Id.String()), "Approve the payment")
 	b.ledgerCheck("an accepted request")
 
 	// A long feed comes a page at a time: fifty rows, then the rest on

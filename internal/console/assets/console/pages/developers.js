@@ -167,9 +167,9 @@ async function apiKeys(ctx, $, secrets) {
 
   const actions = (k) => {
     if (k.revoked_at) return h("span", { class: "muted" }, "Revoked " + dateTime(k.revoked_at));
-    const edit = h("button", { type: "button" }, "Change");
+    const edit = h("button", { type: "button", "data-action": "edit" }, "Change");
     edit.addEventListener("click", () => openForm(k));
-    const rotate = h("button", { type: "button" }, "Rotate");
+    const rotate = h("button", { type: "button", "data-action": "rotate" }, "Rotate");
     rotate.addEventListener("click", () => busy(rotate, async () => {
       try {
         const r = await post(base + "/" + encodeURIComponent(k.id) + "/rotate");

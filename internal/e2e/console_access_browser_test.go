@@ -92,6 +92,25 @@ func accessGone(b *browser, what, sel string) {
 	}
 }
 
+// accessUntil clicks refresh until sel's text holds want (work done in
+// the background shows on the next read).
+func accessUntil(b *browser, what, sel, want, refresh string) {
+	b.t.Helper()
+	deadline := time.Now().Add(browserWait)
+	for {
+		var text string
+		b.run(what, chromedp.Evaluate(`(() => { const el = document.querySelector(`+strconv.Quote(sel)+`); return el ? el.textContent : ""; })()`, &text))
+		if strings.Contains(text, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("%s: %q in %s, want %q", what, text, sel, want)
+		}
+		time.Sleep(200 * time.Millisecond)
+		b.within(what, chromedp.Click(refresh, chromedp.ByQuery))
+	}
+}
+
 // A new person whose organization asks for an authenticator signs in, gets
 // its QR code (and key as text) on the sign-in page, turns it on with its
 // code and is in; on the security page they replace it (the step-up dialog
@@ -163,6 +182,7 @@ func TestConsoleAccessAuthenticatorFromQR(t *testing.T) {
 	}
 	accessCheckURI(t, accessQR(t, b, "#totp-qr img.qr"), newSecret)
 	b.axe("the authenticator replacement")
+	b.capture("console-security")
 	advance(t, s, 30*time.Second)
 	msgs := outboxOf(t, s, created.Owner.UserID, "totp_activation_code")
 	if len(msgs) == 0 || msgs[0].Code == nil {
@@ -278,6 +298,20 @@ func TestConsoleAccessApiKeySecretOnce(t *testing.T) {
 	b.axe("the endpoint's secret")
 	b.noCSPViolations("the developers page")
 
+	// A test event (a sandbox helper: the token is asked once) shows in the
+	// endpoint's deliveries, with a Retry button.
+	b.within("send a test event",
+		chromedp.Click(`#hooks-table button[data-action="ping"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#sandbox-token", chromedp.ByID),
+	)
+	b.axe("the sandbox token form")
+	b.within("the token", chromedp.SendKeys("#sandbox-token", sbx, chromedp.ByID),
+		chromedp.Click(`#sandbox-token-form button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#deliveries", chromedp.ByID))
+	accessUntil(b, "the ping in the deliveries", `#deliveries-table tr td:first-child`, "webhook.ping", "#deliveries-refresh")
+	b.within("the retry button", chromedp.WaitVisible(`#deliveries-table button[data-action="retry"]`, chromedp.ByQuery))
+	b.axe("the deliveries")
+
 	// Leaving and coming back: the secrets are nowhere.
 	b.within("leave", chromedp.Click(`nav a[data-view="balances"]`, chromedp.ByQuery), chromedp.WaitVisible("#balances-title", chromedp.ByID))
 	b.within("come back", chromedp.Click(`nav a[data-view="developers"]`, chromedp.ByQuery), chromedp.WaitVisible("#keys-table", chromedp.ByID))
@@ -309,6 +343,7 @@ func TestConsoleAccessApiKeySecretOnce(t *testing.T) {
 	match := b.textOf("#stepup-match")
 	b.waitText("#stepup", "Open your approving app and enter this code")
 	b.axe("the step-up dialog with the match code")
+	b.capture("console-step-up")
 	var challengeID string
 	for _, c := range inbox(t, s, web) {
 		if c.Kind == "step_up" {
@@ -326,4 +361,20 @@ func TestConsoleAccessApiKeySecretOnce(t *testing.T) {
 	}
 	s.Get(t, orgPath(org, "/events"), rotated).ExpectStatus(t, http.StatusOK)
 	b.noCSPViolations("the developers page")
+
+	// A member is told whom to ask, and offered nothing they cannot do.
+	_, memberSecret := addUser(t, s, org, "milo@console-access-keys.test", "member", true)
+	b.within("sign out", chromedp.Click("#sign-out", chromedp.ByID), chromedp.WaitVisible("#password-form", chromedp.ByID))
+	b.run("empty the email field", chromedp.Evaluate(`document.getElementById("email").value = ""; 0`, nil))
+	advance(t, s, 30*time.Second)
+	b.signInByMouse("milo@console-access-keys.test", memberSecret)
+	b.within("the developers page", chromedp.Click(`nav a[data-view="developers"]`, chromedp.ByQuery))
+	b.waitText("#dev-members", "Ask an owner or admin")
+	var offered bool
+	b.run("what is offered", chromedp.Evaluate(`!document.getElementById("keys-section").hidden || !document.getElementById("hooks-section").hidden`, &offered))
+	if offered {
+		t.Fatal("a member is offered the keys and endpoints")
+	}
+	b.axe("the developers page of a member")
+	b.noCSPViolations("the developers page of a member")
 }

@@ -153,6 +153,9 @@ function confirmStepUp(challenge) {
       e.preventDefault();
       cancel();
     });
+    // An earlier message (such as a cancelled step-up's) is stale now.
+    const banner = document.getElementById("banner");
+    if (banner) banner.hidden = true;
     document.body.append(dialog);
     dialog.showModal();
     const first = totpForm ? totpForm.querySelector("input") : dialog.querySelector("#stepup-email") || cancelButton;

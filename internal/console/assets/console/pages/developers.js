@@ -295,7 +295,7 @@ async function webhooks(ctx, $, secrets) {
           h("caption", { class: "visually-hidden" }, "Recent deliveries"),
           h("thead", {}, h("tr", {}, ["Event", "Status", "Attempts", "Answer", "Last attempt", "Next attempt", "Actions"].map((l) => h("th", { scope: "col" }, l)))),
           h("tbody", {}, list.map((d) => {
-            const retry = h("button", { type: "button" }, "Retry");
+            const retry = h("button", { type: "button", "data-action": "retry" }, "Retry");
             retry.addEventListener("click", () => busy(retry, async () => {
               try {
                 await post(base + "/" + encodeURIComponent(ep.id) + "/deliveries/" + encodeURIComponent(d.id) + "/retry");
@@ -351,9 +351,9 @@ async function webhooks(ctx, $, secrets) {
   });
 
   const actions = (ep) => {
-    const show = h("button", { type: "button" }, "Deliveries");
+    const show = h("button", { type: "button", "data-action": "deliveries" }, "Deliveries");
     show.addEventListener("click", () => busy(show, () => deliveries(ep)));
-    const toggle = h("button", { type: "button" }, ep.disabled ? "Enable" : "Disable");
+    const toggle = h("button", { type: "button", "data-action": "toggle" }, ep.disabled ? "Enable" : "Disable");
     toggle.addEventListener("click", () => busy(toggle, async () => {
       try {
         await patch(base + "/" + encodeURIComponent(ep.id), { disabled: !ep.disabled });
@@ -362,7 +362,7 @@ async function webhooks(ctx, $, secrets) {
         ctx.error(err);
       }
     }));
-    const rotate = h("button", { type: "button" }, "Rotate secret");
+    const rotate = h("button", { type: "button", "data-action": "rotate-secret" }, "Rotate secret");
     rotate.addEventListener("click", () => busy(rotate, async () => {
       try {
         const r = await post(base + "/" + encodeURIComponent(ep.id) + "/rotate-secret");
@@ -373,7 +373,7 @@ async function webhooks(ctx, $, secrets) {
     }));
     let test = null;
     if (ctx.environment === "test") {
-      test = h("button", { type: "button" }, "Send a test event");
+      test = h("button", { type: "button", "data-action": "ping" }, "Send a test event");
       test.addEventListener("click", () => busy(test, async () => {
         pingFor = ep;
         const token = sessionStorage.getItem(SANDBOX_TOKEN_KEY);

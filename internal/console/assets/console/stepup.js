@@ -98,6 +98,10 @@ function confirmStepUp(challenge) {
             if (r && r.status === "active") finish(true);
             else formError(form, new ApiError(0, "step_up_" + (r && r.status), "This confirmation is no longer open. Cancel and try the action again."));
           } catch (err) {
+            if (err.type === "not_authenticated") {
+              finish(false, err); // the sign-in page says so
+              return;
+            }
             // The envelope's message (422 invalid_code and friends); the
             // code stays in the field to be corrected.
             formError(form, err);

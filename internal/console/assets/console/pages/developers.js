@@ -125,6 +125,18 @@ async function apiKeys(ctx, $, secrets) {
   const form = $("key-form");
   checkboxes($("key-scopes"), "scope", SCOPES.map(([s, role, text]) => [s, role, text]));
   let editing = null; // the key being changed, or null for a new one
+  // A member key cannot hold the admin scopes: they are offered with the
+  // admin role only.
+  const fitScopes = () => {
+    const member = $("key-role").value === "member";
+    for (const [scope, role] of SCOPES) {
+      if (role !== "admin") continue;
+      const box = $("key-scopes").querySelector(`input[value="${scope}"]`);
+      box.disabled = member;
+      if (member) box.checked = false;
+    }
+  };
+  $("key-role").addEventListener("change", fitScopes);
 
   const openForm = (key) => {
     editing = key;
@@ -137,6 +149,7 @@ async function apiKeys(ctx, $, secrets) {
       $("key-role").value = key.role;
       for (const c of $("key-scopes").querySelectorAll("input")) c.checked = key.scopes.includes(c.value);
     }
+    fitScopes();
     form.hidden = false;
     $("key-name").focus();
   };

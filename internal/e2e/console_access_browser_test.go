@@ -210,8 +210,10 @@ func TestConsoleAccessAuthenticatorFromQR(t *testing.T) {
 // an authenticator code (a wrong one is refused with the envelope's message
 // and kept in the field), the secret is shown once and works against the
 // API, and is gone once the page is left. A webhook endpoint's signing
-// secret likewise. Rotating is cancelled with Escape, then confirmed in the
-// approving app with the match code the dialog shows.
+// secret likewise, and its test event shows in its deliveries. Rotating is
+// cancelled with Escape, then confirmed in the approving app with the match
+// code the dialog shows; a change is confirmed with an emailed code. A
+// member is offered none of it.
 func TestConsoleAccessApiKeySecretOnce(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t)
@@ -361,6 +363,28 @@ func TestConsoleAccessApiKeySecretOnce(t *testing.T) {
 	}
 	s.Get(t, orgPath(org, "/events"), rotated).ExpectStatus(t, http.StatusOK)
 	b.noCSPViolations("the developers page")
+
+	// Changing the key once the window closed: confirmed with an emailed code.
+	advance(t, s, 11*time.Minute)
+	b.within("dismiss", chromedp.Click("#dev-secret-done", chromedp.ByID))
+	b.within("change the key",
+		chromedp.Click(`#keys-table tr[data-lookup="`+lookup+`"] button[data-action="edit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#key-form", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("key-name").value = ""; 0`, nil),
+		chromedp.SendKeys("#key-name", "Treasury dashboard (read only)", chromedp.ByID),
+		chromedp.Click("#key-submit", chromedp.ByID),
+		chromedp.WaitVisible("#stepup-email", chromedp.ByID),
+		chromedp.Click("#stepup-email", chromedp.ByID),
+		chromedp.WaitVisible("#stepup-email-code", chromedp.ByID),
+	)
+	b.axe("the step-up dialog asking for the emailed code")
+	emailed := outboxOf(t, s, userID, "step_up_email_code")
+	if len(emailed) == 0 || emailed[0].Code == nil {
+		t.Fatal("no step-up code was emailed")
+	}
+	accessTypeCode(b, "the emailed code", "#stepup-email-code", `#stepup form[data-method="email"] button[type="submit"]`, *emailed[0].Code)
+	accessGone(b, "the dialog closes", "#stepup")
+	b.waitText(`#keys-table tr[data-lookup="`+lookup+`"]`, "Treasury dashboard (read only)")
 
 	// A member is told whom to ask, and offered nothing they cannot do.
 	_, memberSecret := addUser(t, s, org, "milo@console-access-keys.test", "member", true)

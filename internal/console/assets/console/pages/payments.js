@@ -68,7 +68,11 @@ export async function show(ctx) {
 
   let timer = 0;
   let checking = false;
-  ctx.signal.addEventListener("abort", () => clearInterval(timer));
+  ctx.signal.addEventListener("abort", () => {
+    clearInterval(timer);
+    // An outcome is told once: it is not shown again on the next page.
+    if (waiting && waiting.outcome) waiting = null;
+  });
 
   function paintApproval() {
     const box = $("approval-box");
@@ -232,17 +236,40 @@ export async function show(ctx) {
     $("payments-loading").hidden = true;
     $("payments-empty").hidden = list.length > 0;
     $("payments-table").hidden = list.length === 0;
-    $("payments-rows").replaceChildren(...list.map((p) =>
-      h("tr", { "data-payment-id": p.id },
+    // Rows are kept and changed in place, so a status that changes live
+    // does not rebuild the table under the reader.
+    const body = $("payments-rows");
+    const rows = list.map((p) => {
+      const cells = [
         h("td", {}, dateTime(p.inserted_at)),
         h("td", {}, h("a", { href: "#/payments/" + encodeURIComponent(p.id) }, contactName(p.payment_contact_id))),
         h("td", { "data-field": "status" }, status(p.status)),
         h("td", { class: "num", "data-field": "amount" }, money(p.delivered.amount, p.delivered.currency)),
-        h("td", { class: "num", "data-field": "debited" }, money(p.debited.amount, p.debited.currency)))));
+        h("td", { class: "num", "data-field": "debited" }, money(p.debited.amount, p.debited.currency)),
+      ];
+      let tr = body.querySelector(`tr[data-payment-id="${CSS.escape(p.id)}"]`);
+      if (!tr) tr = h("tr", { "data-payment-id": p.id });
+      const fresh = h("tr", {}, cells);
+      if (tr.textContent !== fresh.textContent || !tr.firstChild) tr.replaceChildren(...cells);
+      return tr;
+    });
+    rows.forEach((tr, i) => {
+      if (body.children[i] !== tr) body.insertBefore(tr, body.children[i] || null);
+    });
+    while (body.children.length > rows.length) body.lastElementChild.remove();
   }
 
+  let approvalsShown = null;
   function renderApprovals() {
     const wrap = $("approvals");
+    // Unchanged approvals are left as they are (a button being pressed
+    // stays the same button).
+    const shown = JSON.stringify(state.approvals.map((a) => {
+      const p = paymentOfApproval(a);
+      return [a.id, p ? p.id : "", p ? contactName(p.payment_contact_id) : ""];
+    }));
+    if (shown === approvalsShown && wrap.firstChild) return;
+    approvalsShown = shown;
     $("approvals-note").hidden = canDecide;
     if (!canDecide) {
       wrap.replaceChildren();
@@ -583,6 +610,11 @@ export async function show(ctx) {
 
   if (detailId) {
     $("payment-detail").hidden = false;
+    try {
+      state.config = await get(orgPath(ctx.org, "/payments/config"));
+    } catch {
+      // The reason is then shown as its code.
+    }
     await loadContacts();
     await showDetail();
   } else {

@@ -164,6 +164,9 @@ export async function show(ctx) {
       h("p", { class: "inbox-kind" }, h("span", { class: "badge" }, kind), " ", h("span", { class: "muted" }, "expires " + dateTime(c.expires_at))),
       h("p", { class: "inbox-what" }, what),
       error, form, outcome);
+    if (code) code.addEventListener("input", () => {
+      error.hidden = true;
+    });
     const item = { li, done: false };
     const finish = (text, result) => {
       item.done = true;

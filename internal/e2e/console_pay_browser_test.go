@@ -147,8 +147,12 @@ func TestConsolePayWalk(t *testing.T) {
 	b.within("the error clears as the code is typed", chromedp.WaitNotVisible(item+" .form-error", chromedp.ByQuery))
 	b.capture("console-sandbox-approving-app")
 	payCheck(b, "the approving app's inbox")
+	const panelEUR = `#sbx-balances tr[data-currency="EUR"] td[data-field="available"]`
+	b.waitText(panelEUR, "€1,000.00")
 	payClick(b, item+` button[type="submit"]`)
 	b.waitText(item+" .outcome", "Approved")
+	// The approval moved the money: the panel's balance follows, live.
+	b.waitText(panelEUR, "€899.00")
 	payCheck(b, "the approving app's inbox after approving")
 
 	// Back on the payments page the wait has ended: approved, processing.

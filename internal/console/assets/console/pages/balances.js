@@ -26,16 +26,22 @@ export async function show(ctx) {
     if (ctx.signal.aborted) return;
     $("balances-loading").hidden = true;
     const rows = list.data || [];
-    $("balances-rows").replaceChildren(...rows.map((b) =>
-      h("tr", { "data-currency": b.currency },
-        h("th", { scope: "row" }, b.currency),
-        cell(b.available, b.currency, "available"),
-        cell(b.pending, b.currency, "pending"))));
+    $("balances-rows").replaceChildren(...balanceRows(rows));
     $("balances-table").hidden = rows.length === 0;
     $("balances-empty").hidden = rows.length > 0;
   };
   ctx.on(["transaction.created", "payment.updated"], ctx.debounce(refresh));
   await refresh();
+}
+
+// balanceRows makes a table row per balance: the currency, then the
+// available and pending amounts (data-field says which).
+export function balanceRows(balances) {
+  return balances.map((b) =>
+    h("tr", { "data-currency": b.currency },
+      h("th", { scope: "row" }, b.currency),
+      cell(b.available, b.currency, "available"),
+      cell(b.pending, b.currency, "pending")));
 }
 
 function cell(amount, currency, field) {

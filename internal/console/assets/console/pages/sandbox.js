@@ -4,10 +4,11 @@
 // their bearer, never the session's; the token is asked for once and kept
 // in this tab's sessionStorage (never localStorage) until "Forget token".
 
-import { call, get, post } from "../api.js";
+import { call, get, orgPath, post } from "../api.js";
 import { formatMoney } from "../money.js";
 import { contacts as listContacts, recentPayments, statusText } from "../paydata.js";
 import { busy, dateTime, formError, h, messageOf, money } from "../ui.js";
+import { balanceRows } from "./balances.js";
 
 export const title = "Sandbox";
 export const styles = true;
@@ -39,6 +40,7 @@ export async function show(ctx) {
       timer = setInterval(() => refreshInbox(), INBOX_MS);
       refreshInbox();
       refreshSettle();
+      refreshBalances();
       readClock();
     } else {
       $("sandbox-token").focus();
@@ -224,6 +226,23 @@ export async function show(ctx) {
     $("deposit-result").replaceChildren("Deposited ", money(row.effect.total, row.effect.currency), ".");
   });
 
+  // Balances: an approval here moves them, so they are shown here too.
+
+  async function refreshBalances() {
+    let list;
+    try {
+      list = await get(orgPath(ctx.org, "/balances"));
+    } catch (err) {
+      ctx.error(err);
+      return;
+    }
+    if (ctx.signal.aborted) return;
+    const rows = list.data || [];
+    $("sbx-balances").replaceChildren(...balanceRows(rows));
+    $("sbx-balances-table").hidden = rows.length === 0;
+    $("sbx-balances-empty").hidden = rows.length > 0;
+  }
+
   // Settling.
 
   async function refreshSettle() {
@@ -298,6 +317,7 @@ export async function show(ctx) {
 
   ctx.on(["approval.updated"], ctx.debounce(refreshInbox));
   ctx.on(["payment.updated"], ctx.debounce(refreshSettle));
+  ctx.on(["transaction.created", "payment.updated"], ctx.debounce(refreshBalances));
   paint();
 }
 

@@ -5,6 +5,7 @@
 // allocations), kept current by invoice.updated messages.
 
 import { ApiError, get, orgPath, post } from "../api.js";
+import { billsStyles } from "./bills.js";
 import { busy, date, dateTime, empty, formError, h, messageOf, money, status } from "../ui.js";
 
 export const title = "Invoices";
@@ -34,6 +35,7 @@ const NEXT_TEXT = {
 };
 
 export async function show(ctx) {
+  await billsStyles();
   ctx.liveStatus(ctx.view.querySelector("#live"));
   if (ctx.params[0]) await showInvoice(ctx, ctx.params[0]);
   else await showList(ctx);

@@ -109,12 +109,21 @@ func (s *Service) FanOut(ctx context.Context, tx *db.Tx, events []event.Event) e
 }
 
 // createDelivery adds the delivery of eventID to endpoint e with its first
-// job, due now.
+// job, due now; or, when InFlight of e's deliveries are already due or
+// sending, as waiting for a slot: a finishing one hands it on. A burst of
+// events thus makes no jobs that would only find every slot taken.
 func (s *Service) createDelivery(ctx context.Context, tx *db.Tx, e Endpoint, eventID uuid.UUID, eventType string) error {
+	busy, err := dueOrSending(ctx, tx, e.ID, InFlight)
+	if err != nil {
+		return err
+	}
 	id := uuid.Must(uuid.NewV7())
 	created, err := insertDelivery(ctx, tx, id, e, eventID, eventType)
 	if err != nil || !created {
 		return err
+	}
+	if busy >= InFlight {
+		return setWaiting(ctx, tx, id)
 	}
 	return s.schedule(ctx, tx, id, 1, tx.Now())
 }
@@ -137,6 +146,7 @@ type attempt struct {
 	endpoint Endpoint
 	secrets  []string
 	seq      int
+	job      job.Job // completed with the outcome
 }
 
 // deliver runs one attempt of a delivery: it takes one of the endpoint's
@@ -153,6 +163,7 @@ func (s *Service) deliver(ctx context.Context, j job.Job) error {
 	if err != nil || !ok {
 		return err
 	}
+	a.job = j
 	body, deliverable, err := s.body(ctx, a.delivery)
 	if e, refused := apierr.As(err); refused {
 		// The organization cannot be read (banned or deleted): nothing
@@ -271,6 +282,9 @@ type attemptOutcome struct {
 // disable it) and hands the freed slot to a waiting delivery.
 func (s *Service) finish(ctx context.Context, a attempt, out attemptOutcome) error {
 	return s.DB.TxRetry(ctx, func(tx *db.Tx) error {
+		if err := job.Complete(ctx, tx, a.job); err != nil {
+			return err
+		}
 		sn, err := lockSending(ctx, tx, a.endpoint.ID)
 		if errors.Is(err, errNotFound) {
 			return nil // deleted meanwhile, with its deliveries

@@ -226,6 +226,17 @@ func othersSending(ctx context.Context, tx *db.Tx, endpointID, id uuid.UUID) (in
 	return n, err
 }
 
+// dueOrSending counts endpointID's deliveries that are sending or whose job
+// is due, up to most: the rest of the pending ones wait for a slot or for
+// a later attempt.
+func dueOrSending(ctx context.Context, tx *db.Tx, endpointID uuid.UUID, most int) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+		WHERE endpoint_id = $1 AND status = 'pending' AND NOT waiting AND next_attempt_at <= $2 LIMIT $3) due`,
+		endpointID, tx.Now(), most).Scan(&n)
+	return n, err
+}
+
 // setSending gives delivery id a sending slot until until.
 func setSending(ctx context.Context, tx *db.Tx, id uuid.UUID, until time.Time) error {
 	_, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET sending_until = $2, waiting = FALSE, updated_at = $3 WHERE id = $1`,

@@ -384,6 +384,37 @@ func TestFiveFailingDaysDisable(t *testing.T) {
 	})
 }
 
+// A burst of events makes jobs for the endpoint's four slots only; the
+// other deliveries wait without one and are handed on as slots free, each
+// arriving once, in the order of the events.
+func TestBurstWaitsWithoutJobs(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		e.create(t, "*")
+		ids := e.emit(t, "payment.updated", 30)
+		var jobs int
+		if err := e.d.Reader().QueryRowContext(context.Background(),
+			`SELECT count(*) FROM jobs WHERE kind = 'webhook.deliver' AND status = 'pending'`).Scan(&jobs); err != nil {
+			t.Fatal(err)
+		}
+		if jobs != webhook.InFlight {
+			t.Errorf("%d delivery jobs for a burst of %d, want %d", jobs, len(ids), webhook.InFlight)
+		}
+		e.run(t)
+		sent := e.recv.sent()
+		if len(sent) != len(ids) {
+			t.Fatalf("%d deliveries arrived, want %d", len(sent), len(ids))
+		}
+		// Four at a time may overtake each other; no delivery comes more
+		// than the slots' width out of its event's place.
+		for i, m := range sent {
+			at := slices.IndexFunc(ids, func(id uuid.UUID) bool { return id.String() == m.ID })
+			if at < 0 || at < i-webhook.InFlight || at > i+webhook.InFlight {
+				t.Fatalf("delivery %d was event %d (%s)", i, at, m.ID)
+			}
+		}
+	})
+}
+
 // At most four deliveries of one endpoint are in flight at once, even with
 // two runners (two instances) claiming at the same time; all arrive.
 func TestFourInFlight(t *testing.T) {

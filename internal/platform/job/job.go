@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -41,6 +42,25 @@ type Job struct {
 	// whose work may itself kill the process (reading a hostile document)
 	// uses it to stop trying.
 	LeaseExpiries int
+
+	completed *atomic.Bool // set by Complete
+}
+
+// Complete records j as done in tx, the transaction of the handler's last
+// writes, so the outcome commits with them and the runner has nothing left
+// to record: one transaction fewer for a job that ends in one anyway. The
+// handler must return tx's error; when it returns nil the runner takes the
+// job as completed. Like the runner's own record, it leaves alone a job
+// whose lease was lost to another run.
+func Complete(ctx context.Context, tx *db.Tx, j Job) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1
+		WHERE id = $2 AND status = 'running' AND attempts = $3`, tx.Now(), j.ID, j.Attempts); err != nil {
+		return err
+	}
+	if j.completed != nil {
+		j.completed.Store(true)
+	}
+	return nil
 }
 
 // Handler runs one job. An error schedules a retry (unless wrapped with
@@ -222,6 +242,27 @@ type Runner struct {
 
 	mu       sync.RWMutex
 	handlers map[string]Handler
+
+	sweepMu sync.Mutex
+	sweptAt time.Time // the clock's time of the last lease sweep
+}
+
+// sweepEvery is how often, by the runner's clock, a claim also looks for
+// jobs whose lease ran out: leases last minutes, and a claim that skips the
+// look is two statements cheaper. A manual clock that stands still lets no
+// lease run out, so looking once after each move is enough.
+const sweepEvery = time.Second
+
+// sweepDue reports whether a claim at now looks for expired leases, and
+// if so counts it as done.
+func (r *Runner) sweepDue(now time.Time) bool {
+	r.sweepMu.Lock()
+	defer r.sweepMu.Unlock()
+	if !r.sweptAt.IsZero() && now.Sub(r.sweptAt) < sweepEvery && !now.Before(r.sweptAt) {
+		return false
+	}
+	r.sweptAt = now
+	return true
 }
 
 // NewRunner returns a runner over d whose every time reading (due times,
@@ -360,7 +401,8 @@ func (r *Runner) Run(ctx context.Context) {
 // twice and claimers do not queue behind each other; SQLite has a single
 // writer. A running job whose lease expired (its runner died) is claimed
 // again, counting the expiry; one that had no attempts left is declared dead
-// instead, so a job that kills its worker cannot do so forever.
+// instead, so a job that kills its worker cannot do so forever. Those are
+// looked for at most once a second of the runner's clock (sweepEvery).
 //
 // Jobs with a fair key are claimed one statement each, so that each sees the
 // ones claimed before it and no key gets two at once. Two instances claiming
@@ -385,8 +427,17 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 		sweepKinds[i] = fmt.Sprintf("$%d", len(sweepArgs))
 	}
 
+	sources := []string{pending}
+	sweep := r.sweepDue(now)
+	if sweep {
+		// Jobs whose lease ran out first: they are the oldest.
+		sources = []string{expired, pending}
+	}
 	var jobs []Job
 	err := r.db.Tx(ctx, func(tx *db.Tx) error {
+		if !sweep {
+			return r.claimFrom(ctx, tx, now, kinds, n, sources, &jobs)
+		}
 		_, err := tx.ExecContext(ctx, `
 			UPDATE jobs SET status = 'dead', locked_until = NULL, updated_at = $1,
 				lease_expiries = lease_expiries + 1,
@@ -396,20 +447,7 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 		if err != nil {
 			return fmt.Errorf("job: expire leases: %w", err)
 		}
-		jobs, err = r.claimSome(ctx, tx, now, kinds, n, `j.fair_key IS NULL`)
-		if err != nil {
-			return err
-		}
-		for len(jobs) < n {
-			turn, err := r.claimSome(ctx, tx, now, kinds, 1, `j.fair_key IS NOT NULL AND NOT EXISTS (
-				SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.fair_key = j.fair_key
-					AND o.status = 'running' AND o.locked_until >= $2)`)
-			if err != nil || len(turn) == 0 {
-				return err
-			}
-			jobs = append(jobs, turn...)
-		}
-		return nil
+		return r.claimFrom(ctx, tx, now, kinds, n, sources, &jobs)
 	})
 	if err != nil {
 		return nil, err
@@ -417,9 +455,49 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 	return jobs, nil
 }
 
-// claimSome leases up to n due jobs of kinds that also meet cond, a
-// condition on the candidate j that may use $2 (now), oldest first.
+// claimFrom claims up to n jobs into jobs from each of sources in turn,
+// those without a fair key, then those with one; each walk of its index
+// stops after what it takes.
+func (r *Runner) claimFrom(ctx context.Context, tx *db.Tx, now time.Time, kinds []string, n int, sources []string, jobs *[]Job) error {
+	for _, due := range sources {
+		some, err := r.claimSome(ctx, tx, now, kinds, n-len(*jobs), due+` AND j.fair_key IS NULL`)
+		if err != nil {
+			return err
+		}
+		*jobs = append(*jobs, some...)
+	}
+	for _, due := range sources {
+		for len(*jobs) < n {
+			turn, err := r.claimSome(ctx, tx, now, kinds, 1, due+` AND j.fair_key IS NOT NULL AND NOT EXISTS (
+				SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.fair_key = j.fair_key
+					AND o.status = 'running' AND o.locked_until >= $2)`)
+			if err != nil {
+				return err
+			}
+			if len(turn) == 0 {
+				break
+			}
+			*jobs = append(*jobs, turn...)
+		}
+	}
+	return nil
+}
+
+// What a claim takes, as conditions on the candidate j that may use $2
+// (now): a job due to run, or a running one whose lease ran out (its
+// runner died) with attempts left. Each matches one of the partial
+// indexes, which keep them in run_at order.
+const (
+	pending = `j.status = 'pending' AND j.run_at <= $2`
+	expired = `j.status = 'running' AND j.locked_until < $2 AND j.attempts < j.max_attempts`
+)
+
+// claimSome leases up to n jobs of kinds that meet cond, a condition on the
+// candidate j that may use $2 (now), oldest first.
 func (r *Runner) claimSome(ctx context.Context, tx *db.Tx, now time.Time, kinds []string, n int, cond string) ([]Job, error) {
+	if n < 1 {
+		return nil, nil
+	}
 	args := []any{now.Add(r.lease), now, n}
 	placeholders := make([]string, len(kinds))
 	for i, k := range kinds {
@@ -431,10 +509,8 @@ func (r *Runner) claimSome(ctx context.Context, tx *db.Tx, now time.Time, kinds 
 			lease_expiries = lease_expiries + CASE WHEN status = 'running' THEN 1 ELSE 0 END
 		WHERE id IN (
 			SELECT j.id FROM jobs j
-			WHERE ((j.status = 'pending' AND j.run_at <= $2)
-				OR (j.status = 'running' AND j.locked_until < $2 AND j.attempts < j.max_attempts))
+			WHERE `+cond+`
 				AND j.kind IN (`+strings.Join(placeholders, ", ")+`)
-				AND `+cond+`
 			ORDER BY j.run_at
 			LIMIT $3`+r.db.SkipLocked()+`)
 		RETURNING id, kind, payload, attempts, max_attempts, lease_expiries`, args...)
@@ -452,6 +528,7 @@ func (r *Runner) claimSome(ctx context.Context, tx *db.Tx, now time.Time, kinds 
 			return nil, fmt.Errorf("job: claim: %w", err)
 		}
 		j.Payload = json.RawMessage(payload)
+		j.completed = new(atomic.Bool)
 		jobs = append(jobs, j)
 	}
 	return jobs, rows.Err()
@@ -470,6 +547,9 @@ func (r *Runner) execute(ctx context.Context, j Job) error {
 	hctx, cancel := context.WithTimeout(ctx, r.lease)
 	err := r.call(hctx, h, j)
 	cancel()
+	if err == nil && j.completed != nil && j.completed.Load() {
+		return nil // recorded by the handler, with its own writes
+	}
 
 	// The outcome is recorded even when ctx has just been cancelled, or the
 	// job would run again for nothing.

@@ -129,6 +129,56 @@ func TestFailingJobIsRetriedWithBackoff(t *testing.T) {
 	})
 }
 
+// A handler may record its job done with its own last writes: both
+// commit or neither, and a rolled-back completion leaves the job to be
+// retried like any failure.
+func TestCompleteCommitsWithTheHandlersWrites(t *testing.T) {
+	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		if err := d.Tx(context.Background(), func(tx *db.Tx) error {
+			_, err := tx.ExecContext(context.Background(), `CREATE TABLE handled (job TEXT NOT NULL)`)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r := job.NewRunner(d, clk, nil)
+		fail := true
+		r.Handle("webhook.deliver", func(ctx context.Context, j job.Job) error {
+			return d.Tx(ctx, func(tx *db.Tx) error {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO handled (job) VALUES ($1)`, j.ID.String()); err != nil {
+					return err
+				}
+				if err := job.Complete(ctx, tx, j); err != nil {
+					return err
+				}
+				if fail {
+					return errors.New("the write after the completion failed")
+				}
+				return nil
+			})
+		})
+		id := enqueue(t, d, clk.Now(), "webhook.deliver", nil)
+		handled := func() (n int) {
+			if err := d.Reader().QueryRowContext(context.Background(), `SELECT count(*) FROM handled`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+
+		runDue(t, r, 1)
+		if s := stateOf(t, d, id); s.Status != "pending" || s.Attempts != 1 || handled() != 0 {
+			t.Fatalf("after a rolled-back completion: %+v, %d writes kept", s, handled())
+		}
+		fail = false
+		clk.Advance(time.Minute)
+		runDue(t, r, 1)
+		if s := stateOf(t, d, id); s.Status != "done" || s.Attempts != 2 || handled() != 1 {
+			t.Fatalf("after a completion: %+v, %d writes kept", s, handled())
+		}
+		clk.Advance(time.Hour)
+		runDue(t, r, 0)
+	})
+}
+
 func TestPermanentErrorKillsJobAtOnce(t *testing.T) {
 	each(t, func(t *testing.T, d *db.DB, clk *clock.Manual) {
 		r := job.NewRunner(d, clk, nil)

@@ -9,6 +9,7 @@
 // the page as text only.
 
 import { ApiError, download, get, idempotencyKey, orgPath, patch, post, upload } from "../api.js";
+import { formatMoney } from "../money.js";
 import { busy, date, dateTime, empty, formError, h, messageOf, money, status } from "../ui.js";
 
 export const title = "Bills";
@@ -291,7 +292,8 @@ function setUpUploads(ctx, $, reload) {
   // console to open it.
   for (const type of ["dragover", "drop"]) {
     window.addEventListener(type, (e) => {
-      if (!zone.contains(e.target)) e.preventDefault();
+      const files = e.dataTransfer && Array.from(e.dataTransfer.types || []).includes("Files");
+      if (files && !zone.contains(e.target)) e.preventDefault();
     }, { signal: ctx.signal });
   }
 }
@@ -571,7 +573,7 @@ async function showBill(ctx, id) {
     if (select.options.length === sorted.length && sorted.every((c, i) => select.options[i].value === c)) return;
     select.replaceChildren(...sorted.map((c) => {
       const bal = balances.find((x) => x.currency === c);
-      return h("option", { value: c }, bal ? c + " (available " + bal.available + ")" : c);
+      return h("option", { value: c }, bal ? c + " (available " + formatMoney(bal.available, c) + ")" : c);
     }));
     select.value = chosen && codes.has(chosen) ? chosen : bill && bill.currency && codes.has(bill.currency) ? bill.currency : sorted[0] || "";
   };

@@ -10,19 +10,18 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	cdplog "github.com/chromedp/cdproto/log"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -258,33 +257,22 @@ func (b *browser) textOf(sel string) string {
 	return text
 }
 
-// waitText waits until the selector's text contains want.
+// waitText waits until the text of the element the selector matches
+// contains want. The text is read in one step in the page, so a node
+// redrawn meanwhile (a live row) is simply read again.
 func (b *browser) waitText(sel, want string) {
 	b.t.Helper()
 	var text string
-	err := chromedp.Run(b.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
-		deadline := time.Now().Add(browserWait)
-		for {
-			var nodes []*cdp.Node
-			if err := chromedp.Nodes(sel, &nodes, chromedp.ByQuery, chromedp.AtLeast(0)).Do(ctx); err != nil {
-				return err
-			}
-			if len(nodes) > 0 {
-				if err := chromedp.Text(sel, &text, chromedp.ByQuery).Do(ctx); err != nil {
-					return err
-				}
-				if strings.Contains(text, want) {
-					return nil
-				}
-			}
-			if time.Now().After(deadline) {
-				return errors.New("timed out")
-			}
-			time.Sleep(100 * time.Millisecond)
+	deadline := time.Now().Add(browserWait)
+	for {
+		b.run("read "+sel, chromedp.Evaluate(`(() => { const el = document.querySelector(`+strconv.Quote(sel)+`); return el ? el.textContent : ""; })()`, &text))
+		if strings.Contains(text, want) {
+			return
 		}
-	}))
-	if err != nil {
-		b.t.Fatalf("waiting for %q in %s (last text %q): %v", want, sel, text, err)
+		if time.Now().After(deadline) {
+			b.t.Fatalf("waiting for %q in %s (last text %q): timed out", want, sel, text)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -5,6 +5,7 @@
 import { clearSession, get, hasSession, post, setSession, whenSessionEnds } from "./api.js";
 import { Live } from "./realtime.js";
 import { hideSignIn, initSignIn, showSignIn } from "./signin.js";
+import "./stepup.js";
 import { messageOf } from "./ui.js";
 
 const ORG_KEY = "strongroom.organization";

@@ -89,9 +89,10 @@ function changeOrganization() {
 }
 
 // Pages, by the address's hash: #/name/rest. Each page is pages/name.js
-// (exports title and show(ctx), and styles = true when it has
-// pages/name.css) with its markup in pages/name.html, ours and static; it
-// gets a fresh section each time it is shown.
+// (exports title and show(ctx), and styles: true when it has pages/name.css,
+// or the names of the pages whose sheets it uses) with its markup in
+// pages/name.html, ours and static; it gets a fresh section each time it
+// is shown, and only its own sheets apply.
 
 const PAGES = ["balances", "transactions", "payments", "requests", "bills", "cards", "expenses", "invoices",
   "developers", "security", "sandbox"];
@@ -112,17 +113,24 @@ async function fragment(name) {
   return content;
 }
 
-// stylesheet links pages/name.css once and waits until it applies.
-function stylesheet(name) {
-  const href = "/console/pages/" + name + ".css";
-  if (document.querySelector(`link[href="${href}"]`)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = href;
-    link.onload = link.onerror = () => resolve();
-    document.head.append(link);
-  });
+// useStylesheets makes the sheets of pages names the only page sheets
+// that apply: each is linked once and waited for, and the others are
+// switched off, so one page's rules never reach another.
+function useStylesheets(names) {
+  for (const link of document.querySelectorAll("link[data-page-style]")) {
+    link.disabled = !names.includes(link.dataset.pageStyle);
+  }
+  return Promise.all(names.map((name) => {
+    if (document.querySelector(`link[data-page-style="${name}"]`)) return null;
+    return new Promise((resolve) => {
+      const link = document.createElement("link");
+      link.rel = "stylesheet";
+      link.href = "/console/pages/" + name + ".css";
+      link.dataset.pageStyle = name;
+      link.onload = link.onerror = () => resolve();
+      document.head.append(link);
+    });
+  }));
 }
 
 function leavePage() {
@@ -161,7 +169,7 @@ async function route() {
     return;
   }
   if (current !== page) return;
-  if (mod.styles) await stylesheet(name);
+  await useStylesheets(mod.styles === true ? [name] : mod.styles || []);
   $("page-loading").hidden = true;
   document.title = mod.title + " · Strongroom";
   const section = document.createElement("section");

@@ -91,23 +91,6 @@ function newer(a, b) {
   return !a || Date.parse(b.updated_at) >= Date.parse(a.updated_at);
 }
 
-// billsStyles links pages/bills.css, whose panels, filters, grids and
-// upload lists the expenses and invoices pages share, and waits until it
-// applies. It is linked as the router links a page's own sheet rather than
-// @import-ed: axe-core (run by the browser tests) copies imported sheets
-// into inline style elements, which the policy blocks.
-export function billsStyles() {
-  const href = "/console/pages/bills.css";
-  if (document.querySelector(`link[href="${href}"]`)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = href;
-    link.onload = link.onerror = () => resolve();
-    document.head.append(link);
-  });
-}
-
 // ---------------------------------------------------------------- the list
 
 async function showList(ctx) {

@@ -4,11 +4,11 @@
 // progress), and the moves its status and the person's role allow.
 
 import { ApiError, del, get, orgPath, patch, post, upload } from "../api.js";
-import { billsStyles } from "./bills.js";
 import { busy, date, empty, formError, h, messageOf, money, status } from "../ui.js";
 
 export const title = "Expenses";
-export const styles = true;
+// The bills page's panels, filters, grids and upload lists, then its own.
+export const styles = ["bills", "expenses"];
 
 const MAX_BYTES = 20 * 1024 * 1024;
 
@@ -23,7 +23,6 @@ const FIELDS = ["category", "business_name", "business_tax_id", "receipt_number"
   "bill_amount", "bill_currency", "local_amount", "local_currency", "description"];
 
 export async function show(ctx) {
-  await billsStyles();
   ctx.liveStatus(ctx.view.querySelector("#live"));
   for (const select of ctx.view.querySelectorAll("select[data-categories]")) {
     select.append(h("option", { value: "" }, "No category yet"),

@@ -5,11 +5,11 @@
 // allocations), kept current by invoice.updated messages.
 
 import { ApiError, get, orgPath, post } from "../api.js";
-import { billsStyles } from "./bills.js";
 import { busy, date, dateTime, empty, formError, h, messageOf, money, status } from "../ui.js";
 
 export const title = "Invoices";
-export const styles = true;
+// The bills page's panels, filters, grids and upload lists, then its own.
+export const styles = ["bills", "invoices"];
 
 const STATE_TEXT = { awaiting_approval: "awaiting approval", finalized: "settled" };
 
@@ -35,7 +35,6 @@ const NEXT_TEXT = {
 };
 
 export async function show(ctx) {
-  await billsStyles();
   ctx.liveStatus(ctx.view.querySelector("#live"));
   if (ctx.params[0]) await showInvoice(ctx, ctx.params[0]);
   else await showList(ctx);

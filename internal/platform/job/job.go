@@ -63,6 +63,14 @@ func Complete(ctx context.Context, tx *db.Tx, j Job) error {
 	return nil
 }
 
+// Cancel records the job id, still pending, as done in tx: the work it was
+// to do has been done there. A job already claimed is left to its run.
+func Cancel(ctx context.Context, tx *db.Tx, id uuid.UUID) error {
+	_, err := tx.ExecContext(ctx, `UPDATE jobs SET status = 'done', updated_at = $2 WHERE id = $1 AND status = 'pending'`,
+		id, tx.Now())
+	return err
+}
+
 // Handler runs one job. An error schedules a retry (unless wrapped with
 // Permanent or the job is out of attempts); a panic counts as an error.
 type Handler func(ctx context.Context, j Job) error

@@ -136,11 +136,11 @@ func organizationEvents(ctx context.Context, d *db.DB, orgID uuid.UUID) ([]event
 	defer tail.Close()
 	var seen []event.Event
 	for deadline := time.Now().Add(30 * time.Second); len(seen) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		sub, err := tail.Subscribe(ctx, orgID)
+		sub, err := tail.Subscribe(ctx, orgID, uuid.Nil)
 		if err != nil {
 			return nil, err
 		}
-		err = sub.Replay(ctx, event.Position{}, time.Time{}, func(e event.Event) error {
+		err = sub.Replay(ctx, time.Time{}, func(e event.Event) error {
 			seen = append(seen, e)
 			return nil
 		})

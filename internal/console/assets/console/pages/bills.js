@@ -11,6 +11,7 @@
 import { ApiError, download, get, idempotencyKey, orgPath, patch, post, upload } from "../api.js";
 import { formatMoney } from "../money.js";
 import { busy, date, dateTime, empty, formError, h, messageOf, money, status } from "../ui.js";
+import { filteredList } from "../list.js";
 
 export const title = "Bills";
 export const styles = true;
@@ -96,18 +97,7 @@ function newer(a, b) {
 async function showList(ctx) {
   const $ = (id) => ctx.view.querySelector("#" + id);
   $("bills-list-view").hidden = false;
-  const filtersForm = $("bills-filters");
-  let filters = {};
-  let cursor = null;
   const rowsById = new Map();
-
-  const query = (withCursor) => {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
-    q.set("limit", "50");
-    if (withCursor && cursor) q.set("cursor", cursor);
-    return "?" + q.toString();
-  };
 
   const row = (b) => {
     const name = b.supplier_name || (b.status === "extracting" ? "Reading the invoice…" : "Supplier not read yet");
@@ -128,41 +118,25 @@ async function showList(ctx) {
     return tr;
   };
 
-  const put = (bills, append) => {
-    const body = $("bills-rows");
-    if (!append) {
-      rowsById.clear();
-      body.replaceChildren();
-    }
-    for (const b of bills) {
-      const tr = row(b);
-      rowsById.set(b.id, tr);
-      body.append(tr);
-    }
-    const any = rowsById.size > 0;
-    const filtered = Object.values(filters).some(Boolean);
-    $("bills-table").hidden = !any;
-    $("bills-empty").hidden = any || filtered;
-    $("bills-none").hidden = any || !filtered;
-  };
-
-  const load = async (append) => {
-    let page;
-    try {
-      page = await get(orgPath(ctx.org, "/bills" + query(append)));
-    } catch (err) {
-      $("bills-loading").hidden = true;
-      if (err instanceof ApiError && err.status === 400) formError(filtersForm, err);
-      else ctx.error(err);
-      return;
-    }
-    if (ctx.signal.aborted) return;
-    formError(filtersForm, null);
-    $("bills-loading").hidden = true;
-    cursor = page.has_more ? page.next_cursor : null;
-    put(page.data || [], append);
-    $("bills-more").hidden = !cursor;
-  };
+  const list = filteredList(ctx, {
+    prefix: "bills",
+    path: (q) => orgPath(ctx.org, "/bills?" + q.toString()),
+    put: (bills, append) => {
+      const body = $("bills-rows");
+      if (!append) {
+        rowsById.clear();
+        body.replaceChildren();
+      }
+      for (const b of bills) {
+        const tr = row(b);
+        rowsById.set(b.id, tr);
+        body.append(tr);
+      }
+    },
+    fields: ["search", "status", "due_date_from", "due_date_to"],
+    limit: 50,
+  });
+  const load = list.load;
   const refresh = ctx.debounce(() => load(false));
 
   // A bill shown is updated in place; a new one (or a change that may move
@@ -170,7 +144,7 @@ async function showList(ctx) {
   ctx.on("bill.event_appended", (msg) => {
     const b = msg.data && msg.data.bill;
     const tr = b && rowsById.get(b.id);
-    if (tr && !filters.status) {
+    if (tr && !list.filters.status) {
       const fresh = row(b);
       tr.replaceWith(fresh);
       rowsById.set(b.id, fresh);
@@ -182,25 +156,6 @@ async function showList(ctx) {
     if (msg.data && msg.data.bill_id) refresh();
   });
 
-  filtersForm.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const data = new FormData(filtersForm);
-    filters = {
-      search: String(data.get("search") || "").trim(),
-      status: data.get("status") || "",
-      due_date_from: data.get("due_date_from") || "",
-      due_date_to: data.get("due_date_to") || "",
-    };
-    cursor = null;
-    load(false);
-  });
-  filtersForm.addEventListener("reset", () => {
-    filters = {};
-    cursor = null;
-    formError(filtersForm, null);
-    load(false);
-  });
-  $("bills-more").addEventListener("click", (e) => busy(e.currentTarget, () => load(true)));
 
   setUpUploads(ctx, $, () => load(false));
   await load(false);

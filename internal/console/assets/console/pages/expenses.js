@@ -3,8 +3,9 @@
 // is one expense: its fields to complete, its receipts (uploaded with
 // progress), and the moves its status and the person's role allow.
 
-import { ApiError, del, get, orgPath, patch, post, upload } from "../api.js";
+import { del, get, orgPath, patch, post, upload } from "../api.js";
 import { busy, date, empty, formError, h, messageOf, money, status } from "../ui.js";
+import { filteredList } from "../list.js";
 
 export const title = "Expenses";
 // The bills page's panels, filters, grids and upload lists, then its own.
@@ -61,9 +62,6 @@ function fieldsOf(form, names) {
 async function showList(ctx) {
   const $ = (id) => ctx.view.querySelector("#" + id);
   $("expenses-list-view").hidden = false;
-  const filtersForm = $("expenses-filters");
-  let filters = {};
-  let cursor = null;
 
   const row = (x) => {
     const totals = (x.totals && x.totals.bill) || [];
@@ -78,48 +76,16 @@ async function showList(ctx) {
       h("td", {}, expenseStatus(x.status)));
   };
 
-  const load = async (append) => {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
-    if (append && cursor) q.set("cursor", cursor);
-    let page;
-    try {
-      page = await get(orgPath(ctx.org, "/expenses?" + q.toString()));
-    } catch (err) {
-      $("expenses-loading").hidden = true;
-      if (err instanceof ApiError && err.status === 400) formError(filtersForm, err);
-      else ctx.error(err);
-      return;
-    }
-    if (ctx.signal.aborted) return;
-    formError(filtersForm, null);
-    $("expenses-loading").hidden = true;
-    cursor = page.has_more ? page.next_cursor : null;
-    const body = $("expenses-rows");
-    if (!append) body.replaceChildren();
-    body.append(...(page.data || []).map(row));
-    const any = body.children.length > 0;
-    const filtered = Object.values(filters).some(Boolean);
-    $("expenses-table").hidden = !any;
-    $("expenses-empty").hidden = any || filtered;
-    $("expenses-none").hidden = any || !filtered;
-    $("expenses-more").hidden = !cursor;
-  };
-
-  filtersForm.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const data = new FormData(filtersForm);
-    filters = {};
-    for (const k of ["search", "status", "transaction_date_from", "transaction_date_to"]) filters[k] = String(data.get(k) || "").trim();
-    cursor = null;
-    load(false);
+  const { load } = filteredList(ctx, {
+    prefix: "expenses",
+    path: (q) => orgPath(ctx.org, "/expenses?" + q.toString()),
+    put: (items, append) => {
+      const body = $("expenses-rows");
+      if (!append) body.replaceChildren();
+      body.append(...items.map(row));
+    },
+    fields: ["search", "status", "transaction_date_from", "transaction_date_to"],
   });
-  filtersForm.addEventListener("reset", () => {
-    filters = {};
-    cursor = null;
-    load(false);
-  });
-  $("expenses-more").addEventListener("click", (e) => busy(e.currentTarget, () => load(true)));
   ctx.on("card.updated", ctx.debounce(() => load(false))); // a card purchase files an expense
 
   const newForm = $("expense-new-form");

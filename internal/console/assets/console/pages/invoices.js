@@ -6,6 +6,7 @@
 
 import { ApiError, get, orgPath, post } from "../api.js";
 import { busy, date, dateTime, empty, formError, h, messageOf, money, status } from "../ui.js";
+import { filteredList } from "../list.js";
 
 export const title = "Invoices";
 // The bills page's panels, filters, grids and upload lists, then its own.
@@ -63,9 +64,6 @@ function inDays(n) {
 async function showList(ctx) {
   const $ = (id) => ctx.view.querySelector("#" + id);
   $("invoices-list-view").hidden = false;
-  const filtersForm = $("invoices-filters");
-  let filters = {};
-  let cursor = null;
   let contacts = [];
 
   const fillContacts = (chosen) => {
@@ -97,48 +95,16 @@ async function showList(ctx) {
     h("td", { class: "num" }, money(inv.due_amount, inv.currency)),
     h("td", {}, invoiceState(inv.state)));
 
-  const load = async (append) => {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
-    if (append && cursor) q.set("cursor", cursor);
-    let page;
-    try {
-      page = await get(orgPath(ctx.org, "/invoices?" + q.toString()));
-    } catch (err) {
-      $("invoices-loading").hidden = true;
-      if (err instanceof ApiError && err.status === 400) formError(filtersForm, err);
-      else ctx.error(err);
-      return;
-    }
-    if (ctx.signal.aborted) return;
-    formError(filtersForm, null);
-    $("invoices-loading").hidden = true;
-    cursor = page.has_more ? page.next_cursor : null;
-    const body = $("invoices-rows");
-    if (!append) body.replaceChildren();
-    body.append(...(page.data || []).map(row));
-    const any = body.children.length > 0;
-    const filtered = Object.values(filters).some(Boolean);
-    $("invoices-table").hidden = !any;
-    $("invoices-empty").hidden = any || filtered;
-    $("invoices-none").hidden = any || !filtered;
-    $("invoices-more").hidden = !cursor;
-  };
-
-  filtersForm.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const data = new FormData(filtersForm);
-    filters = {};
-    for (const k of ["state", "billing_contact_id", "overdue"]) filters[k] = String(data.get(k) || "");
-    cursor = null;
-    load(false);
+  const { load } = filteredList(ctx, {
+    prefix: "invoices",
+    path: (q) => orgPath(ctx.org, "/invoices?" + q.toString()),
+    put: (items, append) => {
+      const body = $("invoices-rows");
+      if (!append) body.replaceChildren();
+      body.append(...items.map(row));
+    },
+    fields: ["state", "billing_contact_id", "overdue"],
   });
-  filtersForm.addEventListener("reset", () => {
-    filters = {};
-    cursor = null;
-    load(false);
-  });
-  $("invoices-more").addEventListener("click", (e) => busy(e.currentTarget, () => load(true)));
   ctx.on("invoice.updated", ctx.debounce(() => load(false)));
 
   // A new invoice: its lines are rows of inputs named line-<field>.

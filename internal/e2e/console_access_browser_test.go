@@ -63,15 +63,11 @@ func accessCheckURI(t *testing.T, uri, secret string) {
 	}
 }
 
-// accessTypeCode types c into the input sel (emptied first) and submits its form.
+// accessTypeCode types c into the input sel and submits its form.
 func accessTypeCode(b *browser, what, sel, submit, c string) {
 	b.t.Helper()
-	b.within(what,
-		chromedp.WaitVisible(sel, chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector(`+strconv.Quote(sel)+`).value = ""; 0`, nil),
-		chromedp.SendKeys(sel, c, chromedp.ByQuery),
-		chromedp.Click(submit, chromedp.ByQuery),
-	)
+	b.typeInto(sel, c)
+	b.within(what, chromedp.Click(submit, chromedp.ByQuery))
 }
 
 // accessGone waits until no element matches sel or none is visible (a

@@ -276,6 +276,40 @@ func (b *browser) waitText(sel, want string) {
 	}
 }
 
+// check runs axe and the policy check on the page as it is now.
+func (b *browser) check(what string) {
+	b.t.Helper()
+	b.axe(what)
+	b.noCSPViolations(what)
+}
+
+// click clicks the first element the selector matches once it is visible.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.within("click "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+}
+
+// typeInto replaces the value of the input sel with text, typed.
+func (b *browser) typeInto(sel, text string) {
+	b.t.Helper()
+	b.within("type into "+sel,
+		chromedp.WaitVisible(sel, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector(`+strconv.Quote(sel)+`).value = ""; 0`, nil),
+		chromedp.SendKeys(sel, text, chromedp.ByQuery),
+	)
+}
+
+// openPage opens a console page through the side navigation, as a person
+// does (a change of the address's hash: the console does not reload), and
+// waits for ready.
+func (b *browser) openPage(view, ready string) {
+	b.t.Helper()
+	b.within("open "+view,
+		chromedp.Click(`nav a[data-view="`+view+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(ready, chromedp.ByQuery),
+	)
+}
+
 // signInByMouse signs in with the form's fields and buttons.
 func (b *browser) signInByMouse(email, secret string) {
 	b.t.Helper()

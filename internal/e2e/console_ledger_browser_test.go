@@ -23,19 +23,6 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// ledgerClick clicks the first element the selector matches once it is visible.
-func (b *browser) ledgerClick(what, sel string) {
-	b.t.Helper()
-	b.within(what, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
-}
-
-// ledgerCheck runs axe and the policy check on the page as it is now.
-func (b *browser) ledgerCheck(what string) {
-	b.t.Helper()
-	b.axe(what)
-	b.noCSPViolations(what)
-}
-
 // ledgerWaitFile waits until dir holds name, complete (Chromium writes a
 // download beside it and renames it when done), and returns its bytes.
 func ledgerWaitFile(t *testing.T, dir, name string) []byte {
@@ -100,9 +87,9 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€1,500.00")
 	b.waitText(`#balances-rows tr[data-currency="USD"] td[data-field="available"]`, "$25,000.00")
 	b.waitText("#live", "Live")
-	b.ledgerCheck("the dashboard")
+	b.check("the dashboard")
 	b.capture("console-dashboard")
-	b.ledgerClick("go to the transactions", `a[href="#/transactions"]:not([data-view])`)
+	b.click(`a[href="#/transactions"]:not([data-view])`)
 
 	// The deposit, money in by sign and by text.
 	b.waitText("#tx-rows", "Deposit")
@@ -110,7 +97,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.waitText(first, "+€1,500.00")
 	b.waitText(first+` td[data-field="direction"]`, "Money in")
 	b.waitText("#live", "Live")
-	b.ledgerCheck("the transactions feed")
+	b.check("the transactions feed")
 	var align string
 	b.run("the alignment", chromedp.Evaluate(`getComputedStyle(document.querySelector('#tx-rows td[data-field="amount"]')).textAlign`, &align))
 	if align != "right" {
@@ -118,19 +105,19 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	}
 
 	// Only card rows: the deposits go, and the empty state says what to do.
-	b.ledgerClick("tick card rows", `#tx-types input[value="card_transaction"]`)
-	b.ledgerClick("apply the filter", `#tx-filter button[type="submit"]`)
+	b.click(`#tx-types input[value="card_transaction"]`)
+	b.click(`#tx-filter button[type="submit"]`)
 	b.waitText("#tx-empty", "No transactions match these filters")
 	b.within("no rows", chromedp.WaitNotPresent(first, chromedp.ByQuery))
-	b.ledgerCheck("the feed filtered to nothing")
+	b.check("the feed filtered to nothing")
 	// Dates the wrong way round: the envelope's message, next to the field.
 	b.run("set the dates", chromedp.SetValue("#tx-date-start", "2026-12-02", chromedp.ByID), chromedp.SetValue("#tx-date-end", "2026-12-01", chromedp.ByID))
-	b.ledgerClick("apply the dates", `#tx-filter button[type="submit"]`)
+	b.click(`#tx-filter button[type="submit"]`)
 	var refused apitest.ErrorBody
 	s.Get(t, orgPath(org, "/transactions?date_start=2026-12-02&date_end=2026-12-01&type=card_transaction"), token).ExpectStatus(t, 400).Decode(t, &refused)
 	b.waitText("#tx-filter-error", refused.Error.Message)
-	b.ledgerCheck("the feed's filter refused")
-	b.ledgerClick("clear the filters", "#tx-empty-clear")
+	b.check("the feed's filter refused")
+	b.click("#tx-empty-clear")
 	b.waitText(first, "+€1,500.00")
 	var ticked bool
 	b.run("the filter form", chromedp.Evaluate(`document.querySelector('#tx-types input[value="card_transaction"]').checked`, &ticked))
@@ -148,21 +135,21 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	if marker != "same page" || count != 3 {
 		t.Fatalf("after a live deposit: marker %q, %d rows; want the same page with 3 rows", marker, count)
 	}
-	b.ledgerCheck("the feed with a live row")
+	b.check("the feed with a live row")
 
 	// The statement: a refused period shows the envelope's message...
 	today := day(now(t, s))
 	b.run("a period the wrong way round", chromedp.SetValue("#statement-currency", "EUR", chromedp.ByID),
 		chromedp.SetValue("#statement-from", today, chromedp.ByID), chromedp.SetValue("#statement-to", "2020-01-01", chromedp.ByID))
-	b.ledgerClick("download", "#statement-download")
+	b.click("#statement-download")
 	s.Get(t, orgPath(org, "/statements?currency=EUR&from="+today+"&to=2020-01-01&format=csv"), token).ExpectStatus(t, 400).Decode(t, &refused)
 	b.waitText("#statement-error", refused.Error.Message)
-	b.ledgerCheck("a statement refused")
+	b.check("a statement refused")
 	// ...and a right one downloads as CSV: the header, the two deposits in
 	// booking order, each with the balance after it, from an opening of
 	// nothing to the closing balance of the JSON statement.
 	b.run("today", chromedp.SetValue("#statement-to", today, chromedp.ByID), chromedp.SetValue("#statement-format", "csv", chromedp.ByID))
-	b.ledgerClick("download", "#statement-download")
+	b.click("#statement-download")
 	name := "statement-EUR-" + today + "-" + today + ".csv"
 	b.waitText("#statement-status", "Downloaded "+name)
 	records, err := csv.NewReader(bytes.NewReader(ledgerWaitFile(t, downloads, name))).ReadAll()
@@ -178,7 +165,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 		js.OpeningBalance != "0.00" || js.ClosingBalance != records[2][3] || records[1][0] != js.Entries[0].TransactionID {
 		t.Fatalf("the CSV statement %q, the JSON statement %+v", records, js)
 	}
-	b.ledgerCheck("a statement downloaded")
+	b.check("a statement downloaded")
 
 	// Cards: the owner's card, with its limit and what was spent.
 	b.run("the cards page", chromedp.Navigate(s.URL+"/console/#/cards"))
@@ -187,16 +174,16 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.waitText(row+` td[data-field="limit"]`, "$1,000.00")
 	b.waitText(row+` td[data-field="spent"]`, "$0.00")
 	b.waitText("#live", "Live")
-	b.ledgerCheck("the cards page")
+	b.check("the cards page")
 
-	b.ledgerClick("freeze", row+` button[data-action="freeze"]`)
+	b.click(row+` button[data-action="freeze"]`)
 	b.waitText(row+` td[data-field="status"]`, "frozen")
 	b.waitText("#cards-notice", "is frozen")
 	if c := getCard(t, s, token, card.Id.String()); !c.Frozen || c.Status != "active" {
 		t.Fatalf("after freezing in the console the card is frozen=%t, status %s", c.Frozen, c.Status)
 	}
-	b.ledgerCheck("a frozen card")
-	b.ledgerClick("unfreeze", row+` button[data-action="unfreeze"]`)
+	b.check("a frozen card")
+	b.click(row+` button[data-action="unfreeze"]`)
 	b.waitText(row+` td[data-field="status"]`, "active")
 	if c := getCard(t, s, token, card.Id.String()); c.Frozen {
 		t.Fatal("after unfreezing in the console the card is still frozen")
@@ -204,15 +191,15 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 
 	// The limit: a value out of range is refused next to the field, with
 	// the envelope's detail; a good one is saved.
-	b.ledgerClick("change the limit", row+` button[data-action-limit]`)
+	b.click(row+` button[data-action-limit]`)
 	b.within("the limit dialog", chromedp.WaitVisible("#card-limit-amount", chromedp.ByID))
 	b.run("too much", chromedp.SetValue("#card-limit-amount", "2000000", chromedp.ByID))
-	b.ledgerClick("save", "#card-limit-save")
+	b.click("#card-limit-save")
 	b.waitText("#card-limit-form .field-error", "must be a whole number of US dollars from 0 to 1000000.")
 	b.waitText("#card-limit-error", "monthly_limit")
-	b.ledgerCheck("a limit refused")
+	b.check("a limit refused")
 	b.run("a good limit", chromedp.SetValue("#card-limit-amount", "2500", chromedp.ByID))
-	b.ledgerClick("save", "#card-limit-save")
+	b.click("#card-limit-save")
 	b.waitText(row+` td[data-field="limit"]`, "$2,500.00")
 	b.within("the dialog closes", chromedp.WaitNotVisible("#card-limit", chromedp.ByID))
 	if c := getCard(t, s, token, card.Id.String()); c.Limit.MonthlyLimit != 2500 {
@@ -222,7 +209,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	setCardStatus(t, s, card.Id.String(), "inactive")
 	b.waitText(row+` td[data-field="status"]`, "inactive")
 	b.within("no freeze on an inactive card", chromedp.WaitNotPresent(row+` button[data-action]`, chromedp.ByQuery))
-	b.ledgerCheck("an inactive card")
+	b.check("an inactive card")
 
 	// Payment requests: one waiting when the page opens, one arriving live.
 	declined := ledgerRequest(t, s, org, contact, "120.00", "PO 2026-0417")
@@ -232,18 +219,18 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.waitText(prow(declined.Id.String()), "Sandbox")
 	b.waitText(prow(declined.Id.String())+` td[data-field="amount"]`, "€120.00")
 	b.waitText("#live", "Live")
-	b.ledgerCheck("the payment requests page")
+	b.check("the payment requests page")
 	accepted := ledgerRequest(t, s, org, contact, "80.00", "PO 2026-0418")
 	b.waitText(`#pr-rows tr:first-child`, "PO 2026-0418")
 
 	// Decline: a reason is required (the envelope says so), then given.
-	b.ledgerClick("decline", prow(declined.Id.String())+` button:not(.primary)`)
+	b.click(prow(declined.Id.String())+` button:not(.primary)`)
 	b.within("the decline dialog", chromedp.WaitVisible("#pr-decline-reason", chromedp.ByID))
-	b.ledgerClick("decline without a reason", "#pr-decline-submit")
+	b.click("#pr-decline-submit")
 	b.within("the reason is asked for", chromedp.WaitVisible("#pr-decline-form .field-error", chromedp.ByQuery))
-	b.ledgerCheck("a decline without a reason")
+	b.check("a decline without a reason")
 	b.run("the reason", chromedp.SendKeys("#pr-decline-reason", "Paid by card already.", chromedp.ByID))
-	b.ledgerClick("decline", "#pr-decline-submit")
+	b.click("#pr-decline-submit")
 	b.waitText(prow(declined.Id.String())+` td[data-field="status"]`, "declined")
 	b.waitText(prow(declined.Id.String())+` td[data-field="status"]`, "Paid by card already.")
 	var got api.PaymentRequest
@@ -251,10 +238,10 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	if got.Status != "declined" || str(got.DeclineReason) != "Paid by card already." {
 		t.Fatalf("after declining in the console: %s, reason %q", got.Status, str(got.DeclineReason))
 	}
-	b.ledgerCheck("a declined request")
+	b.check("a declined request")
 
 	// Accept: a payment in the owner's name, to approve on the payments page.
-	b.ledgerClick("accept", prow(accepted.Id.String())+` button.primary`)
+	b.click(prow(accepted.Id.String())+` button.primary`)
 	b.waitText("#pr-notice", "now awaits approval")
 	s.Get(t, requestsPath(org, "/"+accepted.Id.String()), token).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Status != "accepted" || got.PaymentId == nil {
@@ -266,7 +253,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 		t.Fatalf("the accepted request links to %q, want the payment %s", href, got.PaymentId)
 	}
 	b.waitText(prow(accepted.Id.String()), "Approve the payment")
-	b.ledgerCheck("an accepted request")
+	b.check("an accepted request")
 
 	// A long feed comes a page at a time: fifty rows, then the rest on
 	// "Load more", oldest last, each row once.
@@ -283,8 +270,8 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	if n, _ := rows(); n != 50 {
 		t.Fatalf("the first page shows %d rows, want 50", n)
 	}
-	b.ledgerCheck("a long feed")
-	b.ledgerClick("load more", "#tx-more")
+	b.check("a long feed")
+	b.click("#tx-more")
 	b.within("the last page", chromedp.WaitNotVisible("#tx-more", chromedp.ByID))
 	if n, last := rows(); n != 53 || last != "+€1,500.00" {
 		t.Fatalf("after Load more: %d rows, the last %q; want 53, the first deposit last", n, last)

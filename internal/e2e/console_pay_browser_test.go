@@ -17,38 +17,6 @@ import (
 	"github.com/strongroom/strongroom/internal/apitest"
 )
 
-// payOpen opens a console page through the side navigation, as a person
-// does (a change of the address's hash: the console does not reload).
-func payOpen(b *browser, view, ready string) {
-	b.t.Helper()
-	b.within("open "+view,
-		chromedp.Click(`nav a[data-view="`+view+`"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(ready, chromedp.ByQuery),
-	)
-}
-
-// payType replaces the value of the input sel with text, typed.
-func payType(b *browser, sel, text string) {
-	b.t.Helper()
-	b.within("type into "+sel,
-		chromedp.WaitVisible(sel, chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector(`+strconv.Quote(sel)+`).value = ""; 0`, nil),
-		chromedp.SendKeys(sel, text, chromedp.ByQuery),
-	)
-}
-
-func payClick(b *browser, sel string) {
-	b.t.Helper()
-	b.within("click "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
-}
-
-// payCheck runs axe and the policy check on the page as it is now.
-func payCheck(b *browser, what string) {
-	b.t.Helper()
-	b.axe(what)
-	b.noCSPViolations(what)
-}
-
 // payNote is the payment's internal note: text from outside, shown as text.
 const payNote = "<img src=x onerror=alert(1)> January maintenance"
 
@@ -65,13 +33,13 @@ func TestConsolePayWalk(t *testing.T) {
 	b.run("mark the page", chromedp.Evaluate(`window.__marker = "same page"; 0`, nil))
 
 	// The sandbox panel asks for its token once; a wrong one is refused.
-	payOpen(b, "sandbox", "#token-form")
-	payCheck(b, "the sandbox token form")
-	payType(b, "#sandbox-token", "not-the-token")
-	payClick(b, `#token-form button[type="submit"]`)
+	b.openPage("sandbox", "#token-form")
+	b.check("the sandbox token form")
+	b.typeInto("#sandbox-token", "not-the-token")
+	b.click(`#token-form button[type="submit"]`)
 	b.waitText("#token-form [role=alert]", "did not accept this sandbox token")
-	payType(b, "#sandbox-token", sbx)
-	payClick(b, `#token-form button[type="submit"]`)
+	b.typeInto("#sandbox-token", sbx)
+	b.click(`#token-form button[type="submit"]`)
 	b.within("the sandbox tools", chromedp.WaitVisible("#sandbox-tools", chromedp.ByID))
 	var stored struct {
 		Token string `json:"token"`
@@ -85,85 +53,85 @@ func TestConsolePayWalk(t *testing.T) {
 			stored.Token == sbx, stored.Local, stored.Type)
 	}
 	b.waitText("#inbox-empty", "Nothing waits for your approval")
-	payCheck(b, "the sandbox panel")
+	b.check("the sandbox panel")
 
 	// Funds, and the approving app.
-	payType(b, "#deposit-amount", "1000.00")
-	payClick(b, `#deposit-form button[type="submit"]`)
+	b.typeInto("#deposit-amount", "1000.00")
+	b.click(`#deposit-form button[type="submit"]`)
 	b.waitText("#deposit-result", "Deposited €1,000.00")
-	payClick(b, "#app-setup")
+	b.click("#app-setup")
 	b.waitText("#app-result", "Your sandbox approving app is set up")
-	payCheck(b, "the sandbox panel after a deposit")
+	b.check("the sandbox panel after a deposit")
 
 	// A new supplier and a payment to them.
-	payOpen(b, "payments", "#payments-empty")
-	payCheck(b, "the empty payments page")
-	payClick(b, "#new-payment")
+	b.openPage("payments", "#payments-empty")
+	b.check("the empty payments page")
+	b.click("#new-payment")
 	b.within("the new contact's fields", chromedp.WaitVisible("#new-contact", chromedp.ByID))
-	payCheck(b, "the new payment form")
-	payType(b, "#contact-name", "Müller Maschinenbau GmbH")
-	payType(b, "#contact-iban", "DE89 3704 0044 0532 0130 01") // a wrong check digit
-	payType(b, "#contact-swift", "COBADEFFXXX")
-	payType(b, "#pay-amount", "100.00")
-	payType(b, "#pay-reference", "Invoice 2026-118")
-	payType(b, "#pay-notes", payNote)
-	payClick(b, `#payment-form button[type="submit"]`)
+	b.check("the new payment form")
+	b.typeInto("#contact-name", "Müller Maschinenbau GmbH")
+	b.typeInto("#contact-iban", "DE89 3704 0044 0532 0130 01") // a wrong check digit
+	b.typeInto("#contact-swift", "COBADEFFXXX")
+	b.typeInto("#pay-amount", "100.00")
+	b.typeInto("#pay-reference", "Invoice 2026-118")
+	b.typeInto("#pay-notes", payNote)
+	b.click(`#payment-form button[type="submit"]`)
 	b.within("the IBAN's error", chromedp.WaitVisible(`#contact-iban[aria-invalid="true"] + .field-error`, chromedp.ByQuery))
-	payCheck(b, "the new payment form with an error")
-	payType(b, "#contact-iban", "DE89 3704 0044 0532 0130 00")
-	payClick(b, `#payment-form button[type="submit"]`)
+	b.check("the new payment form with an error")
+	b.typeInto("#contact-iban", "DE89 3704 0044 0532 0130 00")
+	b.click(`#payment-form button[type="submit"]`)
 	b.within("the quote", chromedp.WaitVisible("#quote", chromedp.ByID))
 	b.waitText("#quote-source", "€100.00")
 	b.waitText("#quote-fee", "€1.00")
 	b.waitText("#quote-total", "€101.00")
 	b.waitText("#quote-to", "Müller Maschinenbau GmbH")
-	payCheck(b, "the quote")
-	payClick(b, "#quote-confirm")
+	b.check("the quote")
+	b.click("#quote-confirm")
 	b.waitText("#payments-rows", "awaiting approval")
 	b.waitText("#payments-rows", "Müller Maschinenbau GmbH")
-	payCheck(b, "the payments page with a payment awaiting approval")
+	b.check("the payments page with a payment awaiting approval")
 
 	// Approve: the console shows the match code and waits for the app.
-	payClick(b, `#approvals-table button[data-action="approve"]`)
+	b.click(`#approvals-table button[data-action="approve"]`)
 	b.waitText("#approval-box", "Open your approving app and enter this code")
 	matchCode := b.textOf("#approval-code")
 	if !regexp.MustCompile(`^[0-9]{3}$`).MatchString(matchCode) {
 		t.Fatalf("the match code shown is %q, want three digits", matchCode)
 	}
-	payCheck(b, "the payments page showing the match code")
+	b.check("the payments page showing the match code")
 
 	// The sandbox panel's inbox has the challenge; a wrong code is refused
 	// with the envelope's message, the right one approves.
 	const item = `#inbox li[data-kind="payment_approval"]`
-	payOpen(b, "sandbox", item+` input[name="match_code"]`)
+	b.openPage("sandbox", item+` input[name="match_code"]`)
 	b.waitText(item+" .inbox-what", "Müller Maschinenbau GmbH")
-	payType(b, item+` input[name="match_code"]`, otherDigits(matchCode))
-	payClick(b, item+` button[type="submit"]`)
+	b.typeInto(item+` input[name="match_code"]`, otherDigits(matchCode))
+	b.click(item+` button[type="submit"]`)
 	if msg := b.textOf(item + " .form-error"); !strings.Contains(strings.ToLower(msg), "code") {
 		t.Fatalf("a wrong match code shows %q, want the envelope's message about the code", msg)
 	}
-	payType(b, item+` input[name="match_code"]`, matchCode)
+	b.typeInto(item+` input[name="match_code"]`, matchCode)
 	b.run("show the whole challenge", chromedp.Evaluate(`document.querySelector(`+strconv.Quote(item)+`).scrollIntoView({block: "end"}); 0`, nil))
 	b.within("the error clears as the code is typed", chromedp.WaitNotVisible(item+" .form-error", chromedp.ByQuery))
 	b.capture("console-sandbox-approving-app")
-	payCheck(b, "the approving app's inbox")
+	b.check("the approving app's inbox")
 	const panelEUR = `#sbx-balances tr[data-currency="EUR"] td[data-field="available"]`
 	b.waitText(panelEUR, "€1,000.00")
-	payClick(b, item+` button[type="submit"]`)
+	b.click(item+` button[type="submit"]`)
 	b.waitText(item+" .outcome", "Approved")
 	// The approval moved the money: the panel's balance follows, live.
 	b.waitText(panelEUR, "€899.00")
-	payCheck(b, "the approving app's inbox after approving")
+	b.check("the approving app's inbox after approving")
 
 	// Back on the payments page the wait has ended: approved, processing.
-	payOpen(b, "payments", "#payments-table")
+	b.openPage("payments", "#payments-table")
 	b.waitText("#approval-outcome", "Approved")
 	b.waitText(`#payments-rows td[data-field="status"]`, "processing")
 	b.waitText("#approvals", "Nothing waits for your approval")
-	payCheck(b, "the payments page after the approval")
+	b.check("the payments page after the approval")
 
 	// The payment's page: its details and history.
-	payClick(b, `#payments-rows a`)
+	b.click(`#payments-rows a`)
 	b.within("the payment's page", chromedp.WaitVisible("#detail-body", chromedp.ByID))
 	b.waitText("#payments-title", "Payment to Müller Maschinenbau GmbH")
 	b.waitText("#detail-history", "Created; awaiting approval")
@@ -175,30 +143,30 @@ func TestConsolePayWalk(t *testing.T) {
 	if images != 0 {
 		t.Fatalf("the internal note was rendered as markup (%d <img> elements)", images)
 	}
-	payCheck(b, "the payment's page")
+	b.check("the payment's page")
 
-	payOpen(b, "balances", `#balances-rows tr[data-currency="EUR"]`)
+	b.openPage("balances", `#balances-rows tr[data-currency="EUR"]`)
 	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€899.00")
 
 	// The rail settles it, in the panel.
-	payOpen(b, "sandbox", "#settle-payment")
+	b.openPage("sandbox", "#settle-payment")
 	b.waitText("#settle-payment", "Müller Maschinenbau GmbH")
-	payClick(b, `#settle-form button[type="submit"]`)
+	b.click(`#settle-form button[type="submit"]`)
 	b.waitText("#settle-result", "completed")
-	payCheck(b, "the sandbox panel after settling")
+	b.check("the sandbox panel after settling")
 
-	payOpen(b, "payments", "#payments-table")
+	b.openPage("payments", "#payments-table")
 	b.waitText(`#payments-rows td[data-field="status"]`, "completed")
 
 	// A payment the balance cannot cover: approving it shows the envelope's
 	// message; it is rejected with a reason instead.
-	payClick(b, "#new-payment")
-	payType(b, "#pay-amount", "5000.00")
-	payType(b, "#pay-reference", "Invoice 2026-119")
-	payClick(b, `#payment-form button[type="submit"]`)
+	b.click("#new-payment")
+	b.typeInto("#pay-amount", "5000.00")
+	b.typeInto("#pay-reference", "Invoice 2026-119")
+	b.click(`#payment-form button[type="submit"]`)
 	b.waitText("#quote-total", "€5,012.50")
-	payClick(b, "#quote-confirm")
-	payClick(b, `#approvals-table button[data-action="approve"]`)
+	b.click("#quote-confirm")
+	b.click(`#approvals-table button[data-action="approve"]`)
 	b.within("the refusal", chromedp.WaitVisible(`#approval-outcome[data-result="error"]`, chromedp.ByQuery))
 	advance(t, s, 30*time.Second) // the browser's sign-in spent the code of this time step
 	var approvalID string
@@ -208,31 +176,31 @@ func TestConsolePayWalk(t *testing.T) {
 	if got := b.textOf("#approval-outcome"); refusal.Error.Type != "insufficient_funds" || got != refusal.Error.Message {
 		t.Fatalf("approving shows %q; the service answers %s %q", got, refusal.Error.Type, refusal.Error.Message)
 	}
-	payCheck(b, "the payments page with a refused approval")
-	payClick(b, "#approval-close")
-	payClick(b, `#approvals-table button[data-action="reject"]`)
-	payType(b, "#reject-reason", "Too much for one invoice")
-	payCheck(b, "the rejection form")
-	payClick(b, `#reject-form button[type="submit"]`)
+	b.check("the payments page with a refused approval")
+	b.click("#approval-close")
+	b.click(`#approvals-table button[data-action="reject"]`)
+	b.typeInto("#reject-reason", "Too much for one invoice")
+	b.check("the rejection form")
+	b.click(`#reject-form button[type="submit"]`)
 	b.waitText("#payments-rows", "rejected")
 	b.waitText("#approvals", "Nothing waits for your approval")
 
 	// A payment its creator cancels from its page.
-	payClick(b, "#new-payment")
-	payType(b, "#pay-amount", "10.00")
-	payType(b, "#pay-reference", "Invoice 2026-120")
-	payClick(b, `#payment-form button[type="submit"]`)
+	b.click("#new-payment")
+	b.typeInto("#pay-amount", "10.00")
+	b.typeInto("#pay-reference", "Invoice 2026-120")
+	b.click(`#payment-form button[type="submit"]`)
 	b.waitText("#quote-total", "€11.00")
-	payClick(b, "#quote-confirm")
+	b.click("#quote-confirm")
 	b.waitText("#payments-rows tr:first-child", "awaiting approval")
-	payClick(b, "#payments-rows tr:first-child a")
-	payClick(b, "#detail-cancel")
+	b.click("#payments-rows tr:first-child a")
+	b.click("#detail-cancel")
 	b.waitText("#detail-status", "cancelled")
 	b.waitText("#detail-history", "Cancelled")
-	payCheck(b, "a cancelled payment's page")
+	b.check("a cancelled payment's page")
 
 	// The balances page follows the money without reloading.
-	payOpen(b, "balances", `#balances-rows tr[data-currency="EUR"]`)
+	b.openPage("balances", `#balances-rows tr[data-currency="EUR"]`)
 	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€899.00")
 	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="pending"]`, "€0.00")
 	b.waitText("#live", "Live")
@@ -243,11 +211,11 @@ func TestConsolePayWalk(t *testing.T) {
 	if marker != "same page" {
 		t.Fatal("the console reloaded during the walk")
 	}
-	payCheck(b, "the balances page at the end")
+	b.check("the balances page at the end")
 
 	// Forgetting the token asks for it again.
-	payOpen(b, "sandbox", "#sandbox-tools")
-	payClick(b, "#forget-token")
+	b.openPage("sandbox", "#sandbox-tools")
+	b.click("#forget-token")
 	b.within("the token form again", chromedp.WaitVisible("#token-form", chromedp.ByID))
 	b.run("read the storage", chromedp.Evaluate(`({token: sessionStorage.getItem("strongroom.sandbox-token") || "", local: localStorage.length, type: "password"})`, &stored))
 	if stored.Token != "" {

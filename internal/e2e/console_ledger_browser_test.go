@@ -176,14 +176,14 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.waitText("#live", "Live")
 	b.check("the cards page")
 
-	b.click(row+` button[data-action="freeze"]`)
+	b.click(row + ` button[data-action="freeze"]`)
 	b.waitText(row+` td[data-field="status"]`, "frozen")
 	b.waitText("#cards-notice", "is frozen")
 	if c := getCard(t, s, token, card.Id.String()); !c.Frozen || c.Status != "active" {
 		t.Fatalf("after freezing in the console the card is frozen=%t, status %s", c.Frozen, c.Status)
 	}
 	b.check("a frozen card")
-	b.click(row+` button[data-action="unfreeze"]`)
+	b.click(row + ` button[data-action="unfreeze"]`)
 	b.waitText(row+` td[data-field="status"]`, "active")
 	if c := getCard(t, s, token, card.Id.String()); c.Frozen {
 		t.Fatal("after unfreezing in the console the card is still frozen")
@@ -191,7 +191,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 
 	// The limit: a value out of range is refused next to the field, with
 	// the envelope's detail; a good one is saved.
-	b.click(row+` button[data-action-limit]`)
+	b.click(row + ` button[data-action-limit]`)
 	b.within("the limit dialog", chromedp.WaitVisible("#card-limit-amount", chromedp.ByID))
 	b.run("too much", chromedp.SetValue("#card-limit-amount", "2000000", chromedp.ByID))
 	b.click("#card-limit-save")
@@ -224,7 +224,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.waitText(`#pr-rows tr:first-child`, "PO 2026-0418")
 
 	// Decline: a reason is required (the envelope says so), then given.
-	b.click(prow(declined.Id.String())+` button:not(.primary)`)
+	b.click(prow(declined.Id.String()) + ` button:not(.primary)`)
 	b.within("the decline dialog", chromedp.WaitVisible("#pr-decline-reason", chromedp.ByID))
 	b.click("#pr-decline-submit")
 	b.within("the reason is asked for", chromedp.WaitVisible("#pr-decline-form .field-error", chromedp.ByQuery))
@@ -241,7 +241,7 @@ func TestConsoleLedgerFeedStatementAndCards(t *testing.T) {
 	b.check("a declined request")
 
 	// Accept: a payment in the owner's name, to approve on the payments page.
-	b.click(prow(accepted.Id.String())+` button.primary`)
+	b.click(prow(accepted.Id.String()) + ` button.primary`)
 	b.waitText("#pr-notice", "now awaits approval")
 	s.Get(t, requestsPath(org, "/"+accepted.Id.String()), token).ExpectStatus(t, 200).Decode(t, &got)
 	if got.Status != "accepted" || got.PaymentId == nil {

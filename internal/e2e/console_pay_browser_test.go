@@ -106,7 +106,7 @@ func TestConsolePayWalk(t *testing.T) {
 	b.openPage("sandbox", item+` input[name="match_code"]`)
 	b.waitText(item+" .inbox-what", "Müller Maschinenbau GmbH")
 	b.typeInto(item+` input[name="match_code"]`, otherDigits(matchCode))
-	b.click(item+` button[type="submit"]`)
+	b.click(item + ` button[type="submit"]`)
 	if msg := b.textOf(item + " .form-error"); !strings.Contains(strings.ToLower(msg), "code") {
 		t.Fatalf("a wrong match code shows %q, want the envelope's message about the code", msg)
 	}
@@ -117,7 +117,7 @@ func TestConsolePayWalk(t *testing.T) {
 	b.check("the approving app's inbox")
 	const panelEUR = `#sbx-balances tr[data-currency="EUR"] td[data-field="available"]`
 	b.waitText(panelEUR, "€1,000.00")
-	b.click(item+` button[type="submit"]`)
+	b.click(item + ` button[type="submit"]`)
 	b.waitText(item+" .outcome", "Approved")
 	// The approval moved the money: the panel's balance follows, live.
 	b.waitText(panelEUR, "€899.00")

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"iter"
+	"net/http"
 	"time"
 
 	"github.com/strongroom/strongroom/client/api"
@@ -22,6 +24,26 @@ func (c *Client) Payment(ctx context.Context, paymentID string) (*api.Payment, e
 		return nil, err
 	}
 	return decode[api.Payment](c.raw.GetPayment(ctx, id, nil))
+}
+
+// Payments iterates over the organization's payments (listPayments),
+// newest first, every page of them; filters.Status picks the payments of
+// one status. filters (may be nil) are sent with every page; its Cursor is
+// ignored.
+func (c *Client) Payments(ctx context.Context, organizationID string, filters *api.ListPaymentsParams) iter.Seq2[api.Payment, error] {
+	var params api.ListPaymentsParams
+	if filters != nil {
+		params = *filters
+	}
+	return list[api.Payment](ctx, func(ctx context.Context, cursor *string) (*http.Response, error) {
+		org, err := parseUUID("organization id", organizationID)
+		if err != nil {
+			return nil, err
+		}
+		p := params
+		p.Cursor = cursor
+		return c.raw.ListPayments(ctx, org, &p)
+	})
 }
 
 // CreatePaymentContact creates a payment contact, the recipient of payments

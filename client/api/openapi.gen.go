@@ -5338,6 +5338,17 @@ type PaymentExecutionRefusedError struct {
 // PaymentExecutionRefusedErrorErrorType The error code; branch on it.
 type PaymentExecutionRefusedErrorErrorType string
 
+// PaymentPage A page of payments.
+type PaymentPage struct {
+	Data []Payment `json:"data"`
+
+	// HasMore True when at least one more page exists.
+	HasMore bool `json:"has_more"`
+
+	// NextCursor The `cursor` of the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
 // PaymentQuoteRequest defines model for PaymentQuoteRequest.
 type PaymentQuoteRequest struct {
 	// Amount A positive decimal string at its currency's precision: in `source_currency` when
@@ -7996,6 +8007,24 @@ type CancelPaymentRequestParams struct {
 
 // DeclinePaymentRequestParams defines parameters for DeclinePaymentRequest.
 type DeclinePaymentRequestParams struct {
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
+// ListPaymentsParams defines parameters for ListPayments.
+type ListPaymentsParams struct {
+	// Status Only payments of this status; another value is `400 invalid_request`.
+	Status *PaymentStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Items per page, 1 to 100 (default 50). Give it at most once.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Omit for the first page; afterwards the previous page's `next_cursor`, with every other
+	// query parameter unchanged. Opaque and signed: never build one. A cursor not minted by
+	// the server, or sent with other filter values, is `400 invalid_cursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
 	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
 	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
 	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
@@ -12346,6 +12375,18 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
 	DeclinePaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPayments List the organization's payments
+	//
+	// The organization's payments, newest first, as a page, optionally only those of one
+	// `status`; each item is the payment as getPayment returns it. Any member of the
+	// organization may read them; `404 not_found` for anyone else. The query is strict: a
+	// parameter other than `status`, `limit` and `cursor`, or one given twice, is
+	// `400 invalid_request` naming it. A cursor is valid only with the `status` it was
+	// minted under.
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/payments (the `ListPayments` operationId).
+	ListPayments(ctx context.Context, organizationId OrganizationId, params *ListPaymentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPaymentsConfig The payments configuration
 	//
@@ -18244,6 +18285,28 @@ func (c *RawClient) DeclinePaymentRequestWithBody(ctx context.Context, organizat
 // Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
 func (c *RawClient) DeclinePaymentRequest(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeclinePaymentRequestRequest(c.Server, organizationId, paymentRequestId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPayments List the organization's payments
+//
+// The organization's payments, newest first, as a page, optionally only those of one
+// `status`; each item is the payment as getPayment returns it. Any member of the
+// organization may read them; `404 not_found` for anyone else. The query is strict: a
+// parameter other than `status`, `limit` and `cursor`, or one given twice, is
+// `400 invalid_request` naming it. A cursor is valid only with the `status` it was
+// minted under.
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/payments (the `ListPayments` operationId).
+func (c *RawClient) ListPayments(ctx context.Context, organizationId OrganizationId, params *ListPaymentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPaymentsRequest(c.Server, organizationId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -27003,6 +27066,106 @@ func NewDeclinePaymentRequestRequestWithBody(server string, organizationId Organ
 	return req, nil
 }
 
+// NewListPaymentsRequest constructs an http.Request for the ListPayments method
+func NewListPaymentsRequest(server string, organizationId OrganizationId, params *ListPaymentsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/payments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetPaymentsConfigRequest constructs an http.Request for the GetPaymentsConfig method
 func NewGetPaymentsConfigRequest(server string, organizationId OrganizationId, params *GetPaymentsConfigParams) (*http.Request, error) {
 	var err error
@@ -33113,6 +33276,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/organizations/{organization_id}/payment-requests/{payment_request_id}/decline (the `DeclinePaymentRequest` operationId).
 	DeclinePaymentRequestWithResponse(ctx context.Context, organizationId OrganizationId, paymentRequestId PaymentRequestId, params *DeclinePaymentRequestParams, body DeclinePaymentRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*DeclinePaymentRequestResponse, error)
+
+	// ListPaymentsWithResponse List the organization's payments
+	//
+	// The organization's payments, newest first, as a page, optionally only those of one
+	// `status`; each item is the payment as getPayment returns it. Any member of the
+	// organization may read them; `404 not_found` for anyone else. The query is strict: a
+	// parameter other than `status`, `limit` and `cursor`, or one given twice, is
+	// `400 invalid_request` naming it. A cursor is valid only with the `status` it was
+	// minted under.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/payments (the `ListPayments` operationId).
+	ListPaymentsWithResponse(ctx context.Context, organizationId OrganizationId, params *ListPaymentsParams, reqEditors ...RequestEditorFn) (*ListPaymentsResponse, error)
 
 	// GetPaymentsConfigWithResponse The payments configuration
 	//
@@ -45661,6 +45838,110 @@ func (r DeclinePaymentRequestResponse) ContentType() string {
 	return ""
 }
 
+// ListPaymentsResponse200Headers the declared response headers of an HTTP 200 response for ListPayments
+type ListPaymentsResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentsResponse400Headers the declared response headers of an HTTP 400 response for ListPayments
+type ListPaymentsResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentsResponse401Headers the declared response headers of an HTTP 401 response for ListPayments
+type ListPaymentsResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// ListPaymentsResponse403Headers the declared response headers of an HTTP 403 response for ListPayments
+type ListPaymentsResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentsResponse404Headers the declared response headers of an HTTP 404 response for ListPayments
+type ListPaymentsResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// ListPaymentsResponse405Headers the declared response headers of an HTTP 405 response for ListPayments
+type ListPaymentsResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// ListPaymentsResponse429Headers the declared response headers of an HTTP 429 response for ListPayments
+type ListPaymentsResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// ListPaymentsResponse500Headers the declared response headers of an HTTP 500 response for ListPayments
+type ListPaymentsResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type ListPaymentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PaymentPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidListRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ApiKeyNotPermitted
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPaymentsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListPaymentsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListPaymentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPaymentsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListPaymentsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListPaymentsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPaymentsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPaymentsResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPaymentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPaymentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPaymentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPaymentsConfigResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentsConfig
 type GetPaymentsConfigResponse200Headers struct {
 	XRequestId RequestId
@@ -54502,6 +54783,26 @@ func (c *ClientWithResponses) DeclinePaymentRequestWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseDeclinePaymentRequestResponse(rsp)
+}
+
+// ListPaymentsWithResponse List the organization's payments
+//
+// The organization's payments, newest first, as a page, optionally only those of one
+// `status`; each item is the payment as getPayment returns it. Any member of the
+// organization may read them; `404 not_found` for anyone else. The query is strict: a
+// parameter other than `status`, `limit` and `cursor`, or one given twice, is
+// `400 invalid_request` naming it. A cursor is valid only with the `status` it was
+// minted under.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/payments (the `ListPayments` operationId).
+func (c *ClientWithResponses) ListPaymentsWithResponse(ctx context.Context, organizationId OrganizationId, params *ListPaymentsParams, reqEditors ...RequestEditorFn) (*ListPaymentsResponse, error) {
+	rsp, err := c.ListPayments(ctx, organizationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPaymentsResponse(rsp)
 }
 
 // GetPaymentsConfigWithResponse The payments configuration
@@ -75673,6 +75974,185 @@ func ParseDeclinePaymentRequestResponse(rsp *http.Response) (*DeclinePaymentRequ
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeclinePaymentRequestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPaymentsResponse parses an HTTP response from a ListPaymentsWithResponse call
+func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPaymentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PaymentPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidListRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ApiKeyNotPermitted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPaymentsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListPaymentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListPaymentsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPaymentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListPaymentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListPaymentsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPaymentsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPaymentsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -24,7 +24,7 @@ var (
 	contacts      = resource[payment.Contact, contactRecord]{at: param{"payment_contact_id", "Payment contact"}, record: newContactRecord,
 		pages: "payment-contacts", key: payment.ContactPageKey}
 	quotes    = resource[payment.Quote, quoteRecord]{record: newQuoteRecord}
-	payments  = resource[payment.Record, paymentRecord]{at: param{"payment_id", "Payment"}, record: newPaymentRecord}
+	payments  = resource[payment.Record, paymentRecord]{at: param{"payment_id", "Payment"}, record: newPaymentRecord, pages: "payments", key: payment.PageKey}
 	batches   = resource[payment.Batch, batchRecord]{at: param{"batch_id", "Payment batch"}, record: newBatchRecord}
 	approvals = resource[payment.Approval, approvalRecord]{at: param{"approval_id", "Approval"}, record: newApprovalRecord}
 )
@@ -132,6 +132,22 @@ func (s *server) executePayment(w http.ResponseWriter, r *http.Request) error {
 	// A replay is rendered from the payment as first created, so its status
 	// and body are the original's.
 	return payments.answer(w, r, http.StatusCreated, out.Payment, err)
+}
+
+// paymentFilter reads listPayments' query strictly: only status, limit and
+// cursor, each at most once, and status one of the payment statuses.
+var paymentFilter = &filter[string]{read: readPaymentFilter, params: []string{"status"}}
+
+func readPaymentFilter(r *http.Request) (string, error) {
+	q := r.URL.Query()
+	var errs apierr.Fields
+	errs.CheckQuery(q, []string{"status", "limit", "cursor"}, "use status, limit and cursor.")
+	status := q.Get("status")
+	if _, given := q["status"]; given && len(q["status"]) == 1 {
+		errs.Check(slices.Contains(payment.Statuses, status), "status",
+			"must be awaiting_approval, approved, processing, completed, failed, rejected or cancelled.")
+	}
+	return status, errs.Err()
 }
 
 // domainEventRecord names the event that recorded a change.

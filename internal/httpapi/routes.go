@@ -66,6 +66,7 @@ func (s *server) routes() []route {
 		{"GET", "/api/v1/payment-contacts/{payment_contact_id}", authSession, limitDefault, contacts.get(s.Payments.GetContact)},
 		{"POST", "/api/v1/payments/preflight", authSession, limitDefault, send(quotes, http.StatusCreated, s.preflight)},
 		{"POST", "/api/v1/payments/execute", authSession, limitDefault, s.executePayment},
+		{"GET", "/api/v1/organizations/{organization_id}/payments", authSession, limitDefault, listBy(s, payments.under(organizationID), paymentFilter, s.Payments.ListPayments)},
 		{"GET", "/api/v1/payments/{payment_id}", authSession, limitDefault, payments.get(s.Payments.GetPayment)},
 		{"POST", "/api/v1/payments/{payment_id}/cancel", authSession, limitDefault, payments.act(s.BillPay.Cancel)},
 		{"POST", "/api/v1/organizations/{organization_id}/payment-requests", authSessionOrKey, limitDefault, s.createPaymentRequest},

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/idempotency"
 	"github.com/strongroom/strongroom/internal/platform/money"
+	"github.com/strongroom/strongroom/internal/platform/page"
 )
 
 // Payment statuses (docs/api.md, Payments).
@@ -29,6 +31,9 @@ const (
 	Rejected         = "rejected"
 	Cancelled        = "cancelled"
 )
+
+// Statuses lists the filter values of listPayments: every payment status.
+var Statuses = []string{AwaitingApproval, Approved, Processing, Completed, Failed, Rejected, Cancelled}
 
 // Record is a payment as the API shows it.
 //
@@ -108,6 +113,43 @@ func (s *Service) GetPayment(ctx context.Context, a actor.Actor, id uuid.UUID) (
 	}
 	return p.Record, nil
 }
+
+// ListPayments returns a page of the organization's payments, newest
+// first, optionally only those of one status (one of Statuses; "" for
+// all). The unfiltered page walks payments_organization_idx and a filtered
+// one payments_organization_status_idx, so either reads only the rows it
+// returns.
+func (s *Service) ListPayments(ctx context.Context, a actor.Actor, orgID uuid.UUID, status string, req page.Request) ([]Record, error) {
+	q := s.DB.Reader()
+	if _, err := organization.Check(ctx, q, a, orgID, organization.Need{Role: organization.Member}); err != nil {
+		return nil, err
+	}
+	// The status condition is written only when filtering: "($2 = '' OR
+	// status = $2)" would keep SQLite from seeking the status index.
+	where, args := `organization_id = $1`, []any{orgID}
+	if status != "" {
+		args = append(args, status)
+		where += ` AND status = $2`
+	}
+	if after := req.AfterUUID(); after != nil {
+		args = append(args, *after)
+		where += ` AND id < $` + strconv.Itoa(len(args))
+	}
+	args = append(args, req.Limit+1)
+	rows, err := db.QueryAll(ctx, q, scanPayment, `SELECT `+paymentColumns+` FROM payments WHERE `+where+
+		` ORDER BY id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Record, len(rows))
+	for i, p := range rows {
+		out[i] = p.Record
+	}
+	return out, nil
+}
+
+// PageKey positions a page of payments after p.
+func PageKey(p Record) page.Key { return page.Key{ID: p.ID.String()} }
 
 // ExecuteRequest is the body of executePayment.
 type ExecuteRequest struct {

@@ -244,6 +244,22 @@ func workload(t *testing.T, s *apitest.Server) {
 	o.approveInApp(t, batch.ApprovalRequestID)
 	get(t, s, "/api/v1/payment-batches/"+batch.ID, o.web)
 	get(t, s, o.path("/approvals"), o.web)
+	// The payments list: a page, a second page, and filtered by status.
+	var payments struct {
+		NextCursor *string `json:"next_cursor"`
+	}
+	s.Get(t, o.path("/payments?limit=2"), o.web).ExpectStatus(t, 200).Decode(t, &payments)
+	if payments.NextCursor != nil {
+		get(t, s, o.path("/payments?limit=2&cursor="+*payments.NextCursor), o.web)
+	}
+	get(t, s, o.path("/payments?status=completed"), o.web)
+	var processing struct {
+		NextCursor *string `json:"next_cursor"`
+	}
+	s.Get(t, o.path("/payments?status=processing&limit=1"), o.web).ExpectStatus(t, 200).Decode(t, &processing)
+	if processing.NextCursor != nil {
+		get(t, s, o.path("/payments?status=processing&limit=1&cursor="+*processing.NextCursor), o.web)
+	}
 
 	// The channel saw the changes; a reconnection resumes after the last one seen.
 	first := stream.Next(t, 10*time.Second)

@@ -199,6 +199,20 @@ func TestConsolePayWalk(t *testing.T) {
 	b.waitText("#detail-history", "Cancelled")
 	b.check("a cancelled payment's page")
 
+	// The list by status: the completed payment alone; no approved one.
+	b.openPage("payments", "#payments-table")
+	filter := func(status, ready string) {
+		b.within("filter by "+status,
+			chromedp.Evaluate(`(() => { const s = document.querySelector("#payments-status"); s.value = `+strconv.Quote(status)+`; s.dispatchEvent(new Event("change")); return 0; })()`, nil),
+			chromedp.Poll(ready, nil, chromedp.WithPollingTimeout(browserWait)))
+	}
+	filter("completed", `document.querySelectorAll("#payments-rows tr").length === 1 && !document.querySelector("#payments-table").hidden`)
+	b.waitText(`#payments-rows td[data-field="status"]`, "completed")
+	b.check("the payments page filtered by status")
+	filter("approved", `!document.querySelector("#payments-none").hidden && document.querySelector("#payments-table").hidden`)
+	filter("", `document.querySelectorAll("#payments-rows tr").length === 3`)
+	b.waitText("#payments-rows tr:first-child", "cancelled")
+
 	// The balances page follows the money without reloading.
 	b.openPage("balances", `#balances-rows tr[data-currency="EUR"]`)
 	b.waitText(`#balances-rows tr[data-currency="EUR"] td[data-field="available"]`, "€899.00")

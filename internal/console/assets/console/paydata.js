@@ -1,33 +1,32 @@
 // What the payments page and the sandbox panel both read: the
-// organization's recent payments, its payment contacts, and exact decimal
-// sums of amounts.
+// organization's payments, its payment contacts, and exact decimal sums of
+// amounts.
 
 import { get, orgPath } from "./api.js";
 
-// recentPayments is the organization's payments of the last 30 days, newest
-// first, as they are now: the API has no list of payments, but every
-// payment's creation and change of status is a payment.updated event whose
-// data is the payment as its GET renders it now (docs/api.md, Events).
-// Pages are read until there are no more, or pages of them.
-export async function recentPayments(org, pages = 10) {
-  const byId = new Map();
-  let cursor = "";
-  for (let i = 0; i < pages; i++) {
-    let q = "?type=payment.updated&limit=100";
-    if (cursor) q += "&cursor=" + encodeURIComponent(cursor);
-    const page = await get(orgPath(org, "/events" + q));
-    for (const e of page.data || []) {
-      if (e.data && e.data.id && !byId.has(e.data.id)) byId.set(e.data.id, e.data);
-    }
-    if (!page.has_more || !page.next_cursor) break;
-    cursor = page.next_cursor;
-  }
-  return sortPayments([...byId.values()]);
+// paymentsPage reads one page of the organization's payments
+// (listPayments), newest first, as they are now: {data, has_more,
+// next_cursor}. status ("" for all) keeps one status; cursor is the
+// previous page's next_cursor ("" for the first page), minted under the
+// same status.
+export async function paymentsPage(org, { status = "", cursor = "", limit = 100 } = {}) {
+  const q = new URLSearchParams({ limit: String(limit) });
+  if (status) q.set("status", status);
+  if (cursor) q.set("cursor", cursor);
+  return get(orgPath(org, "/payments?" + q.toString()));
 }
 
-// sortPayments orders payments newest first (by creation).
+// recentPayments is the organization's newest payments (the first page
+// of a hundred), optionally only those of one status, newest first.
+export async function recentPayments(org, status = "") {
+  const page = await paymentsPage(org, { status });
+  return page.data || [];
+}
+
+// sortPayments orders payments newest first, as the API lists them (by id:
+// ids are UUIDv7, so their order is their creation's).
 export function sortPayments(list) {
-  return list.sort((a, b) => (a.inserted_at < b.inserted_at ? 1 : a.inserted_at > b.inserted_at ? -1 : a.id < b.id ? 1 : -1));
+  return list.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 
 // contacts is the organization's payment contacts, newest first (the

@@ -1,11 +1,11 @@
-// Payments: the organization's recent payments with their live status, a
-// new payment (contact, quote, confirm, execute), the approvals the person
+// Payments: the organization's payments with their live status (a page
+// at a time, "Show more", and a status filter), a new payment (contact, quote, confirm, execute), the approvals the person
 // can decide (approve in the approving app with the match code shown
 // here, or reject), and one payment's details and history at
 // #/payments/<id>.
 
-import { get, idempotencyKey, orgPath, post } from "../api.js";
-import { addDecimal, contacts as listContacts, recentPayments, sortPayments, statusText } from "../paydata.js";
+import { ApiError, get, idempotencyKey, orgPath, post } from "../api.js";
+import { addDecimal, contacts as listContacts, paymentsPage, sortPayments, statusText } from "../paydata.js";
 import { busy, dateTime, formError, h, messageOf, money, status } from "../ui.js";
 
 export const title = "Payments";
@@ -25,6 +25,12 @@ export async function show(ctx) {
   const canDecide = ctx.role === "owner" || ctx.role === "admin";
   const myId = ctx.me && ctx.me.user ? ctx.me.user.id : "";
   const state = { payments: new Map(), contacts: new Map(), approvals: [], config: null };
+  // The list as read: its status filter ("" for all), the cursor of its
+  // next page (null when none), and floor, the id of the oldest payment
+  // read while more remain (null once every one is read): the list shows
+  // the payments from the newest down to floor, the ones read and the
+  // ones the realtime channel brought. read: the first page was read.
+  const list = { status: "", cursor: null, floor: null, read: false };
   const detailId = ctx.params[0] || "";
 
   // Names and amounts.
@@ -53,7 +59,7 @@ export async function show(ctx) {
     const page = await get(orgPath(ctx.org, "/approvals?status=pending&limit=100"));
     state.approvals = page.data || [];
     // An approval of a payment this list has not seen yet (older than the
-    // events read): fetch it.
+    // pages read): fetch it.
     await Promise.all(state.approvals.filter((a) => a.kind === "payment" && !paymentOfApproval(a)).map(async (a) => {
       try {
         const p = await get("/api/v1/payments/" + encodeURIComponent(a.target_id));
@@ -232,14 +238,17 @@ export async function show(ctx) {
   // The list.
 
   function renderList() {
-    const list = sortPayments([...state.payments.values()]);
+    const shown = sortPayments([...state.payments.values()].filter((p) =>
+      (!list.status || p.status === list.status) && (list.floor === null || p.id >= list.floor)));
     $("payments-loading").hidden = true;
-    $("payments-empty").hidden = list.length > 0;
-    $("payments-table").hidden = list.length === 0;
+    $("payments-empty").hidden = shown.length > 0 || list.status !== "";
+    $("payments-none").hidden = shown.length > 0 || list.status === "";
+    $("payments-table").hidden = shown.length === 0;
+    $("payments-more").hidden = !list.cursor;
     // Rows are kept and changed in place, so a status that changes live
     // does not rebuild the table under the reader.
     const body = $("payments-rows");
-    const rows = list.map((p) => {
+    const rows = shown.map((p) => {
       const cells = [
         h("td", {}, dateTime(p.inserted_at)),
         h("td", {}, h("a", { href: "#/payments/" + encodeURIComponent(p.id) }, contactName(p.payment_contact_id))),
@@ -472,10 +481,26 @@ export async function show(ctx) {
 
   // Loading, live changes.
 
+  // readPayments reads the list's first page (more false) or its next one
+  // (more true) into state.payments. A first page read again keeps how far
+  // "Show more" went: the payments below it are still held.
+  async function readPayments(more) {
+    const status = list.status;
+    const page = await paymentsPage(ctx.org, { status, cursor: more ? list.cursor : "" });
+    if (ctx.signal.aborted || status !== list.status) return;
+    const data = page.data || [];
+    for (const p of data) state.payments.set(p.id, p);
+    const last = data.length ? data[data.length - 1].id : null;
+    if (more || !list.read) {
+      list.cursor = page.has_more ? page.next_cursor : null;
+      list.floor = page.has_more ? last : null;
+      list.read = true;
+    }
+  }
+
   async function refreshList() {
-    const list = await recentPayments(ctx.org);
+    await readPayments(false);
     if (ctx.signal.aborted) return;
-    for (const p of list) state.payments.set(p.id, p);
     await loadApprovals();
     if (ctx.signal.aborted) return;
     renderList();
@@ -619,6 +644,33 @@ export async function show(ctx) {
     await showDetail();
   } else {
     $("payments-list-view").hidden = false;
+    const filters = $("payments-filters");
+    $("payments-status").addEventListener("change", async (e) => {
+      list.status = e.currentTarget.value;
+      list.cursor = list.floor = null;
+      list.read = false;
+      formError(filters, null);
+      $("payments-loading").hidden = false;
+      try {
+        await readPayments(false);
+      } catch (err) {
+        $("payments-loading").hidden = true;
+        if (err instanceof ApiError && err.status === 400) formError(filters, err);
+        else ctx.error(err);
+        return;
+      }
+      if (!ctx.signal.aborted) renderList();
+    });
+    filters.addEventListener("submit", (e) => e.preventDefault());
+    $("payments-more").addEventListener("click", (e) => busy(e.currentTarget, async () => {
+      try {
+        await readPayments(true);
+      } catch (err) {
+        ctx.error(err);
+        return;
+      }
+      if (!ctx.signal.aborted) renderList();
+    }));
     await loadContacts();
     await refreshList();
   }

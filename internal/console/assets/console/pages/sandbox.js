@@ -6,7 +6,7 @@
 
 import { call, get, orgPath, post } from "../api.js";
 import { formatMoney } from "../money.js";
-import { contacts as listContacts, recentPayments, statusText } from "../paydata.js";
+import { contacts as listContacts, recentPayments, sortPayments, statusText } from "../paydata.js";
 import { busy, dateTime, formError, h, messageOf, money } from "../ui.js";
 import { balanceRows } from "./balances.js";
 
@@ -246,16 +246,18 @@ export async function show(ctx) {
   // Settling.
 
   async function refreshSettle() {
-    let payments, names;
+    let approved, processing, names;
     try {
-      [payments, names] = await Promise.all([recentPayments(ctx.org), listContacts(ctx.org)]);
+      // Only approved and processing payments can be settled: the newest
+      // hundred of each.
+      [approved, processing, names] = await Promise.all([recentPayments(ctx.org, "approved"), recentPayments(ctx.org, "processing"), listContacts(ctx.org)]);
     } catch (err) {
       if (!ctx.signal.aborted) formError($("settle-form"), err);
       return;
     }
     if (ctx.signal.aborted) return;
     const byId = new Map(names.map((c) => [c.id, c.name]));
-    const open = payments.filter((p) => p.status === "processing" || p.status === "approved");
+    const open = sortPayments([...approved, ...processing]);
     const select = $("settle-payment");
     const was = select.value;
     select.replaceChildren(...open.map((p) => {

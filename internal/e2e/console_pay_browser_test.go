@@ -193,6 +193,9 @@ func TestConsolePayWalk(t *testing.T) {
 	b.waitText("#quote-total", "€11.00")
 	b.click("#quote-confirm")
 	b.waitText("#payments-rows tr:first-child", "awaiting approval")
+	// Its approval is drawn above the list (after the row: the row comes
+	// with the payment's event), so the row is clicked once it has moved.
+	b.waitText("#approvals-table", "€11.00")
 	b.click("#payments-rows tr:first-child a")
 	b.click("#detail-cancel")
 	b.waitText("#detail-status", "cancelled")

@@ -143,7 +143,7 @@ func readPaymentFilter(r *http.Request) (string, error) {
 	var errs apierr.Fields
 	errs.CheckQuery(q, []string{"status", "limit", "cursor"}, "use status, limit and cursor.")
 	status := q.Get("status")
-	if _, given := q["status"]; given && len(q["status"]) == 1 {
+	if len(q["status"]) == 1 { // given twice, CheckQuery named it
 		errs.Check(slices.Contains(payment.Statuses, status), "status",
 			"must be awaiting_approval, approved, processing, completed, failed, rejected or cancelled.")
 	}

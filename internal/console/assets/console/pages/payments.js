@@ -1,8 +1,8 @@
 // Payments: the organization's payments with their live status (a page
-// at a time, "Show more", and a status filter), a new payment (contact, quote, confirm, execute), the approvals the person
-// can decide (approve in the approving app with the match code shown
-// here, or reject), and one payment's details and history at
-// #/payments/<id>.
+// at a time, "Show more", and a status filter), a new payment (contact,
+// quote, confirm, execute), the approvals the person can decide (approve
+// in the approving app with the match code shown here, or reject), and one
+// payment's details and history at #/payments/<id>.
 
 import { ApiError, get, idempotencyKey, orgPath, post } from "../api.js";
 import { addDecimal, contacts as listContacts, paymentsPage, sortPayments, statusText } from "../paydata.js";

@@ -35,12 +35,18 @@ import (
 const consoleCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
 // browserWait bounds each wait for something to appear on a page.
-const browserWait = 20 * time.Second
+const browserWait = 30 * time.Second
 
 // chromium finds the browser: skipped without one, except in CI, where
-// .ci/run installs it and its absence is a failure.
+// .ci/run installs it and its absence is a failure. The walks are skipped
+// under the race detector, which slows their server past a person's
+// patience on two cores: .ci/run runs them in a pass of their own, and
+// again with the server on PostgreSQL.
 func chromium(t *testing.T) string {
 	t.Helper()
+	if raceDetector {
+		t.Skip("browser walks run without -race (.ci/run gives them their own pass)")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
@@ -76,7 +82,7 @@ func newBrowser(t *testing.T, s *apitest.Server) *browser {
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(alloc)
-	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelTime := context.WithTimeout(ctx, 8*time.Minute)
 	b := &browser{t: t, s: s, ctx: ctx}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		var line string

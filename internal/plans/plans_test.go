@@ -50,9 +50,9 @@ var smallTables = map[string]bool{
 var allowed = []struct{ fragment, reason string }{
 	{"SELECT count(*) FROM (SELECT 1 FROM organizations LIMIT 1)",
 		"start-up check that the database is empty before seeding the demo: stops at the first row"},
-	{"WHERE ((j.status = 'pending' AND j.run_at <= $2)",
-		"the job claim sorts only the jobs due now (pending, or a lease run out), not the finished ones, " +
-			"and a fair key's turn reads only the running jobs (a partial index of at most a few rows per instance)"},
+	{"WHERE j.status = 'running' AND j.locked_until < $2 AND j.attempts < j.max_attempts AND j.fair_key IS NOT NULL",
+		"taking back a keyed job whose lease ran out sorts the running keyed jobs (at most the runners' " +
+			"concurrency in every instance), never the backlog: due jobs are claimed in their index's order"},
 	{"WHERE organization_id = $1 AND occurred_at >= $2",
 		"a realtime resumption sorts one organization's events of the resumption window, not its history"},
 	{"WHERE (user_id = $1 OR $1 IS NULL)",

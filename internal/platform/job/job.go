@@ -251,14 +251,17 @@ type Runner struct {
 	mu       sync.RWMutex
 	handlers map[string]Handler
 
-	sweepMu sync.Mutex
-	sweptAt time.Time // the clock's time of the last lease sweep
+	sweepMu   sync.Mutex
+	sweptAt   time.Time // the runner's clock at the last lease sweep
+	sweptWall time.Time // and the wall clock's
 }
 
-// sweepEvery is how often, by the runner's clock, a claim also looks for
-// jobs whose lease ran out: leases last minutes, and a claim that skips the
-// look is two statements cheaper. A manual clock that stands still lets no
-// lease run out, so looking once after each move is enough.
+// sweepEvery is how often a claim also looks for jobs whose lease ran out:
+// leases last minutes, and a claim that skips the look is two statements
+// cheaper. It looks again once a second has passed on the runner's clock
+// (a manual clock's jump is seen at the next claim) or on the wall clock (a
+// lease cut short in the database, or another instance's clock, is seen
+// within a second even while a manual clock stands still).
 const sweepEvery = time.Second
 
 // sweepDue reports whether a claim at now looks for expired leases, and
@@ -266,10 +269,11 @@ const sweepEvery = time.Second
 func (r *Runner) sweepDue(now time.Time) bool {
 	r.sweepMu.Lock()
 	defer r.sweepMu.Unlock()
-	if !r.sweptAt.IsZero() && now.Sub(r.sweptAt) < sweepEvery && !now.Before(r.sweptAt) {
+	wall := time.Now() // a cadence, not a time rule: the wall clock's
+	if !r.sweptAt.IsZero() && now.Sub(r.sweptAt) < sweepEvery && !now.Before(r.sweptAt) && wall.Sub(r.sweptWall) < sweepEvery {
 		return false
 	}
-	r.sweptAt = now
+	r.sweptAt, r.sweptWall = now, wall
 	return true
 }
 
@@ -410,7 +414,7 @@ func (r *Runner) Run(ctx context.Context) {
 // writer. A running job whose lease expired (its runner died) is claimed
 // again, counting the expiry; one that had no attempts left is declared dead
 // instead, so a job that kills its worker cannot do so forever. Those are
-// looked for at most once a second of the runner's clock (sweepEvery).
+// looked for at most about once a second (sweepEvery).
 //
 // Jobs with a fair key are claimed one statement each, so that each sees the
 // ones claimed before it and no key gets two at once. Two instances claiming
@@ -435,11 +439,11 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 		sweepKinds[i] = fmt.Sprintf("$%d", len(sweepArgs))
 	}
 
-	sources := []string{pending}
+	sources := []source{pending}
 	sweep := r.sweepDue(now)
 	if sweep {
 		// Jobs whose lease ran out first: they are the oldest.
-		sources = []string{expired, pending}
+		sources = []source{expired, pending}
 	}
 	var jobs []Job
 	err := r.db.Tx(ctx, func(tx *db.Tx) error {
@@ -466,9 +470,9 @@ func (r *Runner) claim(ctx context.Context, n int) ([]Job, error) {
 // claimFrom claims up to n jobs into jobs from each of sources in turn,
 // those without a fair key, then those with one; each walk of its index
 // stops after what it takes.
-func (r *Runner) claimFrom(ctx context.Context, tx *db.Tx, now time.Time, kinds []string, n int, sources []string, jobs *[]Job) error {
+func (r *Runner) claimFrom(ctx context.Context, tx *db.Tx, now time.Time, kinds []string, n int, sources []source, jobs *[]Job) error {
 	for _, due := range sources {
-		some, err := r.claimSome(ctx, tx, now, kinds, n-len(*jobs), due+` AND j.fair_key IS NULL`)
+		some, err := r.claimSome(ctx, tx, now, kinds, n-len(*jobs), due.cond+` AND j.fair_key IS NULL`, due.order)
 		if err != nil {
 			return err
 		}
@@ -476,9 +480,9 @@ func (r *Runner) claimFrom(ctx context.Context, tx *db.Tx, now time.Time, kinds 
 	}
 	for _, due := range sources {
 		for len(*jobs) < n {
-			turn, err := r.claimSome(ctx, tx, now, kinds, 1, due+` AND j.fair_key IS NOT NULL AND NOT EXISTS (
+			turn, err := r.claimSome(ctx, tx, now, kinds, 1, due.cond+` AND j.fair_key IS NOT NULL AND NOT EXISTS (
 				SELECT 1 FROM jobs o WHERE o.kind = j.kind AND o.fair_key = j.fair_key
-					AND o.status = 'running' AND o.locked_until >= $2)`)
+					AND o.status = 'running' AND o.locked_until >= $2)`, due.order)
 			if err != nil {
 				return err
 			}
@@ -491,18 +495,22 @@ func (r *Runner) claimFrom(ctx context.Context, tx *db.Tx, now time.Time, kinds 
 	return nil
 }
 
-// What a claim takes, as conditions on the candidate j that may use $2
-// (now): a job due to run, or a running one whose lease ran out (its
-// runner died) with attempts left. Each matches one of the partial
-// indexes, which keep them in run_at order.
-const (
-	pending = `j.status = 'pending' AND j.run_at <= $2`
-	expired = `j.status = 'running' AND j.locked_until < $2 AND j.attempts < j.max_attempts`
+// source is what a claim takes, as a condition on the candidate j that
+// may use $2 (now), oldest first in the order of the partial index the
+// condition matches, so that a claim reads only what it takes.
+type source struct{ cond, order string }
+
+var (
+	// pending: a job due to run, by due time.
+	pending = source{`j.status = 'pending' AND j.run_at <= $2`, `j.run_at`}
+	// expired: a running one whose lease ran out (its runner died) with
+	// attempts left, by the lease's end.
+	expired = source{`j.status = 'running' AND j.locked_until < $2 AND j.attempts < j.max_attempts`, `j.locked_until`}
 )
 
 // claimSome leases up to n jobs of kinds that meet cond, a condition on the
-// candidate j that may use $2 (now), oldest first.
-func (r *Runner) claimSome(ctx context.Context, tx *db.Tx, now time.Time, kinds []string, n int, cond string) ([]Job, error) {
+// candidate j that may use $2 (now), first in order.
+func (r *Runner) claimSome(ctx context.Context, tx *db.Tx, now time.Time, kinds []string, n int, cond, order string) ([]Job, error) {
 	if n < 1 {
 		return nil, nil
 	}
@@ -519,7 +527,7 @@ func (r *Runner) claimSome(ctx context.Context, tx *db.Tx, now time.Time, kinds 
 			SELECT j.id FROM jobs j
 			WHERE `+cond+`
 				AND j.kind IN (`+strings.Join(placeholders, ", ")+`)
-			ORDER BY j.run_at
+			ORDER BY `+order+`
 			LIMIT $3`+r.db.SkipLocked()+`)
 		RETURNING id, kind, payload, attempts, max_attempts, lease_expiries`, args...)
 	if err != nil {

@@ -133,7 +133,10 @@ func defaults(t testing.TB) map[string]string {
 // startTimeout is how long a test server may take to listen.
 const startTimeout = 90 * time.Second
 
-func newClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
+// newClient bounds each test request: long enough for a password sign-in
+// (argon2, queued behind others') on two cores running the race detector
+// and a hundred test servers at once, short enough to end a hung request.
+func newClient() *http.Client { return &http.Client{Timeout: 90 * time.Second} }
 
 // checkLedger verifies the ledger invariant (every entry balances per
 // currency, balances equal the sum of their postings, no customer balance

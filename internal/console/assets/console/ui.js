@@ -112,3 +112,26 @@ export function formError(form, err) {
     input.after(h("p", { class: "field-error" }, d.message));
   }
 }
+
+// uploadRow adds a row for file at the top of list: its name, a progress
+// bar (progress(sent, total) moves it) and its state; done(...nodes) and
+// fail(message) end it.
+export function uploadRow(list, file) {
+  const bar = h("progress", { max: "100", value: "0", "aria-label": "Uploading " + file.name });
+  const state = h("span", { class: "upload-state" }, "Uploading…");
+  const li = h("li", { class: "upload", "data-state": "sending" }, h("span", { class: "upload-name" }, file.name), bar, state);
+  list.prepend(li);
+  const end = (outcome, nodes) => {
+    li.dataset.state = outcome;
+    bar.remove();
+    state.replaceChildren(...nodes);
+  };
+  return {
+    li,
+    progress(sent, total) {
+      if (total) bar.value = String(Math.round((sent / total) * 100));
+    },
+    done: (...nodes) => end("done", nodes),
+    fail: (message) => end("failed", [message]),
+  };
+}

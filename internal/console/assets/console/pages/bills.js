@@ -10,7 +10,7 @@
 
 import { ApiError, download, get, idempotencyKey, orgPath, patch, post, upload } from "../api.js";
 import { formatMoney } from "../money.js";
-import { busy, date, dateTime, empty, formError, h, messageOf, money, status } from "../ui.js";
+import { busy, date, dateTime, empty, formError, h, messageOf, money, status, uploadRow } from "../ui.js";
 import { filteredList } from "../list.js";
 
 export const title = "Bills";
@@ -169,15 +169,8 @@ function setUpUploads(ctx, $, reload) {
   const list = $("bills-uploads");
 
   const uploadOne = async (file) => {
-    const progress = h("progress", { max: "100", value: "0", "aria-label": "Uploading " + file.name });
-    const state = h("span", { class: "upload-state" }, "Uploading…");
-    const li = h("li", { class: "upload", "data-state": "sending" }, h("span", { class: "upload-name" }, file.name), progress, state);
-    list.prepend(li);
-    const fail = (message) => {
-      li.dataset.state = "failed";
-      progress.remove();
-      state.textContent = message;
-    };
+    const row = uploadRow(list, file);
+    const fail = row.fail;
     if (file.size > MAX_BYTES) {
       fail("Not uploaded: this file is larger than 20 MB, the most a bill can be.");
       return;
@@ -189,15 +182,9 @@ function setUpUploads(ctx, $, reload) {
     const body = new FormData();
     body.append("file", file, file.name);
     try {
-      const bill = await upload("POST", orgPath(ctx.org, "/bills/upload"), body, (sent, total) => {
-        if (total) progress.value = String(Math.round((sent / total) * 100));
-      });
-      li.dataset.state = "done";
-      li.dataset.bill = bill.id;
-      progress.value = "100";
-      progress.remove();
-      state.replaceChildren("Uploaded, being read. ",
-        h("a", { href: "#/bills/" + encodeURIComponent(bill.id) }, "Check the bill"));
+      const bill = await upload("POST", orgPath(ctx.org, "/bills/upload"), body, row.progress);
+      row.li.dataset.bill = bill.id;
+      row.done("Uploaded, being read. ", h("a", { href: "#/bills/" + encodeURIComponent(bill.id) }, "Check the bill"));
       reload();
     } catch (err) {
       fail("Not uploaded: " + messageOf(err));

@@ -4,7 +4,7 @@
 // progress), and the moves its status and the person's role allow.
 
 import { del, get, orgPath, patch, post, upload } from "../api.js";
-import { busy, date, empty, formError, h, messageOf, money, status } from "../ui.js";
+import { busy, date, empty, formError, h, messageOf, money, status, uploadRow } from "../ui.js";
 import { filteredList } from "../list.js";
 
 export const title = "Expenses";
@@ -265,27 +265,16 @@ async function showExpense(ctx, id) {
   // progress), then attached.
   const list = $("expense-uploads");
   const addReceipt = async (file) => {
-    const progress = h("progress", { max: "100", value: "0", "aria-label": "Uploading " + file.name });
-    const state = h("span", { class: "upload-state" }, "Uploading…");
-    const li = h("li", { class: "upload", "data-state": "sending" }, h("span", { class: "upload-name" }, file.name), progress, state);
-    list.prepend(li);
-    const fail = (message) => {
-      li.dataset.state = "failed";
-      progress.remove();
-      state.textContent = "Not added: " + message;
-    };
+    const row = uploadRow(list, file);
+    const fail = (message) => row.fail("Not added: " + message);
     if (file.size > MAX_BYTES) return fail("this file is larger than 20 MB, the most a receipt can be.");
     const mime = mimeOf(file);
     if (!mime) return fail("a receipt is a PDF, PNG or JPEG file.");
     try {
       const created = await post(orgPath(ctx.org, "/files"), { file_name: file.name, mime_type: mime, size: file.size });
-      await upload("PUT", created.upload_url, file, (sent, total) => {
-        if (total) progress.value = String(Math.round((sent / total) * 100));
-      });
+      await upload("PUT", created.upload_url, file, row.progress);
       expense = await post(path + "/receipts", { file_id: created.id });
-      li.dataset.state = "done";
-      progress.remove();
-      state.textContent = "Added.";
+      row.done("Added.");
       render();
     } catch (err) {
       fail(messageOf(err));

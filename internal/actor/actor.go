@@ -17,6 +17,10 @@ type Actor struct {
 	UserID  uuid.UUID
 	Session Session
 	Key     *Key
+	// Name names who acts, as read with the credential: the person's name
+	// (or email), the key's name. It describes (the audit log records it);
+	// it never grants.
+	Name string
 }
 
 // IsKey reports whether a program acts through an API key.

@@ -457,7 +457,7 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 		}
 		cache.touched(t.Lookup, now)
 	}
-	return actor.Actor{Key: &actor.Key{ID: c.id, OrganizationID: c.organizationID, Lookup: t.Lookup, Role: c.role,
+	return actor.Actor{Name: c.name, Key: &actor.Key{ID: c.id, OrganizationID: c.organizationID, Lookup: t.Lookup, Role: c.role,
 		Scopes: splitScopes(c.scopes), OrganizationStatus: string(c.organizationStatus)}}, nil
 }
 

@@ -109,7 +109,7 @@ func RevokeAll(ctx context.Context, tx *db.Tx, orgID uuid.UUID) error {
 // knows it, and what its secrets are checked against.
 type credentials struct {
 	id, organizationID      uuid.UUID
-	role, scopes            string
+	name, role, scopes      string
 	secretHash              string
 	previousSecretHash      *string
 	previousSecretExpiresAt *time.Time
@@ -123,10 +123,10 @@ type credentials struct {
 func readCredentials(ctx context.Context, q db.Reader, env, lookup string) (credentials, error) {
 	var c credentials
 	err := q.QueryRowContext(ctx, `
-		SELECT id, organization_id, role, scopes, secret_hash, previous_secret_hash, previous_secret_expires_at, revoked_at, last_used_at,
+		SELECT id, organization_id, name, role, scopes, secret_hash, previous_secret_hash, previous_secret_expires_at, revoked_at, last_used_at,
 		       `+organization.StatusExpr("organization_id")+`
 		FROM api_keys WHERE lookup = $1 AND environment = $2`, lookup, env).
-		Scan(&c.id, &c.organizationID, &c.role, &c.scopes, &c.secretHash, &c.previousSecretHash, &c.previousSecretExpiresAt,
+		Scan(&c.id, &c.organizationID, &c.name, &c.role, &c.scopes, &c.secretHash, &c.previousSecretHash, &c.previousSecretExpiresAt,
 			&c.revokedAt, &c.lastUsedAt, &c.organizationStatus)
 	return c, err
 }

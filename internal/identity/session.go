@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -76,12 +77,16 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 	hash := s.Keys.Hash(sessionPurpose, token)
 	now := s.DB.Now()
 	var a actor.Actor
+	var first, last *string
+	var email string
 	ses := &a.Session
 	err := s.DB.Reader().QueryRowContext(ctx, `
-		SELECT s.id, s.user_id, s.device_id, s.inserted_at, s.expires_at, s.idle_expires_at, d.platform
-		FROM sessions s JOIN devices d ON d.id = s.device_id
+		SELECT s.id, s.user_id, s.device_id, s.inserted_at, s.expires_at, s.idle_expires_at, d.platform,
+		       u.first_name, u.last_name, u.email
+		FROM sessions s JOIN devices d ON d.id = s.device_id JOIN users u ON u.id = s.user_id
 		WHERE s.token_hash = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND s.idle_expires_at > $2`, hash, now).
-		Scan(&ses.ID, &ses.UserID, &ses.DeviceID, &ses.InsertedAt, &ses.ExpiresAt, &ses.IdleExpiresAt, &ses.Platform)
+		Scan(&ses.ID, &ses.UserID, &ses.DeviceID, &ses.InsertedAt, &ses.ExpiresAt, &ses.IdleExpiresAt, &ses.Platform,
+			&first, &last, &email)
 	if errors.Is(err, sql.ErrNoRows) {
 		return actor.Actor{}, errNotAuthenticated
 	}
@@ -90,6 +95,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (actor.Actor, 
 	}
 	ses.InsertedAt, ses.ExpiresAt, ses.IdleExpiresAt = ses.InsertedAt.UTC(), ses.ExpiresAt.UTC(), ses.IdleExpiresAt.UTC()
 	a.UserID = ses.UserID
+	a.Name = DisplayName(first, last, email)
 	// The idle window slides with each request; a request within a second
 	// of the last slide leaves it (and the device's last_seen_at) as they
 	// are, so a busy session does not take the writer on every request.
@@ -169,4 +175,21 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 		tx.Notify(SessionsTopic(userID))
 		return nil
 	})
+}
+
+// DisplayName is how a person is named in records of what they did: first
+// and last name, or the email when neither is set.
+func DisplayName(first, last *string, email string) string {
+	name := strings.TrimSpace(deref(first) + " " + deref(last))
+	if name == "" {
+		return email
+	}
+	return name
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

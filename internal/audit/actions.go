@@ -1,0 +1,53 @@
+package audit
+
+import "slices"
+
+// Actions: what an entry records, `record.verb` (docs/api.md, Audit log,
+// lists them; a new one is added here and there).
+const (
+	SessionCreated = "session.created"
+	StepUpVerified = "step_up.verified"
+
+	APIKeyCreated = "api_key.created"
+	APIKeyUpdated = "api_key.updated"
+	APIKeyRotated = "api_key.rotated"
+	APIKeyRevoked = "api_key.revoked"
+
+	WebhookEndpointCreated       = "webhook_endpoint.created"
+	WebhookEndpointUpdated       = "webhook_endpoint.updated"
+	WebhookEndpointDeleted       = "webhook_endpoint.deleted"
+	WebhookEndpointSecretRotated = "webhook_endpoint.secret_rotated"
+	WebhookDeliveryRetried       = "webhook_delivery.retried"
+
+	PaymentExecuted  = "payment.executed"
+	PaymentCancelled = "payment.cancelled"
+	ApprovalApproved = "approval.approved"
+	ApprovalRejected = "approval.rejected"
+
+	CardUpdated  = "card.updated"
+	CardFrozen   = "card.frozen"
+	CardUnfrozen = "card.unfrozen"
+
+	PaymentRequestCreated   = "payment_request.created"
+	PaymentRequestCancelled = "payment_request.cancelled"
+	PaymentRequestAccepted  = "payment_request.accepted"
+	PaymentRequestDeclined  = "payment_request.declined"
+
+	OrganizationStatusChanged       = "organization.status_changed"
+	OrganizationEntityStatusChanged = "organization.entity_status_changed"
+	MemberAdded                     = "member.added"
+	DepositCreated                  = "deposit.created"
+)
+
+// Actions lists every action, for the list's filter and the docs.
+var Actions = []string{
+	SessionCreated, StepUpVerified,
+	APIKeyCreated, APIKeyUpdated, APIKeyRotated, APIKeyRevoked,
+	WebhookEndpointCreated, WebhookEndpointUpdated, WebhookEndpointDeleted, WebhookEndpointSecretRotated, WebhookDeliveryRetried,
+	PaymentExecuted, PaymentCancelled, ApprovalApproved, ApprovalRejected,
+	CardUpdated, CardFrozen, CardUnfrozen,
+	PaymentRequestCreated, PaymentRequestCancelled, PaymentRequestAccepted, PaymentRequestDeclined,
+	OrganizationStatusChanged, OrganizationEntityStatusChanged, MemberAdded, DepositCreated,
+}
+
+func known(action string) bool { return slices.Contains(Actions, action) }

@@ -1,0 +1,51 @@
+-- +goose Up
+-- The audit log: every change a person, an API key or the sandbox makes,
+-- appended in the transaction of the change (internal/audit). Entries of
+-- one organization form a hash chain in seq order: hash = SHA-256(the
+-- previous entry's hash ‖ the entry's canonical JSON); seq makes a missing
+-- entry visible. The service never updates or deletes an entry.
+CREATE TABLE audit_entries (
+    id              UUID PRIMARY KEY,
+    organization_id UUID NOT NULL REFERENCES organizations (id),
+    seq             BIGINT NOT NULL,
+    occurred_at     TIMESTAMPTZ NOT NULL,
+    actor_kind      TEXT NOT NULL CONSTRAINT audit_entries_actor_kind_check CHECK (actor_kind IN ('user', 'api_key', 'sandbox', 'system')),
+    actor_id        UUID,
+    actor_name      TEXT NOT NULL,
+    action          TEXT NOT NULL,
+    target_type     TEXT NOT NULL,
+    target_id       TEXT NOT NULL,
+    request_id      TEXT,
+    client_address  TEXT,
+    hash            TEXT NOT NULL
+);
+-- The chain's order, the list's newest-first walk and verify's stream.
+CREATE UNIQUE INDEX audit_entries_chain_key ON audit_entries (organization_id, seq);
+
+-- One row per organization: the last entry's seq and hash. Appending
+-- updates it first, so two transactions of one organization take turns and
+-- the chain never forks; verify compares it with the chain's end, so a
+-- deleted last entry shows.
+CREATE TABLE audit_chain_heads (
+    organization_id UUID PRIMARY KEY REFERENCES organizations (id),
+    seq             BIGINT NOT NULL,
+    hash            TEXT NOT NULL
+);
+
+-- Entries are append-only: the service never changes one, and this trigger
+-- refuses it to anyone else who is not the table's owner disabling it.
+-- +goose StatementBegin
+CREATE FUNCTION audit_entries_append_only() RETURNS trigger AS $$
+BEGIN
+    RAISE EXCEPTION 'audit entries are append-only';
+END;
+$$ LANGUAGE plpgsql;
+-- +goose StatementEnd
+CREATE TRIGGER audit_entries_append_only BEFORE UPDATE OR DELETE ON audit_entries
+    FOR EACH ROW EXECUTE FUNCTION audit_entries_append_only();
+
+-- +goose Down
+DROP TRIGGER audit_entries_append_only ON audit_entries;
+DROP FUNCTION audit_entries_append_only();
+DROP TABLE audit_chain_heads;
+DROP TABLE audit_entries;

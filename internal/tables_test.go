@@ -31,6 +31,8 @@ var owners = map[string]string{
 	"device_trusts":            "identity",
 	"passkeys":                 "identity",
 	"passkey_ceremonies":       "identity",
+	"audit_entries":            "audit",
+	"audit_chain_heads":        "audit",
 	"domain_events":            "platform/event",
 	"event_consumers":          "platform/event",
 	"jobs":                     "platform/job",

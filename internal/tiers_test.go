@@ -58,6 +58,7 @@ var tiers = map[string]tier{
 	"internal/identity":     core,
 	"internal/ledger":       core,
 	"internal/file":         core,
+	"internal/audit":        core,
 
 	"internal/apikey":                feature,
 	"internal/bill":                  feature,

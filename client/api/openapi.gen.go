@@ -308,6 +308,30 @@ func (e ApprovalUpdatedMessageType) Valid() bool {
 	}
 }
 
+// Defines values for AuditEntryActorKind.
+const (
+	AuditEntryActorKindApiKey  AuditEntryActorKind = "api_key"
+	AuditEntryActorKindSandbox AuditEntryActorKind = "sandbox"
+	AuditEntryActorKindSystem  AuditEntryActorKind = "system"
+	AuditEntryActorKindUser    AuditEntryActorKind = "user"
+)
+
+// Valid indicates whether the value is a known member of the AuditEntryActorKind enum.
+func (e AuditEntryActorKind) Valid() bool {
+	switch e {
+	case AuditEntryActorKindApiKey:
+		return true
+	case AuditEntryActorKindSandbox:
+		return true
+	case AuditEntryActorKindSystem:
+		return true
+	case AuditEntryActorKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BillDocumentType.
 const (
 	BillDocumentTypeCreditNote BillDocumentType = "credit_note"
@@ -2986,6 +3010,55 @@ type AssetMoney struct {
 	//
 	// Examples: USDC
 	Currency AssetCode `json:"currency"`
+}
+
+// AuditEntry One change, as recorded in the organization's audit log.
+type AuditEntry struct {
+	// Action What was done, `record.verb`, such as `payment.executed`.
+	Action string `json:"action"`
+
+	// Actor Who made the change.
+	Actor struct {
+		// Id The person's or the API key's id; null for the sandbox and the service.
+		Id   *openapi_types.UUID `json:"id"`
+		Kind AuditEntryActorKind `json:"kind"`
+
+		// Name The person's name (or email), the key's name, `sandbox` or `system`, as at the change.
+		Name string `json:"name"`
+	} `json:"actor"`
+
+	// ClientAddress The address the request came from; null when no request made the change.
+	ClientAddress *string `json:"client_address"`
+
+	// Hash SHA-256, in hex, of the previous entry's hash followed by this entry's canonical JSON.
+	Hash string             `json:"hash"`
+	Id   openapi_types.UUID `json:"id"`
+
+	// OccurredAt The time of the change's transaction, on the service clock.
+	OccurredAt time.Time `json:"occurred_at"`
+
+	// RequestId The `X-Request-Id` of the request that made the change; null when none did.
+	RequestId *string `json:"request_id"`
+
+	// Target The record changed.
+	Target struct {
+		Id   string `json:"id"`
+		Type string `json:"type"`
+	} `json:"target"`
+}
+
+// AuditEntryActorKind defines model for AuditEntry.Actor.Kind.
+type AuditEntryActorKind string
+
+// AuditEntryPage A page of audit entries.
+type AuditEntryPage struct {
+	Data []AuditEntry `json:"data"`
+
+	// HasMore True when at least one more page exists.
+	HasMore bool `json:"has_more"`
+
+	// NextCursor The `cursor` of the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
 }
 
 // AuthenticatedTotpSetup An authenticator seed of a signed-in person.
@@ -7567,6 +7640,33 @@ type ListApprovalsParams struct {
 	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
 }
 
+// ListAuditLogParams defines parameters for ListAuditLog.
+type ListAuditLogParams struct {
+	// ActorId Only entries of this person or API key.
+	ActorId *openapi_types.UUID `form:"actor_id,omitempty" json:"actor_id,omitempty"`
+
+	// Action Only entries of this action, such as `payment.executed`.
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// From Only entries on or after this day (UTC).
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only entries on or before this day (UTC).
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Items per page, 1 to 100 (default 50). Give it at most once.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Omit for the first page; afterwards the previous page's `next_cursor`, with every other
+	// query parameter unchanged. Opaque and signed: never build one. A cursor not minted by
+	// the server, or sent with other filter values, is `400 invalid_cursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
+	// otherwise ignored and the server mints one. Echoed in the `X-Request-Id` response header.
+	XRequestId *RequestIdHeader `json:"X-Request-Id,omitempty"`
+}
+
 // GetBalancesParams defines parameters for GetBalances.
 type GetBalancesParams struct {
 	// XRequestId Optional correlation id. Kept when it is 1 to 64 characters of `[A-Za-z0-9._-]`;
@@ -11244,6 +11344,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/organizations/{organization_id}/approvals (the `ListApprovals` operationId).
 	ListApprovals(ctx context.Context, organizationId OrganizationId, params *ListApprovalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuditLog List the organization's audit log
+	//
+	// The organization's audit entries, newest first, as a page: who acted (`actor`: a
+	// `user`, an `api_key`, the `sandbox` helpers, or the service itself, `system`), what
+	// they did (`action`, one of the actions docs/api.md lists under Audit log), to what
+	// (`target`), through which request (`request_id`, the `X-Request-Id` of its response,
+	// and `client_address`), and the entry's `hash` in its organization's chain:
+	// SHA-256 of the previous entry's hash followed by the entry's canonical JSON.
+	// `actor_id`, `action`, `from` and `to` (calendar dates, inclusive, UTC) narrow it; any
+	// other query parameter is `400 invalid_request`.
+	//
+	// Owners and admins, with a session (no API key scope covers it: `403
+	// api_key_not_permitted`); `403 forbidden` for a member, `404 not_found` for anyone
+	// else.
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/audit-log (the `ListAuditLog` operationId).
+	ListAuditLog(ctx context.Context, organizationId OrganizationId, params *ListAuditLogParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetBalances The organization's balances
 	//
@@ -16544,6 +16662,34 @@ func (c *RawClient) RotateApiKey(ctx context.Context, organizationId Organizatio
 // Corresponds with GET /api/v1/organizations/{organization_id}/approvals (the `ListApprovals` operationId).
 func (c *RawClient) ListApprovals(ctx context.Context, organizationId OrganizationId, params *ListApprovalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListApprovalsRequest(c.Server, organizationId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuditLog List the organization's audit log
+//
+// The organization's audit entries, newest first, as a page: who acted (`actor`: a
+// `user`, an `api_key`, the `sandbox` helpers, or the service itself, `system`), what
+// they did (`action`, one of the actions docs/api.md lists under Audit log), to what
+// (`target`), through which request (`request_id`, the `X-Request-Id` of its response,
+// and `client_address`), and the entry's `hash` in its organization's chain:
+// SHA-256 of the previous entry's hash followed by the entry's canonical JSON.
+// `actor_id`, `action`, `from` and `to` (calendar dates, inclusive, UTC) narrow it; any
+// other query parameter is `400 invalid_request`.
+//
+// Owners and admins, with a session (no API key scope covers it: `403
+// api_key_not_permitted`); `403 forbidden` for a member, `404 not_found` for anyone
+// else.
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/audit-log (the `ListAuditLog` operationId).
+func (c *RawClient) ListAuditLog(ctx context.Context, organizationId OrganizationId, params *ListAuditLogParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuditLogRequest(c.Server, organizationId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -23903,6 +24049,142 @@ func NewListApprovalsRequest(server string, organizationId OrganizationId, param
 		if params.Status != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListAuditLogRequest constructs an http.Request for the ListAuditLog method
+func NewListAuditLogRequest(server string, organizationId OrganizationId, params *ListAuditLogParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "organization_id", organizationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/organizations/%s/audit-log", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.ActorId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "actor_id", *params.ActorId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Action != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", *params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -32105,6 +32387,26 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/organizations/{organization_id}/approvals (the `ListApprovals` operationId).
 	ListApprovalsWithResponse(ctx context.Context, organizationId OrganizationId, params *ListApprovalsParams, reqEditors ...RequestEditorFn) (*ListApprovalsResponse, error)
+
+	// ListAuditLogWithResponse List the organization's audit log
+	//
+	// The organization's audit entries, newest first, as a page: who acted (`actor`: a
+	// `user`, an `api_key`, the `sandbox` helpers, or the service itself, `system`), what
+	// they did (`action`, one of the actions docs/api.md lists under Audit log), to what
+	// (`target`), through which request (`request_id`, the `X-Request-Id` of its response,
+	// and `client_address`), and the entry's `hash` in its organization's chain:
+	// SHA-256 of the previous entry's hash followed by the entry's canonical JSON.
+	// `actor_id`, `action`, `from` and `to` (calendar dates, inclusive, UTC) narrow it; any
+	// other query parameter is `400 invalid_request`.
+	//
+	// Owners and admins, with a session (no API key scope covers it: `403
+	// api_key_not_permitted`); `403 forbidden` for a member, `404 not_found` for anyone
+	// else.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/organizations/{organization_id}/audit-log (the `ListAuditLog` operationId).
+	ListAuditLogWithResponse(ctx context.Context, organizationId OrganizationId, params *ListAuditLogParams, reqEditors ...RequestEditorFn) (*ListAuditLogResponse, error)
 
 	// GetBalancesWithResponse The organization's balances
 	//
@@ -41288,6 +41590,110 @@ func (r ListApprovalsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListApprovalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAuditLogResponse200Headers the declared response headers of an HTTP 200 response for ListAuditLog
+type ListAuditLogResponse200Headers struct {
+	XRequestId RequestId
+}
+
+// ListAuditLogResponse400Headers the declared response headers of an HTTP 400 response for ListAuditLog
+type ListAuditLogResponse400Headers struct {
+	XRequestId RequestId
+}
+
+// ListAuditLogResponse401Headers the declared response headers of an HTTP 401 response for ListAuditLog
+type ListAuditLogResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      RequestId
+}
+
+// ListAuditLogResponse403Headers the declared response headers of an HTTP 403 response for ListAuditLog
+type ListAuditLogResponse403Headers struct {
+	XRequestId RequestId
+}
+
+// ListAuditLogResponse404Headers the declared response headers of an HTTP 404 response for ListAuditLog
+type ListAuditLogResponse404Headers struct {
+	XRequestId RequestId
+}
+
+// ListAuditLogResponse405Headers the declared response headers of an HTTP 405 response for ListAuditLog
+type ListAuditLogResponse405Headers struct {
+	Allow      string
+	XRequestId RequestId
+}
+
+// ListAuditLogResponse429Headers the declared response headers of an HTTP 429 response for ListAuditLog
+type ListAuditLogResponse429Headers struct {
+	RetryAfter int
+	XRequestId RequestId
+}
+
+// ListAuditLogResponse500Headers the declared response headers of an HTTP 500 response for ListAuditLog
+type ListAuditLogResponse500Headers struct {
+	XRequestId RequestId
+}
+
+type ListAuditLogResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuditEntryPage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidListRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *NotAuthenticated
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAuditLogResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListAuditLogResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAuditLogResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListAuditLogResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListAuditLogResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListAuditLogResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAuditLogResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListAuditLogResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuditLogResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuditLogResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuditLogResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -53246,6 +53652,32 @@ func (c *ClientWithResponses) ListApprovalsWithResponse(ctx context.Context, org
 		return nil, err
 	}
 	return ParseListApprovalsResponse(rsp)
+}
+
+// ListAuditLogWithResponse List the organization's audit log
+//
+// The organization's audit entries, newest first, as a page: who acted (`actor`: a
+// `user`, an `api_key`, the `sandbox` helpers, or the service itself, `system`), what
+// they did (`action`, one of the actions docs/api.md lists under Audit log), to what
+// (`target`), through which request (`request_id`, the `X-Request-Id` of its response,
+// and `client_address`), and the entry's `hash` in its organization's chain:
+// SHA-256 of the previous entry's hash followed by the entry's canonical JSON.
+// `actor_id`, `action`, `from` and `to` (calendar dates, inclusive, UTC) narrow it; any
+// other query parameter is `400 invalid_request`.
+//
+// Owners and admins, with a session (no API key scope covers it: `403
+// api_key_not_permitted`); `403 forbidden` for a member, `404 not_found` for anyone
+// else.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/organizations/{organization_id}/audit-log (the `ListAuditLog` operationId).
+func (c *ClientWithResponses) ListAuditLogWithResponse(ctx context.Context, organizationId OrganizationId, params *ListAuditLogParams, reqEditors ...RequestEditorFn) (*ListAuditLogResponse, error) {
+	rsp, err := c.ListAuditLog(ctx, organizationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuditLogResponse(rsp)
 }
 
 // GetBalancesWithResponse The organization's balances
@@ -68101,6 +68533,185 @@ func ParseListApprovalsResponse(rsp *http.Response) (*ListApprovalsResponse, err
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListApprovalsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAuditLogResponse parses an HTTP response from a ListAuditLogWithResponse call
+func ParseListAuditLogResponse(rsp *http.Response) (*ListAuditLogResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuditLogResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuditEntryPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidListRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest NotAuthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAuditLogResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListAuditLogResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListAuditLogResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListAuditLogResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListAuditLogResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListAuditLogResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListAuditLogResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListAuditLogResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -82,6 +82,7 @@ func (s *server) routes() []route {
 		{"POST", "/api/v1/approvals/{approval_id}/reject", authSession, limitDefault, change(approvals, http.StatusOK, s.BillPay.Reject)},
 		{"GET", "/api/v1/organizations/{organization_id}/realtime", authRealtime, limitDefault, s.realtime},
 		{"POST", "/api/v1/organizations/{organization_id}/realtime/tickets", authSession, limitDefault, s.createRealtimeTicket},
+		{"GET", "/api/v1/organizations/{organization_id}/audit-log", authSession, limitDefault, listBy(s, auditEntries, auditFilter, s.listAuditLog)},
 		{"GET", "/api/v1/organizations/{organization_id}/events", authSessionOrKey, limitDefault, s.listEvents},
 		{"GET", "/api/v1/organizations/{organization_id}/events/{event_id}", authSessionOrKey, limitDefault, s.getEvent},
 

@@ -244,7 +244,7 @@ func (s *server) wrap(rt route) http.Handler {
 			err = checkRequestText(r, names) // NUL or invalid UTF-8 in a path value or query parameter
 		}
 		if err == nil {
-			err = rt.handle(w, r)
+			err = rt.handle(w, withAuditOrigin(r, rt.auth))
 		}
 		if err != nil {
 			writeError(w, r, s.logger, err)

@@ -44,8 +44,3 @@ $$ LANGUAGE plpgsql;
 CREATE TRIGGER audit_entries_append_only BEFORE UPDATE OR DELETE ON audit_entries
     FOR EACH ROW EXECUTE FUNCTION audit_entries_append_only();
 
--- +goose Down
-DROP TRIGGER audit_entries_append_only ON audit_entries;
-DROP FUNCTION audit_entries_append_only();
-DROP TABLE audit_chain_heads;
-DROP TABLE audit_entries;

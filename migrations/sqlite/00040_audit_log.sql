@@ -46,8 +46,3 @@ BEGIN
 END;
 -- +goose StatementEnd
 
--- +goose Down
-DROP TRIGGER audit_entries_no_delete;
-DROP TRIGGER audit_entries_no_update;
-DROP TABLE audit_chain_heads;
-DROP TABLE audit_entries;

@@ -47,6 +47,8 @@ const usage = `usage: strongroom <command> [flags]
 Server commands:
   server                      serve the API (applies pending migrations first)
   migrate                     apply pending migrations and exit
+  audit verify [--organization ID]
+                              recompute the audit log's hash chains and exit
   version                     print the version
 
 Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL + `):
@@ -128,6 +130,8 @@ func RunWith(ctx context.Context, args []string, getenv func(string) string, std
 			return ExitError
 		}
 		return ExitOK
+	case "audit":
+		return app.Audit(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return ExitOK

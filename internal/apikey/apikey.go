@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -276,7 +277,10 @@ func (s *Service) Create(ctx context.Context, c Creation) (Key, string, error) {
 		}
 		k := Key{ID: uuid.Must(uuid.NewV7()), OrganizationID: c.orgID, Name: c.name, Role: c.role, Scopes: c.scopes,
 			Lookup: t.Lookup, Environment: t.Env, CreatedByID: c.a.UserID, InsertedAt: tx.Now()}
-		return k, insertKey(ctx, tx, k, s.hash(t.Lookup, t.Secret))
+		if err := insertKey(ctx, tx, k, s.hash(t.Lookup, t.Secret)); err != nil {
+			return Key{}, err
+		}
+		return k, audit.Record(ctx, tx, c.orgID, audit.APIKeyCreated, audit.To("api_key", k.ID))
 	})
 	if err != nil {
 		return Key{}, "", err
@@ -360,7 +364,11 @@ func (s *Service) CheckUpdate(ctx context.Context, a actor.Actor, orgID, id uuid
 // Update changes a key's name, role or scopes as CheckUpdate let through.
 func (s *Service) Update(ctx context.Context, c Change) (Key, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
-		return updateUnrevoked(ctx, tx, c.orgID, c.id, `name = $3, role = $4, scopes = $5`, c.name, c.role, joinScopes(c.scopes))
+		k, err := updateUnrevoked(ctx, tx, c.orgID, c.id, `name = $3, role = $4, scopes = $5`, c.name, c.role, joinScopes(c.scopes))
+		if err != nil {
+			return Key{}, err
+		}
+		return k, audit.Record(ctx, tx, c.orgID, audit.APIKeyUpdated, audit.To("api_key", c.id))
 	})
 }
 
@@ -382,9 +390,13 @@ func (s *Service) Rotate(ctx context.Context, c Rotation) (Key, string, error) {
 	t := s.mint()
 	t.Env, t.Lookup = c.env, c.lookup
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Key, error) {
-		return updateUnrevoked(ctx, tx, c.orgID, c.id,
+		k, err := updateUnrevoked(ctx, tx, c.orgID, c.id,
 			`previous_secret_hash = secret_hash, previous_secret_expires_at = $3, secret_hash = $4, rotated_at = $5`,
 			tx.Now().Add(RotationOverlap), s.hash(t.Lookup, t.Secret), tx.Now())
+		if err != nil {
+			return Key{}, err
+		}
+		return k, audit.Record(ctx, tx, c.orgID, audit.APIKeyRotated, audit.To("api_key", c.id))
 	})
 	if err != nil {
 		return Key{}, "", err
@@ -401,10 +413,15 @@ func (s *Service) Revoke(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 		if _, err := s.keyManager(ctx, tx, a, orgID, false); err != nil {
 			return Key{}, err
 		}
-		if err := revokeKey(ctx, tx, orgID, id); err != nil {
+		revoked, err := revokeKey(ctx, tx, orgID, id)
+		if err != nil {
 			return Key{}, err
 		}
-		return loadKey(ctx, tx, orgID, id)
+		k, err := loadKey(ctx, tx, orgID, id)
+		if err != nil || !revoked {
+			return k, err
+		}
+		return k, audit.Record(ctx, tx, orgID, audit.APIKeyRevoked, audit.To("api_key", id))
 	})
 }
 

@@ -90,11 +90,15 @@ func updateUnrevoked(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID, set st
 }
 
 // revokeKey marks one of orgID's keys revoked at tx.Now(), unless it already is.
-func revokeKey(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) error {
+func revokeKey(ctx context.Context, tx *db.Tx, orgID, id uuid.UUID) (revoked bool, err error) {
 	tx.Notify(Topic)
-	_, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
+	res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
 		id, orgID, tx.Now())
-	return err
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // RevokeAll revokes every key of orgID in the caller's transaction: a banned

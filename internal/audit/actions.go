@@ -28,6 +28,10 @@ const (
 	CardFrozen   = "card.frozen"
 	CardUnfrozen = "card.unfrozen"
 
+	CardPhysicalOrdered = "card.physical_ordered"
+	CardActivated       = "card.activated"
+	CardPINSet          = "card.pin_set"
+
 	PaymentRequestCreated   = "payment_request.created"
 	PaymentRequestCancelled = "payment_request.cancelled"
 	PaymentRequestAccepted  = "payment_request.accepted"
@@ -45,7 +49,7 @@ var Actions = []string{
 	APIKeyCreated, APIKeyUpdated, APIKeyRotated, APIKeyRevoked,
 	WebhookEndpointCreated, WebhookEndpointUpdated, WebhookEndpointDeleted, WebhookEndpointSecretRotated, WebhookDeliveryRetried,
 	PaymentExecuted, PaymentCancelled, ApprovalApproved, ApprovalRejected,
-	CardUpdated, CardFrozen, CardUnfrozen,
+	CardUpdated, CardFrozen, CardUnfrozen, CardPhysicalOrdered, CardActivated, CardPINSet,
 	PaymentRequestCreated, PaymentRequestCancelled, PaymentRequestAccepted, PaymentRequestDeclined,
 	OrganizationStatusChanged, OrganizationEntityStatusChanged, MemberAdded, DepositCreated,
 }

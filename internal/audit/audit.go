@@ -14,11 +14,13 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -168,6 +170,24 @@ func Record(ctx context.Context, tx *db.Tx, orgID uuid.UUID, action string, targ
 // sign-in: the person has no session yet).
 func RecordAs(ctx context.Context, tx *db.Tx, orgID uuid.UUID, who Actor, action string, target Target) error {
 	return record(ctx, tx, orgID, who, OriginOf(ctx), action, target)
+}
+
+// RecordEach is RecordAs in each of orgs, for a change that concerns a
+// person in every organization they belong to (a sign-in, a step-up). The
+// chains are taken in the order of their ids, so two such transactions
+// wait for each other instead of deadlocking.
+func RecordEach(ctx context.Context, tx *db.Tx, orgs []uuid.UUID, who Actor, action string, target Target) error {
+	orgs = slices.Clone(orgs)
+	slices.SortFunc(orgs, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	for i, org := range orgs {
+		if i > 0 && org == orgs[i-1] {
+			continue
+		}
+		if err := RecordAs(ctx, tx, org, who, action, target); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func record(ctx context.Context, tx *db.Tx, orgID uuid.UUID, who Actor, o Origin, action string, target Target) error {

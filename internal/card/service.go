@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -147,10 +148,10 @@ func (s *Service) Get(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, e
 // change runs one change of card id by a in a transaction: the card row is
 // locked, a's access checked (write: the organization must admit writes),
 // then fn applies the change; the card is read again, card.updated is
-// appended, and the card returned as a sees it. When fn refuses with a
-// kept error, what fn wrote still commits (a counted wrong guess) and the
-// refusal is the answer.
-func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write bool, fn func(tx *db.Tx, c stored, v viewer) error) (Card, error) {
+// appended, action goes to the audit log, and the card is returned as a
+// sees it. When fn refuses with a kept error, what fn wrote still commits
+// (a counted wrong guess) and the refusal is the answer.
+func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write bool, action string, fn func(tx *db.Tx, c stored, v viewer) error) (Card, error) {
 	var refused kept
 	out, err := db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
 		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
@@ -168,6 +169,9 @@ func (s *Service) change(ctx context.Context, a actor.Actor, id uuid.UUID, write
 			return Card{}, err
 		}
 		if c, err = s.updated(ctx, tx, id); err != nil {
+			return Card{}, err
+		}
+		if err := audit.Record(ctx, tx, c.OrganizationID, action, audit.To("card", id)); err != nil {
 			return Card{}, err
 		}
 		return withHolder(ctx, tx, c.view(v))
@@ -229,7 +233,7 @@ func checkText(f *apierr.Fields, field, v string, min, max int) {
 
 // Update changes a card's monthly limit or holder name: owners and admins only.
 func (s *Service) Update(ctx context.Context, a actor.Actor, id uuid.UUID, r UpdateRequest) (Card, error) {
-	return s.change(ctx, a, id, true, func(tx *db.Tx, c stored, v viewer) error {
+	return s.change(ctx, a, id, true, audit.CardUpdated, func(tx *db.Tx, c stored, v viewer) error {
 		if !v.manager() {
 			return errManagersOnly
 		}
@@ -253,7 +257,7 @@ var (
 // Freeze blocks further transactions of an active card: the cardholder or an
 // owner or admin. Freezing only protects, so a paused organization may.
 func (s *Service) Freeze(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, error) {
-	return s.change(ctx, a, id, false, func(tx *db.Tx, c stored, _ viewer) error {
+	return s.change(ctx, a, id, false, audit.CardFrozen, func(tx *db.Tx, c stored, _ viewer) error {
 		switch {
 		case c.Status != Active:
 			return errNotActive
@@ -266,7 +270,7 @@ func (s *Service) Freeze(ctx context.Context, a actor.Actor, id uuid.UUID) (Card
 
 // Unfreeze lets a frozen active card transact again.
 func (s *Service) Unfreeze(ctx context.Context, a actor.Actor, id uuid.UUID) (Card, error) {
-	return s.change(ctx, a, id, true, func(tx *db.Tx, c stored, _ viewer) error {
+	return s.change(ctx, a, id, true, audit.CardUnfrozen, func(tx *db.Tx, c stored, _ viewer) error {
 		switch {
 		case c.Status != Active:
 			return errNotActive
@@ -309,7 +313,7 @@ func (r OrderRequest) Validate() error {
 // OrderPhysical orders the physical counterpart of an active card that
 // allows one and has none: the cardholder or an owner or admin.
 func (s *Service) OrderPhysical(ctx context.Context, a actor.Actor, id uuid.UUID, r OrderRequest) (Card, error) {
-	return s.change(ctx, a, id, true, func(tx *db.Tx, c stored, _ viewer) error {
+	return s.change(ctx, a, id, true, audit.CardPhysicalOrdered, func(tx *db.Tx, c stored, _ viewer) error {
 		switch {
 		case !c.AllowPhysical:
 			return apierr.New(apierr.Conflict, "This card cannot have a physical card.")
@@ -376,7 +380,7 @@ var errWrongCode = apierr.New(apierr.InvalidCode, "This is not the activation co
 // rate_limited until the oldest of them leaves the window. The code is
 // spent with the activation.
 func (s *Service) Activate(ctx context.Context, a actor.Actor, id uuid.UUID, r ActivateRequest) (Card, error) {
-	return s.change(ctx, a, id, true, func(tx *db.Tx, c stored, v viewer) error {
+	return s.change(ctx, a, id, true, audit.CardActivated, func(tx *db.Tx, c stored, v viewer) error {
 		switch {
 		case !v.holder:
 			return errHolderOnly
@@ -463,7 +467,7 @@ func (s *Service) CheckSetPIN(ctx context.Context, a actor.Actor, id uuid.UUID, 
 // SetPIN sets the PIN that CheckSetPIN let through, checking again in its
 // transaction. The PIN is kept only as a keyed hash, bound to the card.
 func (s *Service) SetPIN(ctx context.Context, p PINSetting) error {
-	_, err := s.change(ctx, p.a, p.id, true, func(tx *db.Tx, c stored, v viewer) error {
+	_, err := s.change(ctx, p.a, p.id, true, audit.CardPINSet, func(tx *db.Tx, c stored, v viewer) error {
 		if err := setPINCheck(c, v); err != nil {
 			return err
 		}

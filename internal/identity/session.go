@@ -44,15 +44,16 @@ var errNotAuthenticated = apierr.New(apierr.NotAuthenticated, "You are not signe
 func ErrNotAuthenticated() error { return errNotAuthenticated }
 
 // startSession creates a session for userID on deviceID and returns its token.
-func startSession(ctx context.Context, q db.Querier, keys *keyring.Keyring, userID, deviceID uuid.UUID) (string, error) {
+func startSession(ctx context.Context, q db.Querier, keys *keyring.Keyring, userID, deviceID uuid.UUID) (uuid.UUID, string, error) {
 	now := q.Now()
 	token := sessionPrefix + keyring.RandomToken(32)
+	id := uuid.Must(uuid.NewV7())
 	_, err := q.ExecContext(ctx, `
 		INSERT INTO sessions (id, token_hash, user_id, device_id, inserted_at, expires_at, idle_expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		uuid.Must(uuid.NewV7()), keys.Hash(sessionPurpose, token), userID, deviceID, now,
+		id, keys.Hash(sessionPurpose, token), userID, deviceID, now,
 		now.Add(SessionLifetime), minTime(now.Add(SessionIdle), now.Add(SessionLifetime)))
-	return token, err
+	return id, token, err
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
@@ -248,12 +249,15 @@ func (s *Service) challenge(ctx context.Context, tx *db.Tx, userID, deviceID uui
 // authenticate starts the session (and, for apps that asked, device trust).
 func (s *Service) authenticate(ctx context.Context, tx *db.Tx, userID, deviceID uuid.UUID, trust bool, out *SignInResult) error {
 	now := tx.Now()
-	token, err := startSession(ctx, tx, s.Keys, userID, deviceID)
+	sessionID, token, err := startSession(ctx, tx, s.Keys, userID, deviceID)
 	if err != nil {
 		return err
 	}
 	u, err := GetUser(ctx, tx, userID)
 	if err != nil {
+		return err
+	}
+	if err := s.recordSignIn(ctx, tx, u, sessionID); err != nil {
 		return err
 	}
 	out.Status, out.Token, out.User, out.DeviceID = StatusAuthenticated, &token, &u, deviceID
@@ -390,4 +394,22 @@ func (s *Service) answerChallenge(ctx context.Context, token, purpose string, an
 		return answer(tx, c, &out)
 	})
 	return out, err
+}
+
+// recordSignIn appends session.created to the audit log of each
+// organization the person belongs to: a sign-in belongs to no organization,
+// and each one's owners see who entered (docs/api.md, Audit log). A failed
+// sign-in records nothing there: no one is known to have acted (the
+// failures are counted per email and address instead).
+func (s *Service) recordSignIn(ctx context.Context, tx *db.Tx, u User, sessionID uuid.UUID) error {
+	ms, err := organization.Memberships(ctx, tx, u.ID)
+	if err != nil {
+		return err
+	}
+	orgs := make([]uuid.UUID, len(ms))
+	for i, m := range ms {
+		orgs[i] = m.OrganizationID
+	}
+	return audit.RecordEach(ctx, tx, orgs, audit.User(u.ID, DisplayName(u.FirstName, u.LastName, u.Email)),
+		audit.SessionCreated, audit.To("session", sessionID))
 }

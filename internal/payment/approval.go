@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -307,7 +308,10 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 			return err
 		}
 	}
-	return decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil)
+	if err := decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil); err != nil {
+		return err
+	}
+	return audit.Record(ctx, tx, x.OrganizationID, audit.ApprovalApproved, audit.To("approval", x.ID))
 }
 
 // debit moves a payment's funds at approval: the amount sent from available
@@ -401,6 +405,9 @@ func (s *Service) Reject(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.
 		rejected = append(rejected, p)
 	}
 	if err := decideApproval(ctx, tx, x.ID, ApprovalRejected, a.UserID, r.Reason); err != nil {
+		return Approval{}, nil, err
+	}
+	if err := audit.Record(ctx, tx, x.OrganizationID, audit.ApprovalRejected, audit.To("approval", x.ID)); err != nil {
 		return Approval{}, nil, err
 	}
 	x, err = loadApproval(ctx, tx, id, "")

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -328,7 +329,10 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 		return Record{}, err
 	}
 	p, err := loadPayment(ctx, tx, id, "")
-	return p.Record, err
+	if err != nil {
+		return Record{}, err
+	}
+	return p.Record, audit.Record(ctx, tx, quote.OrganizationID, audit.PaymentExecuted, audit.To("payment", id))
 }
 
 func trimmed(s *string) *string {
@@ -381,7 +385,11 @@ func (s *Service) Cancel(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.
 	default:
 		return Record{}, apierr.Newf(apierr.Conflict, "This payment can no longer be cancelled (it is %s).", p.Status)
 	}
-	return s.setStatus(ctx, tx, p.ID, Cancelled, nil)
+	cancelled, err := s.setStatus(ctx, tx, p.ID, Cancelled, nil)
+	if err != nil {
+		return Record{}, err
+	}
+	return cancelled, audit.Record(ctx, tx, p.OrganizationID, audit.PaymentCancelled, audit.To("payment", p.ID))
 }
 
 // lockApprovalOf locks the approval of payment p, then p itself, and

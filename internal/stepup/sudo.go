@@ -12,7 +12,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
+	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -110,14 +112,16 @@ func (s *Service) GetStatus(ctx context.Context, a actor.Actor, id uuid.UUID) (S
 // activate opens the sudo window of a pending step-up and settles its
 // challenge as satisfied. False when the step-up was no longer pending.
 func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method string) (bool, error) {
-	res, err := tx.ExecContext(ctx, `
-		UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'`,
-		sudoID, tx.Now().Add(WindowLifetime), tx.Now())
+	var userID uuid.UUID
+	err := tx.QueryRowContext(ctx, `
+		UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'
+		RETURNING user_id`,
+		sudoID, tx.Now().Add(WindowLifetime), tx.Now()).Scan(&userID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET completed_method = $2, completed_at = $3 WHERE id = $1`,
 		stepUpID, method, tx.Now()); err != nil {
@@ -126,6 +130,20 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 	_, err = tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = 'satisfied', decided_at = $2 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
 		stepUpID, tx.Now())
+	if err != nil {
+		return false, err
+	}
+	// A step-up is the person's, in no one organization: each of theirs
+	// records it, naming who answered (the person, or the sandbox's app).
+	ms, err := organization.Memberships(ctx, tx, userID)
+	if err != nil {
+		return false, err
+	}
+	orgs := make([]uuid.UUID, len(ms))
+	for i, m := range ms {
+		orgs[i] = m.OrganizationID
+	}
+	err = audit.RecordEach(ctx, tx, orgs, audit.OriginOf(ctx).Actor, audit.StepUpVerified, audit.To("step_up", stepUpID))
 	return err == nil, err
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -338,6 +339,9 @@ func (s *Service) Create(ctx context.Context, c Creation) (Endpoint, string, err
 		if err := insertEndpoint(ctx, tx, e, sealed); err != nil {
 			return Endpoint{}, err
 		}
+		if err := audit.Record(ctx, tx, c.orgID, audit.WebhookEndpointCreated, audit.To("webhook_endpoint", e.ID)); err != nil {
+			return Endpoint{}, err
+		}
 		return e, s.alert(ctx, tx, c.a, c.orgID, "Security alert: a webhook endpoint was added",
 			"%s added a webhook endpoint that will receive this organization's events at %s. If this was not expected, delete it and review your API keys.", e.URL)
 	})
@@ -382,7 +386,10 @@ func (s *Service) Delete(ctx context.Context, a actor.Actor, orgID, id uuid.UUID
 		if err != nil {
 			return Endpoint{}, err
 		}
-		return e, deleteEndpoint(ctx, tx, id)
+		if err := deleteEndpoint(ctx, tx, id); err != nil {
+			return Endpoint{}, err
+		}
+		return e, audit.Record(ctx, tx, orgID, audit.WebhookEndpointDeleted, audit.To("webhook_endpoint", id))
 	})
 }
 
@@ -454,6 +461,9 @@ func (s *Service) Update(ctx context.Context, c Change) (Endpoint, error) {
 		if err := updateEndpoint(ctx, tx, e); err != nil {
 			return Endpoint{}, err
 		}
+		if err := audit.Record(ctx, tx, c.orgID, audit.WebhookEndpointUpdated, audit.To("webhook_endpoint", e.ID)); err != nil {
+			return Endpoint{}, err
+		}
 		if e.URL != old {
 			return e, s.alert(ctx, tx, c.a, c.orgID, "Security alert: a webhook endpoint's URL was changed",
 				"%s changed a webhook endpoint of this organization: its events now go to %s (they went to "+old+"). If this was not expected, delete it and review your API keys.", e.URL)
@@ -502,6 +512,9 @@ func (s *Service) Rotate(ctx context.Context, r Rotation) (Endpoint, string, err
 		}
 		e.UpdatedAt = tx.Now()
 		if err := rotateSecret(ctx, tx, e.ID, sealed, tx.Now().Add(SecretOverlap), tx.Now()); err != nil {
+			return Endpoint{}, err
+		}
+		if err := audit.Record(ctx, tx, r.orgID, audit.WebhookEndpointSecretRotated, audit.To("webhook_endpoint", e.ID)); err != nil {
 			return Endpoint{}, err
 		}
 		return e, s.alert(ctx, tx, r.a, r.orgID, "Security alert: a webhook signing secret was rotated",
@@ -587,7 +600,10 @@ func (s *Service) Retry(ctx context.Context, a actor.Actor, orgID, id, deliveryI
 		}
 		now := tx.Now()
 		d.Status, d.NextAttemptAt = Pending, &now
-		return d, s.schedule(ctx, tx, d.ID, st.seq+1, now)
+		if err := s.schedule(ctx, tx, d.ID, st.seq+1, now); err != nil {
+			return Delivery{}, err
+		}
+		return d, audit.Record(ctx, tx, orgID, audit.WebhookDeliveryRetried, audit.To("webhook_delivery", d.ID))
 	})
 }
 

@@ -37,6 +37,7 @@ const (
 	PaymentRequestAccepted  = "payment_request.accepted"
 	PaymentRequestDeclined  = "payment_request.declined"
 
+	OrganizationCreated             = "organization.created"
 	OrganizationStatusChanged       = "organization.status_changed"
 	OrganizationEntityStatusChanged = "organization.entity_status_changed"
 	MemberAdded                     = "member.added"
@@ -51,7 +52,7 @@ var Actions = []string{
 	PaymentExecuted, PaymentCancelled, ApprovalApproved, ApprovalRejected,
 	CardUpdated, CardFrozen, CardUnfrozen, CardPhysicalOrdered, CardActivated, CardPINSet,
 	PaymentRequestCreated, PaymentRequestCancelled, PaymentRequestAccepted, PaymentRequestDeclined,
-	OrganizationStatusChanged, OrganizationEntityStatusChanged, MemberAdded, DepositCreated,
+	OrganizationCreated, OrganizationStatusChanged, OrganizationEntityStatusChanged, MemberAdded, DepositCreated,
 }
 
 func known(action string) bool { return slices.Contains(Actions, action) }

@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -232,7 +233,11 @@ func Insert(ctx context.Context, tx *db.Tx, orgID uuid.UUID, r CreateRequest, by
 	if _, err := job.Enqueue(ctx, tx, expireJob, expirePayload{ID: id}, job.RunAt(expires)); err != nil {
 		return Request{}, err
 	}
-	return changed(ctx, tx, id)
+	out, err := changed(ctx, tx, id)
+	if err != nil {
+		return Request{}, err
+	}
+	return out, audit.Record(ctx, tx, orgID, audit.PaymentRequestCreated, audit.To("payment_request", id))
 }
 
 // changed reads request id as tx left it and appends its Updated event.
@@ -371,7 +376,18 @@ func settle(ctx context.Context, tx *db.Tx, id uuid.UUID, status, set string, ar
 		}
 		return Request{}, errors.New("paymentrequest: a pending request was not changed")
 	}
-	return changed(ctx, tx, id)
+	out, err := changed(ctx, tx, id)
+	if err != nil {
+		return Request{}, err
+	}
+	return out, audit.Record(ctx, tx, out.OrganizationID, settledActions[status], audit.To("payment_request", id))
+}
+
+// settledActions are the audit log's actions of the answers settle records.
+var settledActions = map[string]string{
+	Accepted:  audit.PaymentRequestAccepted,
+	Declined:  audit.PaymentRequestDeclined,
+	Cancelled: audit.PaymentRequestCancelled,
 }
 
 // MarkAccepted records that r (as Lock returned it) was accepted by userID

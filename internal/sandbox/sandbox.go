@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/apikey"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/mca"
@@ -135,6 +136,9 @@ func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (Cr
 		if err := addMember(ctx, tx, org, owner.UserID, organization.Owner); err != nil {
 			return CreatedOrganization{}, err
 		}
+		if err := audit.Record(ctx, tx, org.ID, audit.OrganizationCreated, audit.To("organization", org.ID)); err != nil {
+			return CreatedOrganization{}, err
+		}
 		return CreatedOrganization{Organization: OrganizationRef{ID: org.ID, Name: org.Name}, Owner: owner}, nil
 	})
 }
@@ -210,7 +214,10 @@ func (s *Service) AddUser(ctx context.Context, orgID uuid.UUID, n NewMember) (Cr
 		default:
 			return CreatedUser{}, err
 		}
-		return out, addMember(ctx, tx, org, out.UserID, n.Role)
+		if err := addMember(ctx, tx, org, out.UserID, n.Role); err != nil {
+			return CreatedUser{}, err
+		}
+		return out, audit.Record(ctx, tx, org.ID, audit.MemberAdded, audit.To("user", out.UserID))
 	})
 }
 
@@ -249,7 +256,10 @@ func (s *Service) SetStatus(ctx context.Context, orgID uuid.UUID, c StatusChange
 			// A ban revokes every key for good; lifting it restores none.
 			err = apikey.RevokeAll(ctx, tx, org.ID)
 		}
-		return org, err
+		if err != nil {
+			return org, err
+		}
+		return org, audit.Record(ctx, tx, org.ID, audit.OrganizationStatusChanged, audit.To("organization", org.ID))
 	})
 }
 
@@ -261,7 +271,10 @@ func (s *Service) SetEntity(ctx context.Context, orgID uuid.UUID, c EntityChange
 		if err == nil && org.EntityStatus == organization.EntityReady {
 			err = mca.EntityReady(ctx, tx, org.ID)
 		}
-		return org, err
+		if err != nil {
+			return org, err
+		}
+		return org, audit.Record(ctx, tx, org.ID, audit.OrganizationEntityStatusChanged, audit.To("organization", org.ID))
 	})
 }
 
@@ -334,7 +347,11 @@ func (s *Service) Deposit(ctx context.Context, orgID uuid.UUID, r DepositRequest
 		if err != nil {
 			return ledger.Transaction{}, err
 		}
-		return ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: orgID, Type: "deposit", EntryID: &entry, Direction: "in",
+		t, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: orgID, Type: "deposit", EntryID: &entry, Direction: "in",
 			Amount: amount.Minor, Currency: amount.Currency, Description: "Deposit"})
+		if err != nil {
+			return ledger.Transaction{}, err
+		}
+		return t, audit.Record(ctx, tx, orgID, audit.DepositCreated, audit.To("transaction", t.ID))
 	})
 }

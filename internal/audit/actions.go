@@ -28,6 +28,7 @@ const (
 	CardFrozen   = "card.frozen"
 	CardUnfrozen = "card.unfrozen"
 
+	CardIssued          = "card.issued"
 	CardPhysicalOrdered = "card.physical_ordered"
 	CardActivated       = "card.activated"
 	CardPINSet          = "card.pin_set"
@@ -36,6 +37,24 @@ const (
 	PaymentRequestCancelled = "payment_request.cancelled"
 	PaymentRequestAccepted  = "payment_request.accepted"
 	PaymentRequestDeclined  = "payment_request.declined"
+
+	PaymentContactCreated = "payment_contact.created"
+
+	BillCreated   = "bill.created"
+	BillUpdated   = "bill.updated"
+	BillCancelled = "bill.cancelled"
+
+	ExpenseSubmitted  = "expense.submitted"
+	ExpenseApproved   = "expense.approved"
+	ExpenseRejected   = "expense.rejected"
+	ExpenseMarkedPaid = "expense.marked_paid"
+
+	InvoiceSubmitted   = "invoice.submitted"
+	InvoiceApproved    = "invoice.approved"
+	InvoiceReturned    = "invoice.returned"
+	InvoiceSent        = "invoice.sent"
+	InvoiceFinalized   = "invoice.finalized"
+	InvoiceDeallocated = "invoice.deallocated"
 
 	OrganizationCreated             = "organization.created"
 	OrganizationStatusChanged       = "organization.status_changed"
@@ -50,7 +69,10 @@ var Actions = []string{
 	APIKeyCreated, APIKeyUpdated, APIKeyRotated, APIKeyRevoked,
 	WebhookEndpointCreated, WebhookEndpointUpdated, WebhookEndpointDeleted, WebhookEndpointSecretRotated, WebhookDeliveryRetried,
 	PaymentExecuted, PaymentCancelled, ApprovalApproved, ApprovalRejected,
-	CardUpdated, CardFrozen, CardUnfrozen, CardPhysicalOrdered, CardActivated, CardPINSet,
+	CardIssued, CardUpdated, CardFrozen, CardUnfrozen, CardPhysicalOrdered, CardActivated, CardPINSet,
+	PaymentContactCreated, BillCreated, BillUpdated, BillCancelled,
+	ExpenseSubmitted, ExpenseApproved, ExpenseRejected, ExpenseMarkedPaid,
+	InvoiceSubmitted, InvoiceApproved, InvoiceReturned, InvoiceSent, InvoiceFinalized, InvoiceDeallocated,
 	PaymentRequestCreated, PaymentRequestCancelled, PaymentRequestAccepted, PaymentRequestDeclined,
 	OrganizationCreated, OrganizationStatusChanged, OrganizationEntityStatusChanged, MemberAdded, DepositCreated,
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -127,7 +128,7 @@ func open(ctx context.Context, tx *db.Tx, a actor.Actor, f file.File) (Bill, err
 		job.FairKey(f.OrganizationID.String())); err != nil {
 		return Bill{}, err
 	}
-	return b, nil
+	return b, audit.Record(ctx, tx, b.OrganizationID, audit.BillCreated, audit.To("bill", id))
 }
 
 // access checks that a may see (or, write, change) bill b: not_found
@@ -216,7 +217,10 @@ func (s *Service) Update(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.
 	if err := r.apply(&b); err != nil {
 		return Bill{}, err
 	}
-	return b, saveFields(ctx, tx, b)
+	if err := saveFields(ctx, tx, b); err != nil {
+		return Bill{}, err
+	}
+	return b, audit.Record(ctx, tx, b.OrganizationID, audit.BillUpdated, audit.To("bill", b.ID))
 }
 
 // SetContact makes contactID, a payment contact of b's organization, the
@@ -322,7 +326,10 @@ func (s *Service) Cancel(ctx context.Context, a actor.Actor, id uuid.UUID) (Bill
 			return apierr.Newf(apierr.Conflict, "This bill is %s; only a bill that is extracting or extracted can be cancelled.", b.Status)
 		}
 		b.Status = Cancelled
-		return setPayment(ctx, tx, *b)
+		if err := setPayment(ctx, tx, *b); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, b.OrganizationID, audit.BillCancelled, audit.To("bill", b.ID))
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
@@ -91,6 +92,9 @@ func (s *Service) Issue(ctx context.Context, orgID uuid.UUID, r IssueRequest) (C
 			}
 		}
 		if err := insertCard(ctx, tx, c); err != nil {
+			return Card{}, err
+		}
+		if err := audit.Record(ctx, tx, c.OrganizationID, audit.CardIssued, audit.To("card", c.ID)); err != nil {
 			return Card{}, err
 		}
 		return s.issuerView(ctx, tx, c.ID)

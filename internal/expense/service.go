@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/file"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
@@ -344,8 +345,19 @@ func (s *Service) decide(ctx context.Context, a actor.Actor, id uuid.UUID, move 
 		if err != nil {
 			return err
 		}
-		return setStatus(ctx, tx, id, to, reason)
+		if err := setStatus(ctx, tx, id, to, reason); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, e.OrganizationID, expenseActions[move], audit.To("expense", id))
 	})
+}
+
+// expenseActions are the audit log's actions of the expense moves.
+var expenseActions = map[string]string{
+	"submit":    audit.ExpenseSubmitted,
+	"approve":   audit.ExpenseApproved,
+	"reject":    audit.ExpenseRejected,
+	"mark-paid": audit.ExpenseMarkedPaid,
 }
 
 // Submit sends the creator's expense for approval: it needs a category, a
@@ -371,7 +383,10 @@ func (s *Service) Submit(ctx context.Context, a actor.Actor, id uuid.UUID) (Expe
 		if m := missing(*e, len(receipts[e.ID])); len(m) > 0 {
 			return errIncomplete(m)
 		}
-		return setStatus(ctx, tx, id, to, nil)
+		if err := setStatus(ctx, tx, id, to, nil); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, e.OrganizationID, expenseActions["submit"], audit.To("expense", id))
 	})
 }
 

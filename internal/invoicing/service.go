@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/organization"
@@ -586,8 +587,21 @@ func (s *Service) move(ctx context.Context, a actor.Actor, orgID, id uuid.UUID, 
 			}
 		}
 		n := len(args) + 2
-		return setInvoice(ctx, tx, id, fmt.Sprintf("state = $%d", n)+set, append(args, m.To)...)
+		if err := setInvoice(ctx, tx, id, fmt.Sprintf("state = $%d", n)+set, append(args, m.To)...); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, orgID, invoiceActions[m.Name], audit.To("invoice", id))
 	})
+}
+
+// invoiceActions are the audit log's actions of the invoice moves.
+var invoiceActions = map[string]string{
+	"submit":     audit.InvoiceSubmitted,
+	"approve":    audit.InvoiceApproved,
+	"return":     audit.InvoiceReturned,
+	"send":       audit.InvoiceSent,
+	"finalize":   audit.InvoiceFinalized,
+	"deallocate": audit.InvoiceDeallocated,
 }
 
 // Submit asks for approval of a draft: any member. The invoice names the

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/bankdetails"
@@ -122,7 +123,10 @@ func AddContact(ctx context.Context, tx *db.Tx, a actor.Actor, orgID uuid.UUID, 
 	}
 	_, err = event.Append(ctx, tx, orgID, "payment_contact-"+c.ID.String(), c.ID.String(), "payment_contact.created",
 		map[string]any{"payment_contact_id": c.ID, "organization_id": orgID, "name": c.Name, "currency": c.Currency, "rail": c.Rail})
-	return c, err
+	if err != nil {
+		return Contact{}, err
+	}
+	return c, audit.Record(ctx, tx, orgID, audit.PaymentContactCreated, audit.To("payment_contact", c.ID))
 }
 
 const contactColumns = `id, organization_id, name, currency, rail, details, created_by_id, inserted_at`

@@ -205,3 +205,83 @@ func TestAuditLogFiltersAndAccess(t *testing.T) {
 	s.Get(t, path, other.web).ExpectError(t, http.StatusNotFound, "not_found")
 	s.Get(t, orgPath(other.org, "/audit-log"), p.web).ExpectError(t, http.StatusNotFound, "not_found")
 }
+
+// Each kind of change a person, a key or the sandbox makes leaves its entry
+// on its record, by who made it.
+func TestAuditLogRecordsEveryKindOfChange(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t)
+	r := newRequester(t, s, "ada@kinds.test", "1000.00")
+	org, ada, program := r.org, r.userID, r.keyID
+
+	// API keys: rotated, revoked.
+	spare := createKey(t, s, r.person, org, keyOf("Spare", "member", "balances:read"))
+	spareID := spare.ApiKey.Id.String()
+	gatedCall(t, s, r.person, apitest.Request{Method: http.MethodPost, Path: keyPath(org, spareID, "rotate")}).ExpectStatus(t, http.StatusOK)
+	s.Post(t, keyPath(org, spareID, "revoke"), r.web, nil).ExpectStatus(t, http.StatusOK)
+
+	// Webhook endpoints: created, updated, secret rotated, deleted.
+	hookID := createHook(t, s, r.person, org, map[string]any{"url": "http://127.0.0.1:9/hook", "event_types": []string{"*"}}).WebhookEndpoint.Id.String()
+	hookPatch(t, s, hooksPath(org, "/"+hookID), r.web, map[string]any{"description": "ERP"}).ExpectStatus(t, http.StatusOK)
+	gatedCall(t, s, r.person, apitest.Request{Method: http.MethodPost, Path: hooksPath(org, "/"+hookID+"/rotate-secret")}).ExpectStatus(t, http.StatusOK)
+	hookDelete(t, s, hooksPath(org, "/"+hookID), r.web).ExpectStatus(t, http.StatusOK)
+
+	// Payment requests: made by the program, declined by Ada; made and
+	// cancelled by the program.
+	declined, err := r.program.CreatePaymentRequest(t.Context(), org, requestBody(t, r.contact, "10.00", ""), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Post(t, requestsPath(org, "/"+declined.Id.String()+"/decline"), r.web, map[string]any{"reason": "Not ours"}).ExpectStatus(t, http.StatusOK)
+	cancelled, err := r.program.CreatePaymentRequest(t.Context(), org, requestBody(t, r.contact, "11.00", ""), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.program.CancelPaymentRequest(t.Context(), org, cancelled.Id.String()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Payments: one cancelled, one rejected.
+	withdrawn := r.pay(t, s, "20.00")
+	s.Post(t, "/api/v1/payments/"+withdrawn.Id.String()+"/cancel", r.web, nil).ExpectStatus(t, http.StatusOK)
+	refused := r.pay(t, s, "30.00")
+	s.Post(t, "/api/v1/approvals/"+refused.ApprovalRequestId.String()+"/reject", r.web, map[string]any{"reason": "Wrong supplier"}).ExpectStatus(t, http.StatusOK)
+
+	// Cards: issued by the sandbox, limited, frozen and unfrozen by Ada.
+	card := cardFor(t, s, org, ada, 500).Id.String()
+	patchCard(t, s, r.web, card, map[string]any{"monthly_limit": 800}).ExpectStatus(t, http.StatusOK)
+	cardAction(t, s, r.web, card, "freeze")
+	cardAction(t, s, r.web, card, "unfreeze")
+
+	// The organization's status, moved by the sandbox.
+	for _, status := range []string{"paused", "active"} {
+		s.Post(t, "/api/v1/sandbox/organizations/"+org+"/status", sbx, map[string]any{"status": status}).ExpectStatus(t, http.StatusOK)
+	}
+
+	log := auditEntries(t, s, r.web, org, "")
+	for _, want := range []struct{ action, typ, id, kind, actor string }{
+		{"api_key.created", "api_key", program, "user", ada},
+		{"api_key.rotated", "api_key", spareID, "user", ada},
+		{"api_key.revoked", "api_key", spareID, "user", ada},
+		{"webhook_endpoint.created", "webhook_endpoint", hookID, "user", ada},
+		{"webhook_endpoint.updated", "webhook_endpoint", hookID, "user", ada},
+		{"webhook_endpoint.secret_rotated", "webhook_endpoint", hookID, "user", ada},
+		{"webhook_endpoint.deleted", "webhook_endpoint", hookID, "user", ada},
+		{"payment_contact.created", "payment_contact", r.contact, "user", ada},
+		{"payment_request.created", "payment_request", declined.Id.String(), "api_key", program},
+		{"payment_request.declined", "payment_request", declined.Id.String(), "user", ada},
+		{"payment_request.cancelled", "payment_request", cancelled.Id.String(), "api_key", program},
+		{"payment.executed", "payment", withdrawn.Id.String(), "user", ada},
+		{"payment.cancelled", "payment", withdrawn.Id.String(), "user", ada},
+		{"approval.rejected", "approval", refused.ApprovalRequestId.String(), "user", ada},
+		{"card.issued", "card", card, "sandbox", ""},
+		{"card.updated", "card", card, "user", ada},
+		{"card.frozen", "card", card, "user", ada},
+		{"card.unfrozen", "card", card, "user", ada},
+	} {
+		auditOne(t, log, want.action, want.typ, want.id, want.kind, want.actor, "")
+	}
+	if n := len(auditFind(log, "organization.status_changed", org)); n != 2 {
+		t.Fatalf("%d organization.status_changed entries, want 2", n)
+	}
+}

@@ -67,9 +67,16 @@ func helpText(c *command) string {
 			fmt.Fprintf(&b, "\nFlags:\n%s", flags.String())
 		}
 	}
-	if c.example != "" {
+	examples := c.example
+	if examples == "" { // a group: the first example of each subcommand
+		for _, s := range c.subs {
+			first, _, _ := strings.Cut(s.example, "\n")
+			examples = strings.TrimPrefix(examples+"\n"+first, "\n")
+		}
+	}
+	if examples != "" {
 		b.WriteString("\nExamples:\n")
-		for line := range strings.SplitSeq(c.example, "\n") {
+		for line := range strings.SplitSeq(examples, "\n") {
 			fmt.Fprintf(&b, "  %s\n", line)
 		}
 	}

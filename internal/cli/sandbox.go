@@ -163,7 +163,6 @@ func sandboxApprove(e *env, args []string) error {
 // approving app, as a person would on their phone.
 func (e *env) startAndApprove(c, sbx *client.Client, approvalID string) error {
 	e.approvalID = approvalID
-	answered := false
 	phone := func(ctx context.Context, ch *api.StepUpChallenge) (client.StepUpAnswer, error) {
 		found := e.findChallenge(ctx, ch)
 		if found == nil {
@@ -173,7 +172,6 @@ func (e *env) startAndApprove(c, sbx *client.Client, approvalID string) error {
 		if _, err := sbx.SandboxApproveChallenge(ctx, found.Id.String(), api.SandboxChallengeApproval{MatchCode: ch.MatchCode}); err != nil {
 			return client.StepUpAnswer{}, e.sandboxFailed(err)
 		}
-		answered = true
 		return client.StepUpAnswer{Method: client.StepUpApp}, nil
 	}
 	approver, err := e.newClient(client.WithToken(c.Token()), client.WithStepUp(phone))
@@ -183,9 +181,6 @@ func (e *env) startAndApprove(c, sbx *client.Client, approvalID string) error {
 	a, err := approver.ApprovePayment(e.ctx, approvalID)
 	if err != nil {
 		return err
-	}
-	if !answered {
-		e.progress("The approval needed no challenge.")
 	}
 	if e.jsonOut() {
 		return e.printJSON(a)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
@@ -213,7 +214,12 @@ func appCommand(words ...string) func(e *env, args []string) error {
 			_, err := io.WriteString(e.out, helpText(e.cmd))
 			return err
 		}
-		return err
+		if err == nil || errors.Is(err, context.Canceled) {
+			return err
+		}
+		// As the server says it: a database it cannot reach is not the
+		// client commands' server.
+		return &exitError{ExitError, err.Error()}
 	}
 }
 

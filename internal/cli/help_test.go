@@ -159,6 +159,12 @@ func TestHelpDetails(t *testing.T) {
 	if r.code != ExitUsage || r.stderr != "strongroom: flag provided but not defined: -no-such-flag\nRun \"strongroom server --help\" for its usage.\n" {
 		t.Fatalf("server --no-such-flag: %+v", r)
 	}
+	// The server commands' own failures are theirs: a database that is not
+	// there is not the client commands' server.
+	r = runLocal(t, nil, "migrate", "--database", "postgres://app@127.0.0.1:1/none?sslmode=disable")
+	if r.code != ExitError || strings.Contains(r.stderr, "STRONGROOM_URL") || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("migrate without its database: %+v", r)
+	}
 	r = runLocal(t, nil, "migrate", "extra")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
 		t.Fatalf("migrate extra: %+v", r)

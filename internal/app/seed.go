@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/skip2/go-qrcode"
 
@@ -30,7 +31,7 @@ func demo(password string) sandbox.Demo {
 			Name:  "Demo Company",
 			Owner: &sandbox.Person{Email: demoEmail, Password: password, FirstName: &first, LastName: &last},
 		},
-		Deposits: []sandbox.DepositRequest{{Currency: "EUR", Amount: "25000.00"}, {Currency: "USD", Amount: "10000.00"}},
+		Deposits: []sandbox.DepositRequest{{Currency: "EUR", Amount: "25000.00"}, {Currency: "USD", Amount: "25000.00"}},
 		Supplier: payment.ContactRequest{Name: demoSupplier, Currency: "EUR", Rail: payment.RailFiat,
 			Account: bankdetails.Account{IBAN: &iban}},
 	}
@@ -50,13 +51,18 @@ func seedDemo(ctx context.Context, sb *sandbox.Service, app *sandbox.ApprovingAp
 		return nil
 	}
 	password := keyring.RandomToken(12)
-	seeded, err := sb.SeedDemo(ctx, app, demo(password))
+	scene := demo(password)
+	seeded, err := sb.SeedDemo(ctx, app, scene)
 	if err != nil {
 		return fmt.Errorf("seed demo organization: %w", err)
 	}
 	uri := seeded.Owner.TOTPURI
-	fmt.Fprintf(stdout, "Demo organization %q (%s) created, with 25,000.00 EUR, 10,000.00 USD, the supplier %q and a sandbox approving app for its owner.\n",
-		seeded.Organization.Name, seeded.Organization.ID, demoSupplier)
+	var funds []string
+	for _, d := range scene.Deposits {
+		funds = append(funds, d.Amount+" "+d.Currency)
+	}
+	fmt.Fprintf(stdout, "Demo organization %q (%s) created, with %s, the supplier %q and a sandbox approving app for its owner.\n",
+		seeded.Organization.Name, seeded.Organization.ID, strings.Join(funds, " and "), demoSupplier)
 	fmt.Fprintf(stdout, "These credentials are shown once:\n")
 	fmt.Fprintf(stdout, "  email:         %s\n  password:      %s\n  authenticator: %s\n", demoEmail, password, uri)
 	if s.generatedSandboxToken {

@@ -152,11 +152,12 @@ func init() {
 		// Sandbox commands.
 		{name: "sandbox", section: sectionSandbox, summary: "play the sandbox's phone, bank and clock", subs: []*command{
 			{name: "approve", summary: "approve a payment as your sandbox approving app (your phone in the sandbox)",
-				run: sandboxApprove, example: "strongroom sandbox approve 0190f5c9-6f70-7b81-8d9e-0f1a2b3c4d60\nstrongroom sandbox approve --match-code 417",
+				run: sandboxApprove, example: "strongroom sandbox approve\nstrongroom sandbox approve 0190f5c9-6f70-7b81-8d9e-0f1a2b3c4d60\nstrongroom sandbox approve --match-code 417",
 				notes: "With APPROVAL_ID and nothing waiting for it, this starts the approval and answers it (no match code\n" +
 					"needed). When a command already waits for your phone (strongroom approvals approve), this answers\n" +
 					"that command's challenge: give the match code it shows (--match-code, or asked on stdin). Without\n" +
-					"APPROVAL_ID it answers the only payment approval waiting for your phone."},
+					"APPROVAL_ID it answers the only payment approval waiting for your phone or, when none waits, the\n" +
+					"organization's only pending approval; with several, it asks which."},
 			{name: "approving-app", summary: "register a sandbox approving app for you, so that sandbox approve can answer",
 				run: sandboxApprovingApp, example: "strongroom sandbox approving-app"},
 			{name: "deposit", summary: "fund the organization's balance in one currency",

@@ -49,11 +49,12 @@ func (e *env) sandboxFailed(err error) error {
 }
 
 func sandboxApprove(e *env, args []string) error {
-	fs := e.flags("sandbox approve", "sandbox approve [APPROVAL_ID] [--match-code CODE] [--challenge ID] [--token TOKEN] [-o json]")
+	fs := e.flags("sandbox approve", "sandbox approve [APPROVAL_ID] [--match-code CODE] [--challenge ID] [--token TOKEN] [--org ORG] [-o json]")
 	matchCode := fs.String("match-code", "", "the match `code` the command waiting for your phone shows (asked on stdin when needed)")
 	challengeID := fs.String("challenge", "", "answer this challenge `id` of your inbox (a step-up's too) instead of a payment approval's")
 	token := tokenFlag(fs)
 	e.outputFlag(fs)
+	e.orgFlag(fs)
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -117,7 +118,7 @@ func sandboxApprove(e *env, args []string) error {
 	default:
 		switch len(approvals) {
 		case 0:
-			return &exitError{ExitNotFound, `no payment approval is waiting for your phone: give the approval's id ("strongroom approvals list" shows them) and this starts and answers it`}
+			return e.approveOnlyPending(c, sbx)
 		case 1:
 			target = &approvals[0]
 		default:
@@ -155,6 +156,37 @@ func sandboxApprove(e *env, args []string) error {
 		fmt.Fprintf(e.out, "Approval %s: approved.\n", done.ApprovalId)
 	}
 	return nil
+}
+
+// approveOnlyPending approves, when nothing waits for the phone, the
+// organization's only pending approval.
+func (e *env) approveOnlyPending(c, sbx *client.Client) error {
+	org, err := e.orgID()
+	if err != nil {
+		return err
+	}
+	status := api.ApprovalStatusPending
+	var pending []api.Approval
+	for a, err := range c.Approvals(e.ctx, org, &api.ListApprovalsParams{Status: &status}) {
+		if err != nil {
+			return err
+		}
+		if len(pending) == 1000 {
+			break
+		}
+		pending = append(pending, a)
+	}
+	switch len(pending) {
+	case 0:
+		return &exitError{ExitNotFound, `no approval is pending and none is waiting for your phone: nothing to approve ("strongroom approvals list --status all" shows them all)`}
+	case 1:
+		return e.startAndApprove(c, sbx, pending[0].Id.String())
+	}
+	var ids []string
+	for _, a := range pending {
+		ids = append(ids, a.Id.String())
+	}
+	return usagef("%d approvals are pending: give the id of the one to approve (\"strongroom approvals list\" shows them):\n  %s", len(pending), strings.Join(ids, "\n  "))
 }
 
 // startAndApprove approves a payment whose approval nothing waits for yet:

@@ -118,16 +118,27 @@ func TestSandboxFlow(t *testing.T) {
 	if !strings.Contains(r.stderr, "insufficient_funds") {
 		t.Fatalf("second approval: %+v", r)
 	}
+	// Still pending: without an id, sandbox approve takes the only pending
+	// approval, and the server refuses it again.
+	r = h.fails(ExitRefused, "", "sandbox", "approve")
+	if !strings.Contains(r.stderr, "insufficient_funds") {
+		t.Fatalf("the only pending approval: %+v", r)
+	}
+	h.ok("", "approvals", "reject", second)
 
 	// Nothing waiting, then two waiting: sandbox approve without an id says
 	// which to give.
 	r = h.fails(ExitNotFound, "", "sandbox", "approve")
-	if !strings.Contains(r.stderr, "no payment approval is waiting for your phone") {
+	if !strings.Contains(r.stderr, "no approval is pending and none is waiting for your phone") {
 		t.Fatalf("none waiting: %+v", r)
 	}
 	h.s.Post(t, "/api/v1/sandbox/organizations/"+o.id+"/deposits", sbx, map[string]any{"currency": "EUR", "amount": "1000.00"}).ExpectStatus(t, 201)
 	_, a1 := h.sandboxPay("10.00")
 	_, a2 := h.sandboxPay("20.00")
+	r = h.fails(ExitUsage, "", "sandbox", "approve")
+	if !strings.Contains(r.stderr, "2 approvals are pending: give the id") || !strings.Contains(r.stderr, a1) || !strings.Contains(r.stderr, a2) {
+		t.Fatalf("two pending: %+v", r)
+	}
 	errw1, errw2 := &apitest.Buffer{}, &apitest.Buffer{}
 	run1 := h.start("", errw1, "approvals", "approve", a1)
 	run2 := h.start("", errw2, "approvals", "approve", a2)

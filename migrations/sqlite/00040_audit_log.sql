@@ -21,6 +21,10 @@ CREATE TABLE audit_entries (
 );
 -- The chain's order, the list's newest-first walk and verify's stream.
 CREATE UNIQUE INDEX audit_entries_chain_key ON audit_entries (organization_id, seq);
+-- The list filtered by action or by actor walks its own index newest first,
+-- so a page reads only matching entries however long the log is.
+CREATE INDEX audit_entries_action_idx ON audit_entries (organization_id, action, seq);
+CREATE INDEX audit_entries_actor_idx ON audit_entries (organization_id, actor_id, seq);
 
 -- One row per organization: the last entry's seq and hash. Appending
 -- updates it first, so the chain never forks; verify compares it with the

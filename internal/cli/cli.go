@@ -47,6 +47,9 @@ const usage = `usage: strongroom <command> [flags]
 Server commands:
   server                      serve the API (applies pending migrations first)
   migrate                     apply pending migrations and exit
+  migrate status              list applied and pending migrations
+  backup [--force] PATH       copy the SQLite database while the server runs
+  healthcheck                 exit 0 when the server is ready (containers)
   version                     print the version
 
 Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL + `):
@@ -122,7 +125,7 @@ func RunWith(ctx context.Context, args []string, getenv func(string) string, std
 		return ExitUsage
 	}
 	switch args[0] {
-	case "server", "migrate", "version":
+	case "server", "migrate", "version", "backup", "healthcheck":
 		if err := app.Run(ctx, args, getenv, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "strongroom:", err)
 			return ExitError

@@ -45,7 +45,7 @@ type Gauges struct {
 
 // Default cache life and per-query timeout of NewGauges.
 const (
-	GaugeTTL     = 10 * time.Second
+	GaugeTTL     = 5 * time.Second
 	GaugeTimeout = 2 * time.Second
 )
 

@@ -14,7 +14,7 @@ import (
 // metricCollectors are the series /metrics exports beside the HTTP
 // layer's own (docs/metrics.md): the events domain code counts, the
 // database's state read on scrape (one grouped query each, cached
-// metrics.GaugeTTL, bounded by metrics.GaugeTimeout: every instance reports
+// metrics.GaugeTTL, bounded together by metrics.GaugeTimeout: every instance reports
 // the same database-wide figures), and the connection pools.
 func metricCollectors(d *db.DB) []prometheus.Collector {
 	byStatus := func(count func(context.Context, db.Reader) (map[string]int64, error)) func(context.Context) ([]metrics.Sample, error) {

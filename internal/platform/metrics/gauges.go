@@ -25,7 +25,7 @@ type Gauge struct {
 }
 
 // Gauges is a collector of gauges read from the database. A scrape reads
-// them all when the last reading is older than TTL, each under Timeout, and
+// them all when the last reading is older than TTL, all within Timeout, and
 // otherwise serves the last reading: however often Prometheus (or several)
 // scrapes, the database answers one set of queries per TTL and instance.
 // A gauge whose read fails is left out of that scrape, and counted in
@@ -49,8 +49,9 @@ const (
 	GaugeTimeout = 2 * time.Second
 )
 
-// NewGauges returns a collector of gs, read at most once per ttl, each
-// read bounded by timeout (GaugeTTL and GaugeTimeout when 0).
+// NewGauges returns a collector of gs, read at most once per ttl, the
+// reads of one scrape bounded by timeout together (GaugeTTL and
+// GaugeTimeout when 0).
 func NewGauges(ttl, timeout time.Duration, gs ...Gauge) *Gauges {
 	if ttl <= 0 {
 		ttl = GaugeTTL
@@ -92,12 +93,14 @@ func (c *Gauges) Collect(ch chan<- prometheus.Metric) {
 	c.fails.Collect(ch)
 }
 
+// read reads every gauge, all of them within one timeout, so a scrape
+// never waits on the database longer than that.
 func (c *Gauges) read() []prometheus.Metric {
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
 	out := []prometheus.Metric{}
 	for i, g := range c.gauges {
-		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 		samples, err := g.Read(ctx)
-		cancel()
 		if err != nil {
 			c.fails.WithLabelValues(g.Name).Inc()
 			continue

@@ -199,9 +199,20 @@ func (c *Client) Me(ctx context.Context) (*api.Me, error) {
 func parseUUID(what, s string) (uuid.UUID, error) {
 	id, err := uuid.Parse(s)
 	if err != nil {
-		return uuid.Nil, fmt.Errorf("strongroom: %s %q is not a UUID", what, s)
+		return uuid.Nil, &InvalidIDError{What: what, Value: s}
 	}
 	return id, nil
+}
+
+// InvalidIDError is an id argument that is not a UUID: the client refuses
+// it before sending anything (a caller's mistake, not the server's answer).
+type InvalidIDError struct {
+	// What names the argument ("approval id"); Value is what was given.
+	What, Value string
+}
+
+func (e *InvalidIDError) Error() string {
+	return fmt.Sprintf("strongroom: %s %q is not a UUID", e.What, e.Value)
 }
 
 // SetupAuthenticator starts setting up an authenticator app for the

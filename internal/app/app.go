@@ -264,7 +264,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		deps.Sandbox = &sandbox.Service{DB: d, Manual: manual, Keys: keys, Messages: messages}
 		deps.SandboxToken = secrets.sandboxToken
 		deps.ApprovingApp = &sandbox.ApprovingApp{DB: d, Keys: keys, Approving: approvals}
-		if err := seedDemo(ctx, deps.Sandbox, secrets, stdout); err != nil {
+		if err := seedDemo(ctx, deps.Sandbox, deps.ApprovingApp, secrets, stdout); err != nil {
 			return err
 		}
 	}
@@ -312,6 +312,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
+	printNextSteps(stdout, "http://"+ln.Addr().String(), cfg.Env, secrets)
 	logger.Info("server started", "addr", ln.Addr().String(), "env", cfg.Env, "database", string(d.Dialect()), "clock", cfg.Clock, "version", Version)
 
 	select {

@@ -96,7 +96,10 @@ func flagName(env string) string {
 func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	raw := map[string]*string{}
 	fs := flag.NewFlagSet("strongroom server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The command line prints the one-line error and points to --help (which
+	// lists each flag once, ConfigFlags), so the flag package prints nothing.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	for _, s := range settings(raw) {
 		*s.value = s.def
 		if v := getenv(s.env); v != "" {
@@ -107,10 +110,13 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		fs.StringVar(s.value, "strongroom-"+flagName(s.env), *s.value, "same as --"+flagName(s.env))
 	}
 	if err := fs.Parse(args); err != nil {
-		return Config{}, err
+		if isHelp(err) {
+			return Config{}, err
+		}
+		return Config{}, &UsageError{err}
 	}
 	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return Config{}, &UsageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	get := func(env string) string { return strings.TrimSpace(*raw[env]) }
 	var problems []error

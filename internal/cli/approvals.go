@@ -6,27 +6,6 @@ import (
 	"github.com/strongroom/strongroom/client/api"
 )
 
-// subcommand splits "group sub args…", printing the group's usage when the
-// subcommand is missing or unknown.
-func subcommand(e *env, group string, args []string, subs map[string]func(*env, []string) error, synopsis string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(e.errw, "usage: strongroom %s %s\n", group, synopsis)
-		return usagef("%s needs a subcommand", group)
-	}
-	f, ok := subs[args[0]]
-	if !ok {
-		fmt.Fprintf(e.errw, "usage: strongroom %s %s\n", group, synopsis)
-		return usagef("unknown subcommand %q of %s", args[0], group)
-	}
-	return f(e, args[1:])
-}
-
-func cmdApprovals(e *env, args []string) error {
-	return subcommand(e, "approvals", args, map[string]func(*env, []string) error{
-		"list": approvalsList, "approve": approvalsApprove, "reject": approvalsReject,
-	}, "list [--status S] | approve ID | reject ID [--reason TEXT]")
-}
-
 func approvalsList(e *env, args []string) error {
 	fs := e.flags("approvals list", "approvals list [--status pending|approved|rejected|cancelled|all] [--org ORG] [-o json]")
 	status := fs.String("status", "pending", "only approvals of this `status`, or all")
@@ -87,12 +66,13 @@ func approvalsApprove(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("approvals approve takes one approval id")
+		return usageHelpf("approvals approve takes one approval id")
 	}
 	c, err := e.client()
 	if err != nil {
 		return err
 	}
+	e.approvalID = pos[0] // to find and name its challenge while the phone is waited for
 	a, err := c.ApprovePayment(e.ctx, pos[0])
 	if err != nil {
 		return err
@@ -113,7 +93,7 @@ func approvalsReject(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("approvals reject takes one approval id")
+		return usageHelpf("approvals reject takes one approval id")
 	}
 	c, err := e.client()
 	if err != nil {

@@ -24,7 +24,7 @@ func cmdLogin(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 0 {
-		return usagef("login takes no arguments")
+		return usageHelpf("login takes no arguments")
 	}
 	if *email == "" {
 		if *email, err = e.readLine("Email: "); err != nil {

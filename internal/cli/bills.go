@@ -8,12 +8,6 @@ import (
 	"time"
 )
 
-func cmdBills(e *env, args []string) error {
-	return subcommand(e, "bills", args, map[string]func(*env, []string) error{
-		"upload": billsUpload,
-	}, "upload FILE [--timeout D] [--org ORG] [-o json]")
-}
-
 func billsUpload(e *env, args []string) error {
 	fs := e.flags("bills upload", "bills upload FILE [--timeout D] [--org ORG] [-o json]")
 	timeout := fs.Duration("timeout", 2*time.Minute, "how long to wait for the extraction")
@@ -23,7 +17,7 @@ func billsUpload(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("bills upload takes one file (a PDF, PNG, JPEG, or UBL or CII XML invoice)")
+		return usageHelpf("bills upload takes one file (a PDF, PNG, JPEG, or UBL or CII XML invoice)")
 	}
 	org, err := e.orgID()
 	if err != nil {

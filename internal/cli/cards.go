@@ -6,12 +6,6 @@ import (
 	"github.com/strongroom/strongroom/client/api"
 )
 
-func cmdCards(e *env, args []string) error {
-	return subcommand(e, "cards", args, map[string]func(*env, []string) error{
-		"list": cardsList, "freeze": cardsFreeze, "unfreeze": cardsUnfreeze,
-	}, "list | freeze ID | unfreeze ID")
-}
-
 var cardHeader = []string{"ID", "CARD", "HOLDER", "STATUS", "FROZEN", "SPENT THIS MONTH", "MONTHLY LIMIT"}
 
 func cardRow(c api.Card) []string {
@@ -51,7 +45,7 @@ func cardAction(e *env, sub string, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("cards %s takes one card id", sub)
+		return usageHelpf("cards %s takes one card id", sub)
 	}
 	c, err := e.client()
 	if err != nil {

@@ -16,14 +16,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/strongroom/strongroom/client"
 	"github.com/strongroom/strongroom/client/api"
-	"github.com/strongroom/strongroom/internal/app"
 )
 
 // Exit codes, by kind of failure; stable, for scripts.
@@ -42,64 +44,6 @@ const (
 // DefaultURL is the server when STRONGROOM_URL is not set.
 const DefaultURL = "http://127.0.0.1:8080"
 
-const usage = `usage: strongroom <command> [flags]
-
-Server commands:
-  server                      serve the API (applies pending migrations first)
-  migrate                     apply pending migrations and exit
-  version                     print the version
-
-Client commands (speak to the server at STRONGROOM_URL, default ` + DefaultURL + `):
-  login [--email E] [--qr]    sign in; the session token is kept in a 0600 file
-  logout                      sign the session out and forget the token
-  whoami                      the signed-in person and their session
-  orgs                        the organizations you belong to
-  balances                    available and pending balance per currency
-  transactions [--since D]    the transactions feed, every page (D: YYYY-MM-DD)
-  contacts                    the payment contacts
-  pay --contact C --amount A  quote a payment, show it, confirm, execute
-  approvals list|approve ID|reject ID
-                              payments waiting for approval; approving asks
-                              for your phone (match code)
-  requests list|accept ID|decline ID --reason R
-                              payment requests programs made; accepting pays
-                              in your name and asks for your phone
-  keys create|list|rotate ID|revoke ID
-                              API keys
-  webhooks create --url URL [--event T]|list|get ID|update ID|delete ID|
-           rotate-secret ID|deliveries ID|retry ID DELIVERY
-                              webhook endpoints and their deliveries log
-  cards list|freeze ID|unfreeze ID
-                              cards
-  bills upload FILE           upload an invoice, wait for extraction, print it
-  events list [--type T] [--since TIME] [--until TIME]
-                              the organization's events of the last 30 days
-  listen --forward-to URL [--events T,…] [--secret whsec_…]
-                              follow the organization's events and POST each
-                              to URL signed as a webhook (Standard Webhooks)
-  statements --currency C --from D --to D [--format F] [-O FILE]
-                              a statement (F: json, csv, camt053, ofx)
-
-Common flags of the client commands:
-  -o table|json   output format (default table; json prints the API's records)
-  --org ID|NAME   the organization (default: your only one)
-  --step-up M     answer a step-up with app (your phone), totp (authenticator
-                  code, asked on stdin) or email (code sent by email); default:
-                  app when you have it, else totp
-
-Environment:
-  STRONGROOM_URL     the server (default ` + DefaultURL + `)
-  STRONGROOM_TOKEN   a session token or API key to use instead of the token file
-  XDG_CONFIG_HOME    where the token file lives (default ~/.config):
-                     $XDG_CONFIG_HOME/strongroom/token
-
-Exit codes:
-  0 ok  1 other error  2 usage or invalid request  3 not signed in
-  4 forbidden or step-up not completed  5 not found  6 refused (conflict,
-  insufficient funds, …)  7 rate limited  130 interrupted
-
-Run "strongroom <command> -h" for a command's flags.`
-
 // Options are the knobs of a run that tests turn.
 type Options struct {
 	// Poll is how often step-ups and bill extraction are polled (default
@@ -107,6 +51,9 @@ type Options struct {
 	Poll time.Duration
 	// HTTP is the HTTP client (default: a client with a 60 s timeout).
 	HTTP *http.Client
+	// ProgressEvery is how often the time waited for the phone is shown
+	// (default: every second in place on a terminal, else every 10 s).
+	ProgressEvery time.Duration
 }
 
 // Run runs the strongroom command in args (without the program name) and
@@ -117,26 +64,6 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 // RunWith is Run with options.
 func RunWith(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer, opts Options) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
-		return ExitUsage
-	}
-	switch args[0] {
-	case "server", "migrate", "version":
-		if err := app.Run(ctx, args, getenv, stdout, stderr); err != nil {
-			fmt.Fprintln(stderr, "strongroom:", err)
-			return ExitError
-		}
-		return ExitOK
-	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, usage)
-		return ExitOK
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "strongroom: unknown command %q\n\n%s\n", args[0], usage)
-		return ExitUsage
-	}
 	e := &env{
 		ctx: ctx, getenv: getenv, stdin: stdin, in: bufio.NewReader(stdin), out: stdout, errw: stderr,
 		opts: opts, baseURL: strings.TrimSpace(getenv("STRONGROOM_URL")),
@@ -147,32 +74,51 @@ func RunWith(ctx context.Context, args []string, getenv func(string) string, std
 	if e.opts.HTTP == nil {
 		e.opts.HTTP = &http.Client{Timeout: 60 * time.Second}
 	}
-	err := cmd(e, args[1:])
-	if err == nil {
-		return ExitOK
+	if len(args) == 0 {
+		fmt.Fprint(stderr, topUsage())
+		return ExitUsage
 	}
-	return e.fail(err)
+	switch args[0] {
+	case "-h", "-help", "--help":
+		args = append([]string{"help"}, args[1:]...)
+	case "--version":
+		args = append([]string{"version"}, args[1:]...)
+	}
+	cmd := lookup(args[0])
+	if cmd == nil {
+		fmt.Fprintf(stderr, "strongroom: unknown command %q: run \"strongroom help\" for the list of commands\n", args[0])
+		return ExitUsage
+	}
+	if err := e.dispatch(cmd, args[1:]); err != nil {
+		return e.fail(err)
+	}
+	return ExitOK
 }
 
-// commands are the client commands by name.
-var commands = map[string]func(*env, []string) error{
-	"login":        cmdLogin,
-	"logout":       cmdLogout,
-	"whoami":       cmdWhoami,
-	"orgs":         cmdOrgs,
-	"balances":     cmdBalances,
-	"transactions": cmdTransactions,
-	"contacts":     cmdContacts,
-	"pay":          cmdPay,
-	"approvals":    cmdApprovals,
-	"requests":     cmdRequests,
-	"keys":         cmdKeys,
-	"webhooks":     cmdWebhooks,
-	"cards":        cmdCards,
-	"bills":        cmdBills,
-	"events":       cmdEvents,
-	"listen":       cmdListen,
-	"statements":   cmdStatements,
+// dispatch runs cmd, or the subcommand its first argument names.
+func (e *env) dispatch(cmd *command, args []string) error {
+	e.cmd = cmd
+	if len(cmd.subs) > 0 && len(args) > 0 {
+		if sub := cmd.sub(args[0]); sub != nil {
+			return e.dispatch(sub, args[1:])
+		}
+	}
+	if cmd.run == nil { // a group without a subcommand
+		if len(args) > 0 && isHelpArg(args[0]) {
+			_, err := io.WriteString(e.out, helpText(cmd))
+			return err
+		}
+		subs := strings.Join(names(cmd.subs), ", ")
+		if len(args) == 0 {
+			return usageHelpf("%s needs a subcommand: %s", cmd.path, subs)
+		}
+		return usageHelpf("%s has no subcommand %q; it has %s", cmd.path, args[0], subs)
+	}
+	if cmd.flagSet != nil && hasHelpFlag(args) {
+		_, err := io.WriteString(e.out, helpText(cmd))
+		return err
+	}
+	return cmd.run(e, args)
 }
 
 // env is one run of a client command.
@@ -186,6 +132,12 @@ type env struct {
 	opts    Options
 	baseURL string
 
+	cmd        *command      // the command running
+	fs         *flag.FlagSet // its flags, once defined
+	synopsis   string        // its usage line, as e.flags got it
+	describing bool          // describe mode: e.parse stops with errDescribed
+	approvalID string        // the approval being approved, to find its challenge
+
 	// the common flags, once parsed
 	output string
 	org    string
@@ -194,12 +146,30 @@ type env struct {
 	c *client.Client
 }
 
-// usageError is a wrong command line (exit 2).
-type usageError struct{ msg string }
+// usageError is a wrong command line (exit 2); with help, the message
+// points to the command's --help.
+type usageError struct {
+	msg  string
+	help bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// usageHelpf is usagef for a command line that --help would have avoided.
+func usageHelpf(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...), help: true}
+}
+
+// exitError is a failure the command explains itself, with its exit code
+// (a payment refused before it is made, say).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
 
 // errNotSignedIn is a command that needs a session when there is none (exit 3).
 var errNotSignedIn = errors.New(`not signed in: run "strongroom login" (or set STRONGROOM_TOKEN)`)
@@ -210,6 +180,8 @@ var errNotConfirmed = errors.New("not paid")
 // fail prints err to stderr and returns its exit code.
 func (e *env) fail(err error) int {
 	var ue *usageError
+	var xe *exitError
+	var idErr *client.InvalidIDError
 	var apiErr *client.Error
 	var stepErr *client.StepUpError
 	var signErr *client.SignInError
@@ -217,32 +189,82 @@ func (e *env) fail(err error) int {
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case errors.As(err, &ue):
-		fmt.Fprintln(e.errw, "strongroom:", ue.msg)
+		e.errorf("%s", ue.msg)
+		if ue.help && e.cmd != nil {
+			fmt.Fprintf(e.errw, "Run \"strongroom %s --help\" for its usage.\n", e.cmd.path)
+		}
+		return ExitUsage
+	case errors.As(err, &xe):
+		e.errorf("%s", xe.msg)
+		return xe.code
+	case errors.As(err, &idErr):
+		e.errorf("%s %q is not a UUID: give the id as the API shows it (0190f5c9-6f70-7b81-8d9e-0f1a2b3c4d60)", idErr.What, idErr.Value)
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(e.errw, "strongroom: interrupted")
+		e.errorf("interrupted")
 		return ExitInterrupted
 	case errors.Is(err, errNotSignedIn):
-		fmt.Fprintln(e.errw, "strongroom:", err)
+		e.errorf("%v", err)
 		return ExitAuth
 	case errors.As(err, &stepErr):
-		fmt.Fprintf(e.errw, "strongroom: the step-up was %s; nothing was done\n", stepErr.Status)
+		e.errorf("the step-up was %s; nothing was done", stepErr.Status)
 		return ExitForbidden
 	case errors.As(err, &signErr):
-		fmt.Fprintln(e.errw, "strongroom:", signInMessage(signErr.Status))
+		e.errorf("%s", signInMessage(signErr.Status))
 		return ExitAuth
 	case errors.As(err, &apiErr):
-		fmt.Fprintf(e.errw, "strongroom: %s (%s, request %s)\n", apiErr.Message, apiErr.Type, apiErr.RequestID)
+		e.errorf("%s (%s, request %s)", apiErr.Message, apiErr.Type, apiErr.RequestID)
 		for _, d := range apiErr.Details {
 			fmt.Fprintf(e.errw, "  %s: %s\n", d.Field, d.Message)
 		}
-		if apiErr.StatusCode == http.StatusUnauthorized && apiErr.Type != "invalid_credentials" {
+		switch {
+		case apiErr.StatusCode == http.StatusUnauthorized && apiErr.Type != "invalid_credentials":
 			fmt.Fprintln(e.errw, `Sign in again with "strongroom login".`)
+		case apiErr.Type == "approval_credential_required":
+			fmt.Fprintln(e.errw, `Approving needs the Strongroom app on your phone; in the sandbox, "strongroom sandbox approving-app" registers a sandbox one.`)
 		}
 		return exitCodeOf(apiErr)
 	}
-	fmt.Fprintln(e.errw, "strongroom:", err)
+	if msg, ok := e.unreachable(err); ok {
+		e.errorf("%s", msg)
+		return ExitError
+	}
+	e.errorf("%v", err)
 	return ExitError
+}
+
+// errorf prints one error line on stderr, "strongroom: " once: the
+// prefixes of the errors it wraps (the client's own) are dropped.
+func (e *env) errorf(format string, a ...any) {
+	msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "strongroom: ", "")
+	fmt.Fprintln(e.errw, "strongroom: "+msg)
+}
+
+// unreachable is the message of a server that could not be reached: one
+// line naming the URL and what to do, never the dialer's own error.
+func (e *env) unreachable(err error) (string, bool) {
+	var opErr *net.OpError
+	var urlErr *url.Error
+	reason := ""
+	switch {
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		var dnsErr *net.DNSError
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			reason = "connection refused"
+		case errors.As(err, &dnsErr):
+			reason = "no such host"
+		case opErr.Timeout():
+			reason = "no answer"
+		default:
+			reason = "cannot connect"
+		}
+	case errors.As(err, &urlErr) && urlErr.Timeout():
+		reason = "no answer in time"
+	default:
+		return "", false
+	}
+	return fmt.Sprintf("cannot reach the server at %s (%s): start one with \"strongroom server\", or set STRONGROOM_URL to its address", e.baseURL, reason), true
 }
 
 // exitCodeOf maps an API error to its exit code.
@@ -274,24 +296,34 @@ func signInMessage(status api.SignInStatus) string {
 	return fmt.Sprintf("the sign-in stopped at %s", status)
 }
 
-// flags returns a FlagSet for a command, its usage printed to stderr.
+// flags returns the FlagSet of a command; synopsis is its usage line
+// after "strongroom ". Its help is the command's (helpText), printed by
+// e.parse on -h or --help; the flag package itself prints nothing.
 func (e *env) flags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.errw)
-	fs.Usage = func() {
-		fmt.Fprintf(e.errw, "usage: strongroom %s\n", synopsis)
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	e.fs, e.synopsis = fs, synopsis
 	return fs
 }
 
 // common adds the common flags: -o, and --org and --step-up when asked.
 func (e *env) common(fs *flag.FlagSet, org bool) {
-	fs.StringVar(&e.output, "o", "table", "output `format`: table or json")
+	e.outputFlag(fs)
 	fs.StringVar(&e.method, "step-up", "", "answer a step-up with `method` app, totp or email (default: app when you have it, else totp)")
 	if org {
-		fs.StringVar(&e.org, "org", "", "the organization, by `id or name` (default: your only one)")
+		e.orgFlag(fs)
 	}
+}
+
+// outputFlag adds -o.
+func (e *env) outputFlag(fs *flag.FlagSet) {
+	fs.StringVar(&e.output, "o", "table", "output `format`: table or json")
+}
+
+// orgFlag adds --org.
+func (e *env) orgFlag(fs *flag.FlagSet) {
+	fs.StringVar(&e.org, "org", "", "the organization, by `id or name` (default: your only one)")
 }
 
 // parseForOrg parses a command that takes no positional arguments and
@@ -306,13 +338,19 @@ func (e *env) parseForOrg(fs *flag.FlagSet, args []string) (string, error) {
 // parse parses args with fs, flags and arguments in any order, and checks
 // the common flags. It returns the positional arguments.
 func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	if e.describing {
+		return nil, errDescribed
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if e.cmd != nil {
+					io.WriteString(e.out, helpText(e.cmd))
+				}
 				return nil, err
 			}
-			return nil, usagef("%v", err)
+			return nil, usageHelpf("%v", err)
 		}
 		rest := fs.Args()
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
@@ -326,7 +364,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	if e.output != "table" && e.output != "json" {
+	if e.output != "" && e.output != "table" && e.output != "json" {
 		return nil, usagef("-o must be table or json, not %q", e.output)
 	}
 	switch e.method {

@@ -129,20 +129,14 @@ func TestPayApproveAndReject(t *testing.T) {
 	if !strings.Contains(r.stderr, "PYR002") {
 		t.Fatalf("no reason: %q", r.stderr)
 	}
-	// More than the balance: executed, but approving it is refused.
-	h.advance(time.Second)
-	r = h.run("", "pay", "--contact", "Müller Maschinenbau GmbH", "--amount", "5000.00", "--reason", "PYR002", "--reference", "x", "--yes", "-o", "json")
-	big := decodeJSON[struct {
-		Payment api.Payment `json:"payment"`
-	}](t, r.stdout).Payment
-	if r.code != 0 || big.ApprovalRequestId == nil {
-		t.Fatalf("pay 5000: %+v", r)
+	// More than the balance: refused before anything is made, saying what
+	// is available (the 100.00 and 40.00 wait for approval: not yet debited).
+	r = h.fails(ExitRefused, "", "pay", "--contact", "Müller Maschinenbau GmbH", "--amount", "1000.00", "--reason", "PYR002", "--reference", "x", "--yes")
+	if !strings.Contains(r.stderr, "this payment takes 1002.50 EUR (fee included) and the EUR balance has 1000.00 EUR available; nothing was paid") ||
+		!strings.Contains(r.stdout, "Total debited:      1002.50 EUR") || strings.Contains(r.stdout, "Payment ") {
+		t.Fatalf("pay beyond the balance: %+v", r)
 	}
-	r = h.fails(ExitRefused, "", "approvals", "approve", big.ApprovalRequestId.String())
-	if !strings.Contains(r.stderr, "insufficient_funds") {
-		t.Fatalf("approve beyond the balance: %q", r.stderr)
-	}
-	h.ok("", "approvals", "reject", big.ApprovalRequestId.String())
+	h.fails(ExitRefused, "", "pay", "--contact", "Müller Maschinenbau GmbH", "--amount", "1000.00", "--reason", "PYR002", "--reference", "x", "--yes", "-o", "json")
 
 	h.golden("approvals-list", h.ok("", "approvals", "list"))
 	approvals := decodeJSON[[]api.Approval](t, h.ok("", "approvals", "list", "-o", "json"))

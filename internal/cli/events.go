@@ -13,12 +13,6 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/webhooksend"
 )
 
-func cmdEvents(e *env, args []string) error {
-	return subcommand(e, "events", args, map[string]func(*env, []string) error{
-		"list": eventsList,
-	}, "list [--type T]… [--since TIME] [--until TIME] [--max N]")
-}
-
 // eventTime reads --since or --until: an RFC 3339 time, or a date
 // YYYY-MM-DD (UTC) meaning its start (since) or the start of the next day
 // (until: the whole day is included).
@@ -140,7 +134,7 @@ func cmdListen(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 0 || *forwardTo == "" {
-		return usagef("listen needs --forward-to URL")
+		return usageHelpf("listen needs --forward-to URL")
 	}
 	if u, err := url.Parse(*forwardTo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usagef("--forward-to must be an http or https URL, not %q", *forwardTo)

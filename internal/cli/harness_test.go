@@ -80,7 +80,7 @@ func (h *harness) startReading(r io.Reader, errw *apitest.Buffer, args ...string
 		var out bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		code := RunWith(ctx, args, h.getenv, r, &out, errw, Options{Poll: 20 * time.Millisecond})
+		code := RunWith(ctx, args, h.getenv, r, &out, errw, Options{Poll: 20 * time.Millisecond, ProgressEvery: 20 * time.Millisecond})
 		done <- result{out.String(), errw.String(), code}
 	}()
 	return done

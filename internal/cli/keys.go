@@ -7,12 +7,6 @@ import (
 	"github.com/strongroom/strongroom/client/api"
 )
 
-func cmdKeys(e *env, args []string) error {
-	return subcommand(e, "keys", args, map[string]func(*env, []string) error{
-		"create": keysCreate, "list": keysList, "rotate": keysRotate, "revoke": keysRevoke,
-	}, "create --name NAME [--role member|admin] [--scope S] | list | rotate ID | revoke ID")
-}
-
 func keyRow(k api.ApiKey) []string {
 	state := "active"
 	if k.RevokedAt != nil {
@@ -48,7 +42,7 @@ func keysCreate(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 0 || *name == "" {
-		return usagef("keys create needs --name")
+		return usageHelpf("keys create needs --name")
 	}
 	org, err := e.orgID()
 	if err != nil {
@@ -84,7 +78,7 @@ func keyArg(e *env, sub string, args []string) (org, id string, err error) {
 		return "", "", err
 	}
 	if len(pos) != 1 {
-		return "", "", usagef("keys %s takes one key id", sub)
+		return "", "", usageHelpf("keys %s takes one key id", sub)
 	}
 	org, err = e.orgID()
 	return org, pos[0], err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -166,7 +167,7 @@ func (e *env) contact(org, ref string) (*api.PaymentContact, error) {
 }
 
 func cmdPay(e *env, args []string) error {
-	fs := e.flags("pay", "pay --contact ID|NAME --amount AMOUNT [--currency CUR] [--receive] [--reason PYR###] [--reference TEXT] [--yes] [--org ORG] [-o json]")
+	fs := e.flags("pay", "pay --contact ID|NAME --amount AMOUNT [--currency CUR] [--receive] [--reason PYR###] [--reference TEXT] [--yes] [--approve] [--org ORG] [-o json]")
 	contactRef := fs.String("contact", "", "the payment contact, by `id or name`")
 	amount := fs.String("amount", "", "the `amount`, a decimal (12.50)")
 	currency := fs.String("currency", "", "the `currency` paid from (default: the contact's currency)")
@@ -177,14 +178,14 @@ func cmdPay(e *env, args []string) error {
 	notes := fs.String("notes", "", "internal `notes`, never sent to the recipient")
 	key := fs.String("idempotency-key", "", "name the payment with this `key` so that running the command again cannot pay twice (default: a fresh one)")
 	yes := fs.Bool("yes", false, "pay without asking")
+	approve := fs.Bool("approve", false, "approve the payment at once, as \"strongroom approvals approve\" does (your phone is asked)")
 	e.common(fs, true)
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 || *contactRef == "" || *amount == "" {
-		fs.Usage()
-		return usagef("pay needs --contact and --amount")
+		return usageHelpf("pay needs --contact and --amount")
 	}
 	org, err := e.orgID()
 	if err != nil {
@@ -203,7 +204,7 @@ func cmdPay(e *env, args []string) error {
 		for _, r := range cfg.PayoutReasons {
 			codes = append(codes, fmt.Sprintf("  %s  %s", r.Code, r.Label))
 		}
-		return usagef("a bank transfer needs --reason and --reference (at most %d characters); the reasons are:\n%s",
+		return usageHelpf("a bank transfer needs --reason and --reference (at most %d characters); the reasons are:\n%s",
 			cfg.StatementDescriptionMaxLength, strings.Join(codes, "\n"))
 	}
 	source := strings.ToUpper(*currency)
@@ -221,17 +222,29 @@ func cmdPay(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// What leaves the account: the amount and the fee, in the currency
+	// paid from (the fee is charged in it).
+	total, err := addDecimals(q.Source.Amount, q.Fee.Amount)
+	if err != nil || q.Fee.Currency != q.Source.Currency {
+		return fmt.Errorf("the quote's amounts cannot be added (%s %s and a fee of %s %s)", q.Source.Amount, q.Source.Currency, q.Fee.Amount, q.Fee.Currency)
+	}
 	if !e.jsonOut() {
 		if err := e.fields([][2]string{
 			{"To", fmt.Sprintf("%s (%s)", pc.Name, account(pc.Iban, pc.AccountNumber, pc.CryptoAddress))},
 			{"You send", money(q.Source.Amount, q.Source.Currency)},
 			{"Fee", money(q.Fee.Amount, q.Fee.Currency)},
+			{"Total debited", money(total, q.Source.Currency)},
 			{"They receive", money(q.Destination.Amount, q.Destination.Currency)},
 			{"Rate", q.Rate},
 			{"Quote valid until", when(q.ExpiresAt)},
 		}); err != nil {
 			return err
 		}
+	}
+	// Refused here when the balance is short; the server still decides
+	// when the payment is approved (other payments may go first).
+	if err := e.coveredBy(org, q.Source.Currency, total); err != nil {
+		return err
 	}
 	if err := e.confirmUnless(*yes, "Pay?"); err != nil {
 		return err
@@ -250,15 +263,104 @@ func cmdPay(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	awaiting := p.ApprovalRequestId != nil && p.Status == api.PaymentStatusAwaitingApproval
+	if !e.jsonOut() {
+		fmt.Fprintf(e.out, "Payment %s: %s.\n", p.Id, strings.ReplaceAll(string(p.Status), "_", " "))
+	}
+	var approval *api.Approval
+	if awaiting && *approve {
+		e.approvalID = p.ApprovalRequestId.String()
+		if approval, err = e.c.ApprovePayment(e.ctx, e.approvalID); err != nil {
+			fmt.Fprintf(e.errw, "The payment was made and awaits approval: %s\n", e.approveHint(e.approvalID))
+			return err
+		}
+	}
 	if e.jsonOut() {
 		return e.printJSON(struct {
-			Quote   *api.Quote   `json:"quote"`
-			Payment *api.Payment `json:"payment"`
-		}{q, p})
+			Quote    *api.Quote    `json:"quote"`
+			Payment  *api.Payment  `json:"payment"`
+			Approval *api.Approval `json:"approval,omitempty"`
+		}{q, p, approval})
 	}
-	fmt.Fprintf(e.out, "Payment %s: %s.\n", p.Id, strings.ReplaceAll(string(p.Status), "_", " "))
-	if p.ApprovalRequestId != nil && p.Status == api.PaymentStatusAwaitingApproval {
-		fmt.Fprintf(e.out, "Approve it with: strongroom approvals approve %s\n", p.ApprovalRequestId)
+	switch {
+	case approval != nil:
+		fmt.Fprintf(e.out, "Approval %s: %s.\n", approval.Id, approval.Status)
+	case awaiting:
+		fmt.Fprintf(e.out, "Approve it with: %s\n", e.approveHint(p.ApprovalRequestId.String()))
 	}
 	return nil
+}
+
+// approveHint is the command that approves an approval: in the sandbox,
+// the one that answers as the sandbox approving app too.
+func (e *env) approveHint(approvalID string) string {
+	hint := "strongroom approvals approve " + approvalID
+	if e.sandboxed(e.ctx) {
+		hint += "\n(in the sandbox, \"strongroom sandbox approve " + approvalID + "\" approves it as your phone)"
+	}
+	return hint
+}
+
+// coveredBy refuses, before the payment is made, a total the available
+// balance of currency does not cover, saying how much is available.
+func (e *env) coveredBy(org, currency, total string) error {
+	balances, err := e.c.Balances(e.ctx, org)
+	if err != nil {
+		return err
+	}
+	available := "0"
+	for _, b := range balances {
+		if string(b.Currency) == currency {
+			available = b.Available
+		}
+	}
+	short, err := lessDecimal(available, total)
+	if err != nil {
+		return err
+	}
+	if short {
+		return &exitError{ExitRefused, fmt.Sprintf("insufficient funds: this payment takes %s %s (fee included) and the %s balance has %s %s available; nothing was paid",
+			total, currency, currency, available, currency)}
+	}
+	return nil
+}
+
+// decimal reads a decimal string of the API exactly, and its number of
+// decimal places.
+func decimal(s string) (*big.Rat, int, error) {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || strings.ContainsAny(s, "eE/") {
+		return nil, 0, fmt.Errorf("%q is not a decimal amount", s)
+	}
+	places := 0
+	if _, frac, ok := strings.Cut(s, "."); ok {
+		places = len(frac)
+	}
+	return r, places, nil
+}
+
+// addDecimals is a + b, exactly, at the larger number of decimal places.
+func addDecimals(a, b string) (string, error) {
+	x, px, err := decimal(a)
+	if err != nil {
+		return "", err
+	}
+	y, py, err := decimal(b)
+	if err != nil {
+		return "", err
+	}
+	return new(big.Rat).Add(x, y).FloatString(max(px, py)), nil
+}
+
+// lessDecimal reports whether a < b.
+func lessDecimal(a, b string) (bool, error) {
+	x, _, err := decimal(a)
+	if err != nil {
+		return false, err
+	}
+	y, _, err := decimal(b)
+	if err != nil {
+		return false, err
+	}
+	return x.Cmp(y) < 0, nil
 }

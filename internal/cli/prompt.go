@@ -102,12 +102,9 @@ func (e *env) stepUp(ctx context.Context, ch *api.StepUpChallenge) (client.StepU
 	}
 	switch method {
 	case client.StepUpApp:
-		code := "?"
-		if ch.MatchCode != nil {
-			code = *ch.MatchCode
-		}
-		e.progress("This needs your confirmation: waiting for approval on your phone (match code %s)…", code)
-		return client.StepUpAnswer{Method: client.StepUpApp}, nil
+		// Waited for here, to show the time waited; the client reads the
+		// outcome once more.
+		return client.StepUpAnswer{Method: client.StepUpApp}, e.waitForPhone(ctx, ch)
 	case client.StepUpTOTP:
 		e.progress("This needs your confirmation.")
 		code, err := e.readLine("Authenticator code: ")

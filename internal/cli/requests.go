@@ -7,12 +7,6 @@ import (
 	"github.com/strongroom/strongroom/client/api"
 )
 
-func cmdRequests(e *env, args []string) error {
-	return subcommand(e, "requests", args, map[string]func(*env, []string) error{
-		"list": requestsList, "accept": requestsAccept, "decline": requestsDecline,
-	}, "list [--status S] [--external-id X] | accept ID [--yes] | decline ID --reason TEXT")
-}
-
 func requestsList(e *env, args []string) error {
 	fs := e.flags("requests list", "requests list [--status pending|accepted|declined|cancelled|expired|all] [--external-id X] [--org ORG] [-o json]")
 	status := fs.String("status", "pending", "only requests of this `status`, or all")
@@ -72,7 +66,7 @@ func requestsAccept(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("requests accept takes one payment request id")
+		return usageHelpf("requests accept takes one payment request id")
 	}
 	org, err := e.orgID()
 	if err != nil {
@@ -106,7 +100,8 @@ func requestsAccept(e *env, args []string) error {
 	if !e.jsonOut() {
 		fmt.Fprintf(e.out, "Payment request %s: accepted; payment %s awaits your approval.\n", accepted.Id, p.Id)
 	}
-	approval, err := e.c.ApprovePayment(e.ctx, p.ApprovalRequestId.String())
+	e.approvalID = p.ApprovalRequestId.String()
+	approval, err := e.c.ApprovePayment(e.ctx, e.approvalID)
 	if err != nil {
 		return err
 	}
@@ -129,8 +124,7 @@ func requestsDecline(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 || strings.TrimSpace(*reason) == "" {
-		fs.Usage()
-		return usagef("requests decline takes one payment request id and --reason")
+		return usageHelpf("requests decline takes one payment request id and --reason")
 	}
 	org, err := e.orgID()
 	if err != nil {

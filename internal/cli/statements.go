@@ -27,7 +27,7 @@ func cmdStatements(e *env, args []string) error {
 		return err
 	}
 	if *currency == "" || *from == "" || *to == "" {
-		return usagef("statements needs --currency, --from and --to")
+		return usageHelpf("statements needs --currency, --from and --to")
 	}
 	f := api.GetStatementParamsFormat(*format)
 	if !f.Valid() {

@@ -9,13 +9,6 @@ import (
 	"github.com/strongroom/strongroom/client/api"
 )
 
-func cmdWebhooks(e *env, args []string) error {
-	return subcommand(e, "webhooks", args, map[string]func(*env, []string) error{
-		"create": webhooksCreate, "list": webhooksList, "get": webhooksGet, "update": webhooksUpdate,
-		"delete": webhooksDelete, "rotate-secret": webhooksRotate, "deliveries": webhooksDeliveries, "retry": webhooksRetry,
-	}, "create --url URL [--event T]… | list | get ID | update ID [--url URL] [--event T]… [--description D] [--enable|--disable] | delete ID | rotate-secret ID | deliveries ID | retry ID DELIVERY")
-}
-
 var webhookHeader = []string{"ID", "URL", "EVENTS", "STATE", "CREATED"}
 
 func webhookRow(w api.WebhookEndpoint) []string {
@@ -81,7 +74,7 @@ func webhooksCreate(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 0 || *url == "" {
-		return usagef("webhooks create needs --url")
+		return usageHelpf("webhooks create needs --url")
 	}
 	org, err := e.orgID()
 	if err != nil {
@@ -117,7 +110,7 @@ func webhookArgs(e *env, sub, what string, n int, args []string) (string, []stri
 		return "", nil, err
 	}
 	if len(pos) != n {
-		return "", nil, usagef("webhooks %s takes %s", sub, what)
+		return "", nil, usageHelpf("webhooks %s takes %s", sub, what)
 	}
 	org, err := e.orgID()
 	return org, pos, err
@@ -149,10 +142,10 @@ func webhooksUpdate(e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("webhooks update takes one endpoint id")
+		return usageHelpf("webhooks update takes one endpoint id")
 	}
 	if *enable && *disable {
-		return usagef("webhooks update takes --enable or --disable, not both")
+		return usageHelpf("webhooks update takes --enable or --disable, not both")
 	}
 	var req api.WebhookEndpointUpdate
 	fs.Visit(func(f *flag.Flag) {
@@ -173,7 +166,7 @@ func webhooksUpdate(e *env, args []string) error {
 		}
 	})
 	if req.Url == nil && req.Description == nil && req.EventTypes == nil && req.Disabled == nil {
-		return usagef("webhooks update needs --url, --event, --description, --enable or --disable")
+		return usageHelpf("webhooks update needs --url, --event, --description, --enable or --disable")
 	}
 	org, err := e.orgID()
 	if err != nil {

@@ -45,6 +45,11 @@ type RegisteredApp struct {
 // keeps sealed. No step-up; it replaces the person's earlier sandbox app,
 // keeping its device. The person gets the usual security alert.
 func (a *ApprovingApp) Register(ctx context.Context, userID uuid.UUID) (RegisteredApp, error) {
+	return db.InTx(ctx, a.DB, func(tx *db.Tx) (RegisteredApp, error) { return a.register(ctx, tx, userID) })
+}
+
+// register is Register in the caller's transaction.
+func (a *ApprovingApp) register(ctx context.Context, tx *db.Tx, userID uuid.UUID) (RegisteredApp, error) {
 	pub, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return RegisteredApp{}, err
@@ -53,28 +58,26 @@ func (a *ApprovingApp) Register(ctx context.Context, userID uuid.UUID) (Register
 	if err != nil {
 		return RegisteredApp{}, err
 	}
-	return db.InTx(ctx, a.DB, func(tx *db.Tx) (RegisteredApp, error) {
-		if _, err := identity.GetUser(ctx, tx, userID); err != nil {
+	if _, err := identity.GetUser(ctx, tx, userID); err != nil {
+		return RegisteredApp{}, err
+	}
+	var out RegisteredApp
+	deviceID, ok, err := stepup.HeldKeyDevice(ctx, tx, userID)
+	switch {
+	case err != nil:
+		return RegisteredApp{}, err
+	case ok:
+		out.DeviceID = deviceID
+	default:
+		d, err := identity.CreateDevice(ctx, tx, userID, ApprovingAppName, actor.PlatformIOS)
+		if err != nil {
 			return RegisteredApp{}, err
 		}
-		var out RegisteredApp
-		deviceID, ok, err := stepup.HeldKeyDevice(ctx, tx, userID)
-		switch {
-		case err != nil:
-			return RegisteredApp{}, err
-		case ok:
-			out.DeviceID = deviceID
-		default:
-			d, err := identity.CreateDevice(ctx, tx, userID, ApprovingAppName, actor.PlatformIOS)
-			if err != nil {
-				return RegisteredApp{}, err
-			}
-			out.DeviceID = d.ID
-		}
-		out.CredentialID = uuid.Must(uuid.NewV7())
-		c := stepup.Credential{ID: out.CredentialID, Label: ApprovingAppName, InsertedAt: tx.Now()}
-		return out, stepup.StoreHeldKeyCredential(ctx, tx, c, userID, out.DeviceID, base64.RawURLEncoding.EncodeToString(pub), sealed)
-	})
+		out.DeviceID = d.ID
+	}
+	out.CredentialID = uuid.Must(uuid.NewV7())
+	c := stepup.Credential{ID: out.CredentialID, Label: ApprovingAppName, InsertedAt: tx.Now()}
+	return out, stepup.StoreHeldKeyCredential(ctx, tx, c, userID, out.DeviceID, base64.RawURLEncoding.EncodeToString(pub), sealed)
 }
 
 // ApproveRequest is the body of the sandbox's challenge approval.

@@ -116,27 +116,29 @@ type OrganizationRef struct {
 
 // CreateOrganization makes an active organization and its owner in one transaction.
 func (s *Service) CreateOrganization(ctx context.Context, n NewOrganization) (CreatedOrganization, error) {
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (CreatedOrganization, error) {
-		entity := organization.EntityReady
-		if n.EntityStatus != nil {
-			entity = *n.EntityStatus
-		}
-		org, err := organization.Create(ctx, tx, strings.TrimSpace(n.Name), entity, n.RequiresTOTP != nil && *n.RequiresTOTP)
-		if err != nil {
-			return CreatedOrganization{}, err
-		}
-		if err := onboarding.Register(ctx, tx, org.ID, n.RequiresSubscriptionAcknowledgement == nil || *n.RequiresSubscriptionAcknowledgement); err != nil {
-			return CreatedOrganization{}, err
-		}
-		owner, err := s.createUser(ctx, tx, *n.Owner)
-		if err != nil {
-			return CreatedOrganization{}, err
-		}
-		if err := addMember(ctx, tx, org, owner.UserID, organization.Owner); err != nil {
-			return CreatedOrganization{}, err
-		}
-		return CreatedOrganization{Organization: OrganizationRef{ID: org.ID, Name: org.Name}, Owner: owner}, nil
-	})
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (CreatedOrganization, error) { return s.createOrganization(ctx, tx, n) })
+}
+
+func (s *Service) createOrganization(ctx context.Context, tx *db.Tx, n NewOrganization) (CreatedOrganization, error) {
+	entity := organization.EntityReady
+	if n.EntityStatus != nil {
+		entity = *n.EntityStatus
+	}
+	org, err := organization.Create(ctx, tx, strings.TrimSpace(n.Name), entity, n.RequiresTOTP != nil && *n.RequiresTOTP)
+	if err != nil {
+		return CreatedOrganization{}, err
+	}
+	if err := onboarding.Register(ctx, tx, org.ID, n.RequiresSubscriptionAcknowledgement == nil || *n.RequiresSubscriptionAcknowledgement); err != nil {
+		return CreatedOrganization{}, err
+	}
+	owner, err := s.createUser(ctx, tx, *n.Owner)
+	if err != nil {
+		return CreatedOrganization{}, err
+	}
+	if err := addMember(ctx, tx, org, owner.UserID, organization.Owner); err != nil {
+		return CreatedOrganization{}, err
+	}
+	return CreatedOrganization{Organization: OrganizationRef{ID: org.ID, Name: org.Name}, Owner: owner}, nil
 }
 
 func (s *Service) createUser(ctx context.Context, tx *db.Tx, p Person) (CreatedUser, error) {
@@ -321,20 +323,23 @@ func (r DepositRequest) Validate() error {
 // Deposit funds the organization's balance as money arriving from outside:
 // a balanced entry from the world account, and a deposit row in the feed.
 func (s *Service) Deposit(ctx context.Context, orgID uuid.UUID, r DepositRequest) (ledger.Transaction, error) {
+	return db.InTx(ctx, s.DB, func(tx *db.Tx) (ledger.Transaction, error) { return deposit(ctx, tx, orgID, r) })
+}
+
+// deposit is Deposit in the caller's transaction; r must have passed Validate.
+func deposit(ctx context.Context, tx *db.Tx, orgID uuid.UUID, r DepositRequest) (ledger.Transaction, error) {
 	amount, _ := money.Parse(r.Amount, r.Currency)
-	return db.InTx(ctx, s.DB, func(tx *db.Tx) (ledger.Transaction, error) {
-		if _, err := organization.Get(ctx, tx, orgID); err != nil {
-			return ledger.Transaction{}, err
-		}
-		entry, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &orgID, Kind: "deposit", Description: "Sandbox deposit",
-			Postings: []ledger.Posting{
-				{Account: ledger.PlatformAccount(orgID, amount.Currency, ledger.World), Amount: -amount.Minor},
-				{Account: ledger.OrgAccount(orgID, amount.Currency, ledger.Available), Amount: amount.Minor},
-			}})
-		if err != nil {
-			return ledger.Transaction{}, err
-		}
-		return ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: orgID, Type: "deposit", EntryID: &entry, Direction: "in",
-			Amount: amount.Minor, Currency: amount.Currency, Description: "Deposit"})
-	})
+	if _, err := organization.Get(ctx, tx, orgID); err != nil {
+		return ledger.Transaction{}, err
+	}
+	entry, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &orgID, Kind: "deposit", Description: "Sandbox deposit",
+		Postings: []ledger.Posting{
+			{Account: ledger.PlatformAccount(orgID, amount.Currency, ledger.World), Amount: -amount.Minor},
+			{Account: ledger.OrgAccount(orgID, amount.Currency, ledger.Available), Amount: amount.Minor},
+		}})
+	if err != nil {
+		return ledger.Transaction{}, err
+	}
+	return ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: orgID, Type: "deposit", EntryID: &entry, Direction: "in",
+		Amount: amount.Minor, Currency: amount.Currency, Description: "Deposit"})
 }

@@ -254,6 +254,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		OpenAPI:          api.JSON,
 		Realtime:         realtime,
 		RealtimePing:     cfg.RealtimePing,
+		Metrics:          metricCollectors(d),
 	}
 	deps.LocalLimiter = ratelimit.NewMemory(limitClock.Now)
 	webhooks.Render, webhooks.Delivers = httpapi.EventRenderer(deps), httpapi.WebhookEventTypes(deps)

@@ -47,6 +47,7 @@ var tiers = map[string]tier{
 	"internal/platform/idempotency": platform,
 	"internal/platform/job":         platform,
 	"internal/platform/keyring":     platform,
+	"internal/platform/metrics":     platform,
 	"internal/platform/money":       platform,
 	"internal/platform/outbox":      platform,
 	"internal/platform/page":        platform,

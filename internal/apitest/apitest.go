@@ -74,7 +74,12 @@ func start(t testing.TB, base context.Context, env []string) *Server {
 	}
 	doc, router := loadDocument(t)
 	s := &Server{Stdout: &Buffer{}, Logs: &Buffer{}, done: make(chan error, 1), doc: doc, router: router, client: newClient()}
-	ctx, cancel := context.WithCancel(base)
+	// The server checks the test's variables, not this process's, for unknown names.
+	var environ []string
+	for k, v := range vars {
+		environ = append(environ, k+"="+v)
+	}
+	ctx, cancel := context.WithCancel(app.WithEnviron(base, environ))
 	s.cancel = cancel
 	go func() {
 		s.done <- app.Run(ctx, []string{"server"}, func(k string) string { return vars[k] }, s.Stdout, s.Logs)

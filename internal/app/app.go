@@ -60,7 +60,10 @@ const usage = `usage: strongroom <command> [flags]
 
 commands:
   server    serve the API (applies pending migrations first)
-  migrate   apply pending migrations and exit
+  migrate   apply pending migrations and exit; "migrate status" lists them
+  backup    copy the SQLite database to a file while the server runs
+  healthcheck
+            exit 0 when the server at STRONGROOM_ADDR is ready (for containers)
   version   print the version
 
 The client commands (login, balances, pay, approvals, …) are listed by
@@ -78,17 +81,11 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, "strongroom", Version)
 		return nil
 	case "migrate":
-		cfg, err := loadConfig(args[1:], getenv, stderr)
-		if err != nil {
-			return err
-		}
-		d, err := openDatabase(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		fmt.Fprintln(stderr, "migrations applied")
-		return nil
+		return runMigrate(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args[1:], getenv, stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, args[1:], getenv, stdout, stderr)
 	case "server":
 		cfg, err := loadConfig(args[1:], getenv, stderr)
 		if err != nil {
@@ -117,6 +114,7 @@ func openDatabase(ctx context.Context, cfg Config, opts ...db.Option) (*db.DB, e
 
 func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	warnUnknownVariables(ctx, logger)
 	var clk clock.Clock = clock.System{}
 	var manual *clock.Manual
 	if cfg.Clock == "manual" {
@@ -256,6 +254,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		OpenAPI:          api.JSON,
 		Realtime:         realtime,
 		RealtimePing:     cfg.RealtimePing,
+		Metrics:          metricCollectors(d),
 	}
 	deps.LocalLimiter = ratelimit.NewMemory(limitClock.Now)
 	webhooks.Render, webhooks.Delivers = httpapi.EventRenderer(deps), httpapi.WebhookEventTypes(deps)

@@ -57,28 +57,41 @@ type setting struct {
 	value          *string
 }
 
+// knownSettings are the server's configuration variables: the one list the
+// flags, the unknown-variable warning and the configuration reference of
+// docs/operations.md (go generate ./internal/app/) are made from.
+var knownSettings = []setting{
+	{"STRONGROOM_ADDR", "127.0.0.1:8080", "listen address; :0 picks a free port", nil},
+	{"STRONGROOM_DATABASE", "sqlite:strongroom.db", "sqlite:PATH or a postgres:// URL", nil},
+	{"STRONGROOM_ENV", "test", "test (sandbox) or live", nil},
+	{"STRONGROOM_SANDBOX_TOKEN", "", "bearer of the sandbox helpers (test only; generated when unset)", nil},
+	{"STRONGROOM_CLOCK", "system", "system, or manual (test only)", nil},
+	{"STRONGROOM_SECRET", "", "root secret, at least 32 bytes (required in live; generated in test)", nil},
+	{"STRONGROOM_CURRENCIES", "AUD,CAD,CHF,EUR,GBP,HKD,JPY,MXN,SGD,USD", "currencies an organization may hold", nil},
+	{"STRONGROOM_PARTNER_SECRET", "", "HMAC key of partner webhooks (required in live)", nil},
+	{"STRONGROOM_FILES", "file:strongroom-files", "where file bytes are kept: file:DIR, or s3://BUCKET?endpoint=URL&region=R when several instances serve one database", nil},
+	{"STRONGROOM_PUBLIC_URL", "http://localhost:8080", "the service's web address; passkeys are bound to it", nil},
+	{"STRONGROOM_LOG_LEVEL", "info", "debug, info, warn or error", nil},
+	{"STRONGROOM_RATE_LIMIT_ADDRESS", "1200/1m", "requests per client address: N/DURATION, or off", nil},
+	{"STRONGROOM_RATE_LIMIT_CREDENTIAL", "600/1m", "requests per session or API key: N/DURATION, or off", nil},
+	{"STRONGROOM_RATE_LIMIT_SIGN_IN", "10/1m", "sign-in family requests per client address: N/DURATION, or off", nil},
+	{"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD", "10/15m", "wrong passwords per email and client address, then 429 for that pair (known devices exempt): N/DURATION, or off", nil},
+	{"STRONGROOM_SLOW_SIGN_IN_AFTER", "20/1h", "wrong passwords per email from all addresses, past which its sign-ins wait STRONGROOM_SLOW_SIGN_IN_DELAY: N/DURATION, or off", nil},
+	{"STRONGROOM_SLOW_SIGN_IN_DELAY", "1s", "how long a slowed sign-in waits (a duration; 0 for none)", nil},
+	{"STRONGROOM_DEBUG_ADDR", "", "address of a separate listener serving /debug/pprof (off when empty; keep it on loopback)", nil},
+	{"STRONGROOM_REALTIME_PING", "25s", "how often the realtime channel sends a keep-alive and checks the session again (a duration from 1s to 5m)", nil},
+}
+
+// clientVariables are the variables the command line's client commands read
+// (not settings of the server), so that the server does not take them for
+// misspelt settings.
+var clientVariables = []setting{
+	{"STRONGROOM_URL", "http://127.0.0.1:8080", "the server the client commands speak to", nil},
+	{"STRONGROOM_TOKEN", "", "a session token or API key the client commands use instead of the token file", nil},
+}
+
 func settings(raw map[string]*string) []setting {
-	s := []setting{
-		{"STRONGROOM_ADDR", "127.0.0.1:8080", "listen address; :0 picks a free port", nil},
-		{"STRONGROOM_DATABASE", "sqlite:strongroom.db", "sqlite:PATH or a postgres:// URL", nil},
-		{"STRONGROOM_ENV", "test", "test (sandbox) or live", nil},
-		{"STRONGROOM_SANDBOX_TOKEN", "", "bearer of the sandbox helpers (test only; generated when unset)", nil},
-		{"STRONGROOM_CLOCK", "system", "system, or manual (test only)", nil},
-		{"STRONGROOM_SECRET", "", "root secret, at least 32 bytes (required in live; generated in test)", nil},
-		{"STRONGROOM_CURRENCIES", "AUD,CAD,CHF,EUR,GBP,HKD,JPY,MXN,SGD,USD", "currencies an organization may hold", nil},
-		{"STRONGROOM_PARTNER_SECRET", "", "HMAC key of partner webhooks (required in live)", nil},
-		{"STRONGROOM_FILES", "file:strongroom-files", "where file bytes are kept: file:DIR, or s3://BUCKET?endpoint=URL&region=R when several instances serve one database", nil},
-		{"STRONGROOM_PUBLIC_URL", "http://localhost:8080", "the service's web address; passkeys are bound to it", nil},
-		{"STRONGROOM_LOG_LEVEL", "info", "debug, info, warn or error", nil},
-		{"STRONGROOM_RATE_LIMIT_ADDRESS", "1200/1m", "requests per client address: N/DURATION, or off", nil},
-		{"STRONGROOM_RATE_LIMIT_CREDENTIAL", "600/1m", "requests per session or API key: N/DURATION, or off", nil},
-		{"STRONGROOM_RATE_LIMIT_SIGN_IN", "10/1m", "sign-in family requests per client address: N/DURATION, or off", nil},
-		{"STRONGROOM_RATE_LIMIT_WRONG_PASSWORD", "10/15m", "wrong passwords per email and client address, then 429 for that pair (known devices exempt): N/DURATION, or off", nil},
-		{"STRONGROOM_SLOW_SIGN_IN_AFTER", "20/1h", "wrong passwords per email from all addresses, past which its sign-ins wait STRONGROOM_SLOW_SIGN_IN_DELAY: N/DURATION, or off", nil},
-		{"STRONGROOM_SLOW_SIGN_IN_DELAY", "1s", "how long a slowed sign-in waits (a duration; 0 for none)", nil},
-		{"STRONGROOM_DEBUG_ADDR", "", "address of a separate listener serving /debug/pprof (off when empty; keep it on loopback)", nil},
-		{"STRONGROOM_REALTIME_PING", "25s", "how often the realtime channel sends a keep-alive and checks the session again (a duration from 1s to 5m)", nil},
-	}
+	s := slices.Clone(knownSettings)
 	for i := range s {
 		v := new(string)
 		raw[s[i].env] = v

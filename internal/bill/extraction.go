@@ -19,6 +19,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/bankdetails"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/job"
+	"github.com/strongroom/strongroom/internal/platform/metrics"
 	"github.com/strongroom/strongroom/internal/platform/money"
 )
 
@@ -65,7 +66,7 @@ func (s *Service) extract(ctx context.Context, j job.Job) error {
 	}
 	if j.LeaseExpiries >= maxCrashes {
 		return s.finishExtraction(ctx, p.BillID, extract.Result{},
-			fmt.Errorf("%w: %d attempts to read it never finished", extract.ErrUnreadable, j.LeaseExpiries))
+			fmt.Errorf("%w: %d attempts to read it never finished", extract.ErrUnreadable, j.LeaseExpiries), metrics.Timer{})
 	}
 	f, err := s.Files.Stored(ctx, q, b.OrganizationID, *b.FileID)
 	if err != nil {
@@ -86,6 +87,7 @@ func (s *Service) extract(ctx context.Context, j job.Job) error {
 	if err != nil {
 		return fmt.Errorf("bill %s: read file: %w", b.ID, err)
 	}
+	timer := metrics.StartTimer()
 	res, readErr := isolated.Read(ctx, data, isolated.Limits{})
 	if readErr != nil && !errors.Is(readErr, extract.ErrUnreadable) && j.Attempts < j.MaxAttempts {
 		// Not the document's fault (no process could be started): retried,
@@ -93,12 +95,13 @@ func (s *Service) extract(ctx context.Context, j job.Job) error {
 		// file that cannot be read, rather than extracting forever.
 		return fmt.Errorf("bill %s: read file: %w", b.ID, readErr)
 	}
-	return s.finishExtraction(ctx, p.BillID, res, readErr)
+	return s.finishExtraction(ctx, p.BillID, res, readErr, timer)
 }
 
 // finishExtraction fills bill id from res, or marks its extraction failed
 // when readErr (an extract.ErrUnreadable) says the file could not be read.
-func (s *Service) finishExtraction(ctx context.Context, id uuid.UUID, res extract.Result, readErr error) error {
+// timer timed the read (zero when the file was not read).
+func (s *Service) finishExtraction(ctx context.Context, id uuid.UUID, res extract.Result, readErr error, timer metrics.Timer) error {
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		b, err := loadBill(ctx, tx, id, tx.ForUpdate())
 		if err != nil || b.Status != Extracting {
@@ -112,6 +115,11 @@ func (s *Service) finishExtraction(ctx context.Context, id uuid.UUID, res extrac
 		} else {
 			fill(&b, res)
 		}
+		took, counted := timer.Elapsed(), metrics.ExtractionCompleted
+		if readErr != nil {
+			counted = metrics.ExtractionFailed
+		}
+		tx.AfterCommit(func() { metrics.BillExtraction(counted, took) })
 		b.Status, b.UpdatedAt = Extracted, tx.Now().UTC()
 		if err := saveFields(ctx, tx, b); err != nil {
 			return err

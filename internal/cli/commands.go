@@ -53,9 +53,27 @@ func init() {
 			example: "strongroom server\nSTRONGROOM_DATABASE='postgres://app@127.0.0.1:5432/strongroom' strongroom server --addr :8080",
 			notes:   serverNotes},
 		{name: "migrate", section: sectionServer, summary: "apply pending migrations and exit",
-			synopsis: "migrate [flags]", run: appCommand("migrate"), flagSet: serverFlags("migrate"),
+			synopsis: "migrate [--database DSN]", run: appCommand("migrate"), flagSet: operatorFlags("migrate"),
 			example: "strongroom migrate --database sqlite:strongroom.db",
-			notes:   serverNotes},
+			notes: "Applies the pending migrations of the database and says how many (the server applies\n" +
+				"them as it starts, too). Migrations only go forward.",
+			subs: []*command{{name: "status", summary: "list applied and pending migrations",
+				synopsis: "migrate status [--database DSN]", run: appCommand("migrate", "status"), flagSet: operatorFlags("migrate status"),
+				example: "strongroom migrate status",
+				notes: "Lists every migration this binary carries: applied (with when) or pending. Changes\n" +
+					"nothing in the database but creating the version table of an empty one."}}},
+		{name: "backup", section: sectionServer, summary: "copy the SQLite database to PATH while the server runs",
+			synopsis: "backup [--database DSN] [--force] PATH", run: appCommand("backup"), flagSet: operatorFlags("backup"),
+			example: "strongroom backup /var/backups/strongroom-$(date +%F).db",
+			notes: "Writes a consistent copy of the SQLite database to PATH while the server keeps serving\n" +
+				"(it holds every transaction committed before the copy began). The copy is written beside\n" +
+				"PATH, checked and flushed to disk, then renamed to PATH; it is readable by its owner alone.\n" +
+				"Restore by stopping the server and putting the copy in the database's place. On\n" +
+				"PostgreSQL use pg_dump (the command says how)."},
+		{name: "healthcheck", section: sectionServer, summary: "exit 0 when the server at STRONGROOM_ADDR is ready (containers)",
+			synopsis: "healthcheck [--addr HOST:PORT]", run: appCommand("healthcheck"), flagSet: operatorFlags("healthcheck"),
+			example: "strongroom healthcheck --addr 127.0.0.1:8080",
+			notes:   "Exits 0 when the server answers GET /readyz with 200 (database reachable, migrations\napplied), 1 otherwise: the health check of an image without curl."},
 		auditCommand,
 		{name: "version", section: sectionServer, summary: "print the version (also strongroom --version)",
 			run: cmdVersion, example: "strongroom version"},
@@ -227,4 +245,8 @@ func appCommand(words ...string) func(e *env, args []string) error {
 
 func serverFlags(name string) func() *flag.FlagSet {
 	return func() *flag.FlagSet { return app.ConfigFlags(name) }
+}
+
+func operatorFlags(name string) func() *flag.FlagSet {
+	return func() *flag.FlagSet { return app.OperatorFlags(name) }
 }

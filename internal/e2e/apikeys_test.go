@@ -113,7 +113,7 @@ func TestAPIKeyCreationNeedsStepUpAndShowsTheSecretOnce(t *testing.T) {
 	}
 	// Nothing secret reached the logs; the key's lookup did.
 	assertNoSecrets(t, s, k.Secret, second.Secret, k.Secret[len(k.Secret)-43:])
-	if !strings.Contains(s.Logs.String(), `"api_key_lookup":"`+k.ApiKey.Lookup+`"`) {
+	if !strings.Contains(s.Logs.String(), `"api_key":"`+k.ApiKey.Lookup+`"`) {
 		t.Fatal("the access log does not name the key by its lookup")
 	}
 }

@@ -32,8 +32,8 @@ func TestServerAnswersHealthReadinessAndMetrics(t *testing.T) {
 		`strongroom_http_requests_total{route="GET /readyz",status="200"} 1`,
 		`strongroom_http_requests_total{route="unmatched",status="404"} 1`,
 		`strongroom_http_request_duration_seconds_bucket{route="GET /healthz",status="200"`,
-		`go_sql_open_connections{db_name=`,
-		`go_sql_max_open_connections{db_name=`,
+		`strongroom_db_pool_open_connections{pool=`,
+		`strongroom_db_pool_max_open_connections{pool=`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s", want)

@@ -42,8 +42,9 @@ func (s *server) authenticate(r *http.Request, keysAllowed bool) (*http.Request,
 			return r, err
 		}
 		credential = "session:" + a.Session.ID.String()
+		infoOf(r).userID = a.UserID.String()
 	}
-	if err := s.limit(r, s.LocalLimiter, credential, s.Limits.PerCredential); err != nil {
+	if err := s.limit(r, s.LocalLimiter, policyCredential, credential, s.Limits.PerCredential); err != nil {
 		return r, err
 	}
 	return r.WithContext(context.WithValue(r.Context(), actorKey{}, a)), nil
@@ -73,5 +74,6 @@ func (s *server) authenticateSandbox(r *http.Request) error {
 	if !ok || s.SandboxToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.SandboxToken)) != 1 {
 		return apierr.New(apierr.NotFound, "There is nothing at this path.")
 	}
+	infoOf(r).sandbox = true
 	return nil
 }

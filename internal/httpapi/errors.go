@@ -96,6 +96,7 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		logger.ErrorContext(r.Context(), "internal error", "request_id", info.id, "route", info.route, "error", err.Error())
 		e = internalError
 	}
+	infoOf(r).errorType = string(e.Type)
 	if e.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
 	}
@@ -110,6 +111,7 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		// answered as one with an envelope that always encodes.
 		info := infoOf(r)
 		logger.ErrorContext(r.Context(), "internal error", "request_id", info.id, "route", info.route, "error", err.Error())
+		info.errorType = string(internalError.Type)
 		_ = writeJSON(w, http.StatusInternalServerError, errorBody{Error: errorEnvelope{
 			Type: internalError.Type, Message: internalError.Message, RequestID: info.id,
 		}})

@@ -9,8 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/strongroom/strongroom/internal/platform/db"
 )
 
 // metrics is a registry of this server's own, so several servers (tests)
@@ -23,7 +21,7 @@ type metrics struct {
 	byRoute sync.Map // routeStatus → routeObservers
 }
 
-func newMetrics(d *db.DB) *metrics {
+func newMetrics(more []prometheus.Collector) *metrics {
 	reg := prometheus.NewRegistry()
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -37,11 +35,7 @@ func newMetrics(d *db.DB) *metrics {
 		}, []string{"route", "status"}),
 	}
 	reg.MustRegister(m.requests, m.latency, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if d != nil {
-		for name, pool := range d.Pools() {
-			reg.MustRegister(collectors.NewDBStatsCollector(pool, name))
-		}
-	}
+	reg.MustRegister(more...)
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	return m
 }

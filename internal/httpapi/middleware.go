@@ -23,6 +23,14 @@ type requestInfo struct {
 	route        string
 	orgID        string
 	apiKeyLookup string
+	// userID is the person of a session; sandbox is set when the sandbox
+	// token was accepted.
+	userID  string
+	sandbox bool
+	// errorType is the envelope's error.type when the answer is an error.
+	errorType string
+	// limits are the rate limits the request met, for the RateLimit headers.
+	limits []limitSeen
 	// tokenRefused: a bearer was presented and is not valid, so a 401 says
 	// error="invalid_token" (RFC 6750 section 3.1).
 	tokenRefused bool
@@ -99,12 +107,23 @@ func (s *server) observe(next http.Handler) http.Handler {
 				slog.String("route", route),
 				slog.Int("status", sw.status),
 				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+				slog.String("client_address", clientAddress(r)),
+			}
+			if info.errorType != "" && sw.status >= 400 {
+				attrs = append(attrs, slog.String("error_type", info.errorType))
+			}
+			// Who acted: a person's id, an API key by its lookup (never
+			// its secret), or the sandbox helpers' token (never itself).
+			switch {
+			case info.userID != "":
+				attrs = append(attrs, slog.String("user_id", info.userID))
+			case info.apiKeyLookup != "":
+				attrs = append(attrs, slog.String("api_key", info.apiKeyLookup))
+			case info.sandbox:
+				attrs = append(attrs, slog.String("actor", "sandbox"))
 			}
 			if info.orgID != "" {
 				attrs = append(attrs, slog.String("organization_id", info.orgID))
-			}
-			if info.apiKeyLookup != "" {
-				attrs = append(attrs, slog.String("api_key_lookup", info.apiKeyLookup))
 			}
 			s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		}()
@@ -161,8 +180,11 @@ func (w *unroutedWriter) Write(b []byte) (int, error) {
 
 func (w *unroutedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// clientAddress is the peer's IP: the key of per-address rate limits.
-// X-Forwarded-For is not trusted; a proxy deployment would configure that.
+// clientAddress is the peer's IP: the key of per-address rate limits and
+// the access log's client_address. X-Forwarded-For and Forwarded are
+// ignored: any client can send them, so trusting them would let one client
+// take another's address budget; behind a proxy every request shows the
+// proxy's address, and the limits are then the proxy's to enforce.
 func clientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -55,7 +55,8 @@ func (s *server) authenticateRealtime(r *http.Request) (*http.Request, error) {
 		infoOf(r).tokenRefused = true
 		return r, err
 	}
-	if err := s.limit(r, s.LocalLimiter, "session:"+a.Session.ID.String(), s.Limits.PerCredential); err != nil {
+	infoOf(r).userID = a.UserID.String()
+	if err := s.limit(r, s.LocalLimiter, policyCredential, "session:"+a.Session.ID.String(), s.Limits.PerCredential); err != nil {
 		return r, err
 	}
 	return r.WithContext(context.WithValue(r.Context(), actorKey{}, a)), nil

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/strongroom/strongroom/internal/apikey"
 	"github.com/strongroom/strongroom/internal/bill"
 	"github.com/strongroom/strongroom/internal/card"
@@ -78,6 +80,10 @@ type Deps struct {
 	// RealtimePing is how often an idle realtime connection gets a
 	// keep-alive and its access is checked again (default 25 s).
 	RealtimePing time.Duration
+	// Metrics are the series /metrics exports beside the HTTP requests'
+	// and the Go runtime's (app: the domain's events, the database's
+	// state, the connection pools).
+	Metrics []prometheus.Collector
 
 	// The core.
 	// Identity signs people in and resolves session tokens.
@@ -172,7 +178,7 @@ func (s *server) pages(list string) *page.Signer {
 
 // New returns the API's root handler.
 func New(d Deps) http.Handler {
-	s := &server{Deps: d, logger: d.Logger, metrics: newMetrics(d.DB)}
+	s := &server{Deps: d, logger: d.Logger, metrics: newMetrics(d.Metrics)}
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
 		if rt.auth == authSandbox && d.Sandbox == nil || rt.auth == authSandboxPage && d.SandboxKYC == nil {
@@ -224,9 +230,9 @@ func (s *server) wrap(rt route) http.Handler {
 		if !strings.HasPrefix(rt.path, "/api/") && rt.auth == authNone {
 			limiter = s.LocalLimiter // /healthz, /readyz, /metrics
 		}
-		err := s.limit(r, limiter, address, s.Limits.PerAddress)
+		err := s.limit(r, limiter, policyAddress, address, s.Limits.PerAddress)
 		if err == nil && rt.limit == limitSignIn {
-			err = s.limit(r, limiter, address, s.Limits.SignIn)
+			err = s.limit(r, limiter, policySignIn, address, s.Limits.SignIn)
 		}
 		if err == nil {
 			switch rt.auth {
@@ -243,6 +249,7 @@ func (s *server) wrap(rt route) http.Handler {
 		if err == nil && strings.HasPrefix(rt.path, "/api/") {
 			err = checkRequestText(r, names) // NUL or invalid UTF-8 in a path value or query parameter
 		}
+		setRateLimitHeaders(w.Header(), infoOf(r).limits)
 		if err == nil {
 			err = rt.handle(w, withAuditOrigin(r, rt.auth))
 		}
@@ -254,8 +261,9 @@ func (s *server) wrap(rt route) http.Handler {
 
 // limit takes one token from rule's bucket for key in limiter (buckets are
 // per rule name). A limiter that cannot decide refuses: an unreachable
-// database must not lift the limits.
-func (s *server) limit(r *http.Request, limiter ratelimit.Limiter, key string, rule ratelimit.Rule) error {
+// database must not lift the limits. What the bucket tells is kept for the
+// RateLimit headers under the name policy.
+func (s *server) limit(r *http.Request, limiter ratelimit.Limiter, policy, key string, rule ratelimit.Rule) error {
 	if limiter == nil {
 		return nil
 	}
@@ -268,6 +276,10 @@ func (s *server) limit(r *http.Request, limiter ratelimit.Limiter, key string, r
 		e := apierr.New(apierr.RateLimited, "The service cannot check its request limits right now. Please try again shortly.")
 		e.RetryAfterSeconds = ratelimit.RetryAfterSeconds(undecidedRetry)
 		return e
+	}
+	if rule.On() {
+		info := infoOf(r)
+		info.limits = append(info.limits, limitSeen{policy: policy, rule: rule, decision: d})
 	}
 	if d.Allowed {
 		return nil

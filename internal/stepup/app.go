@@ -18,6 +18,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/metrics"
 	"github.com/strongroom/strongroom/internal/platform/outbox"
 	"github.com/strongroom/strongroom/internal/platform/page"
 )
@@ -325,6 +326,7 @@ func (s *Service) checkMatchCode(ctx context.Context, tx *db.Tx, a actor.Actor, 
 	if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET match_failures = match_failures + 1 WHERE id = $1`, c.ID); err != nil {
 		return err
 	}
+	tx.AfterCommit(func() { metrics.StepUp(metrics.StepUpMatchMismatch) })
 	if c.matchFailures+1 >= MaxMatchFailures {
 		if err := s.decline(ctx, tx, a, c); err != nil {
 			return err

@@ -24,6 +24,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/metrics"
 )
 
 // Limits of step-up (docs/api.md, Step-up and the approving app).
@@ -136,6 +137,7 @@ func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request)
 			return StepUpChallenge{}, err
 		}
 	}
+	tx.AfterCommit(func() { metrics.StepUp(metrics.StepUpStarted) })
 	out := StepUpChallenge{Delivery: methods[0], ExpiresAt: &expires, ID: sudoID, MatchCode: &matchCode, Methods: methods, StepUpAuthenticationID: stepUpID}
 	if r.Binding != "tx_signed" {
 		if out.WebAuthn, err = s.Identity.PasskeyAssertion(ctx, tx, a.UserID); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/metrics"
 	"github.com/strongroom/strongroom/internal/platform/outbox"
 )
 
@@ -123,6 +124,7 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 	if err != nil {
 		return false, err
 	}
+	tx.AfterCommit(func() { metrics.StepUp(metrics.StepUpCompleted) })
 	if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET completed_method = $2, completed_at = $3 WHERE id = $1`,
 		stepUpID, method, tx.Now()); err != nil {
 		return false, err
@@ -154,6 +156,7 @@ func end(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, status stri
 		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`, sudoID, status, tx.Now()); err != nil {
 		return err
 	}
+	tx.AfterCommit(func() { metrics.StepUp(status) }) // metrics.StepUpDeclined or StepUpExpired
 	_, err := tx.ExecContext(ctx, `
 		UPDATE assurance_challenges SET status = $2, decided_at = $3 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
 		stepUpID, status, tx.Now())
@@ -233,6 +236,7 @@ func (s *Service) wrongCode(ctx context.Context, tx *db.Tx, a actor.Actor, x sud
 	if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET failed_attempts = failed_attempts + 1 WHERE id = $1`, x.stepUpID); err != nil {
 		return err
 	}
+	tx.AfterCommit(func() { metrics.StepUp(metrics.StepUpWrongCode) })
 	locked, err := recordWrongCode(ctx, tx, a.UserID)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/event"
 	"github.com/strongroom/strongroom/internal/platform/job"
+	"github.com/strongroom/strongroom/internal/platform/metrics"
 	"github.com/strongroom/strongroom/internal/platform/webhooksend"
 )
 
@@ -257,6 +258,7 @@ func (s *Service) take(ctx context.Context, p deliverPayload) (attempt, bool, er
 			if err := stopDelivery(ctx, tx, d.ID, "The endpoint is disabled."); err != nil {
 				return err
 			}
+			tx.AfterCommit(func() { metrics.WebhookDelivery(metrics.WebhookDisabled) })
 			return s.handOn(ctx, tx, d.EndpointID)
 		}
 		// The endpoint's row lock orders every taker and every finisher of
@@ -391,6 +393,13 @@ func (s *Service) finish(ctx context.Context, a attempt, out attemptOutcome, car
 		if err := recordAttempt(ctx, tx, d.ID, rec); err != nil {
 			return err
 		}
+		landed := metrics.WebhookFailed
+		if success {
+			landed = metrics.WebhookDelivered
+		} else if gone {
+			landed = metrics.WebhookGone
+		}
+		tx.AfterCommit(func() { metrics.WebhookDelivery(landed) })
 		if next != nil {
 			if err := s.schedule(ctx, tx, d.ID, st.seq+1, *next); err != nil {
 				return err

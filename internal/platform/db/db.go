@@ -259,13 +259,8 @@ func (d *DB) Close() error {
 
 // Migrate applies pending migrations, each in its own transaction.
 func (d *DB) Migrate(ctx context.Context) error {
-	if _, err := d.migrations.Up(ctx); err != nil {
-		return fmt.Errorf("database: migrate: %w", err)
-	}
-	if d.dialect == SQLite {
-		return loadSQLiteUniqueIndexes(ctx, d.read)
-	}
-	return nil
+	_, err := d.MigrateReport(ctx)
+	return err
 }
 
 // Ready reports an error unless the database answers and every migration is applied.

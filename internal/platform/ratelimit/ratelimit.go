@@ -31,12 +31,35 @@ type Rule struct {
 	Burst int
 }
 
+// On reports whether the rule limits anything (a Rate <= 0 or infinite
+// switches it off).
+func (r Rule) On() bool { return r.Rate > 0 && !math.IsInf(r.Rate, 1) }
+
 // Decision is the outcome of Allow.
 type Decision struct {
 	Allowed bool
 	// RetryAfter is, when not allowed, the time until one token is
 	// available, so the client can be told when to come back.
 	RetryAfter time.Duration
+	// Remaining is how many more requests the bucket would pass at once
+	// after this one (its whole tokens), and Reset the time until it gains
+	// the next whole token: until then no more than Remaining pass. Both
+	// are what a client is told in the RateLimit header; for a refused
+	// request Remaining is 0 and Reset is RetryAfter. They are zero for a
+	// rule that is off.
+	Remaining int
+	Reset     time.Duration
+}
+
+// after is the Remaining and Reset of a bucket holding tokens (whole and
+// fractional) that refills at rate per second.
+func after(tokens, rate float64) (int, time.Duration) {
+	whole := math.Floor(max(tokens, 0))
+	reset := time.Duration(math.MaxInt64)
+	if ns := math.Ceil((whole + 1 - max(tokens, 0)) / rate * float64(time.Second)); ns < float64(math.MaxInt64) {
+		reset = max(time.Duration(ns), 1)
+	}
+	return int(min(whole, math.MaxInt32)), reset
 }
 
 // RetryAfterSeconds converts d for the Retry-After header, which only
@@ -125,7 +148,9 @@ func (m *Memory) take(key string, rule Rule) Decision {
 	}
 
 	if lim.AllowN(now, 1) {
-		return Decision{Allowed: true}
+		d := Decision{Allowed: true}
+		d.Remaining, d.Reset = after(lim.TokensAt(now), rule.Rate)
+		return d
 	}
 	// m.mu keeps the bucket still between AllowN and TokensAt.
 	missing := 1 - lim.TokensAt(now)
@@ -134,7 +159,7 @@ func (m *Memory) take(key string, rule Rule) Decision {
 	if ns := math.Ceil(missing / rule.Rate * float64(time.Second)); ns < float64(math.MaxInt64) {
 		wait = max(time.Duration(ns), 1)
 	}
-	return Decision{Allowed: false, RetryAfter: wait}
+	return Decision{Allowed: false, RetryAfter: wait, Reset: wait}
 }
 
 // Len reports how many buckets Memory holds, for metrics and tests.

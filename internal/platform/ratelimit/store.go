@@ -119,20 +119,31 @@ const takeSQL = `
 	RETURNING allowed, tat`
 
 // take runs takeSQL for n tokens at now, keeping p.life in reserve (see
-// leased). When refused, retry is the time until n tokens are there.
-func (s *Store) take(ctx context.Context, hashed string, p plan, n, now int64) (ok bool, retry time.Duration, err error) {
+// leased). When refused, retry is the time until n tokens are there. tat is
+// the bucket's arrival time after the statement.
+func (s *Store) take(ctx context.Context, hashed string, p plan, n, now int64) (ok bool, retry time.Duration, tat int64, err error) {
 	last := now + p.burst*p.interval - p.life - n*p.interval
 	args := []any{hashed, now + n*p.interval, last, now, n * p.interval}
-	var tat int64
 	s.statements.Add(1)
 	err = s.run(ctx, func(q db.Querier) error {
 		return q.QueryRowContext(ctx, takeSQL, args...).Scan(&ok, &tat)
 	})
 	if err != nil || ok {
-		return ok, 0, err
+		return ok, 0, tat, err
 	}
 	// The bucket lets the take through once tat is back within reach.
-	return false, max(time.Duration(tat-last), 1), nil
+	return false, max(time.Duration(tat-last), 1), tat, nil
+}
+
+// left is what a bucket whose arrival time is tat holds at now beyond the
+// reserve: how many single takes would pass (whole tokens), and when the
+// next one would (unix ns).
+func (p plan) left(tat, now int64) (tokens, next int64) {
+	spare := now + p.burst*p.interval - p.life - tat
+	if spare < 0 {
+		return 0, now - spare + p.interval
+	}
+	return spare / p.interval, now + p.interval - spare%p.interval
 }
 
 func (s *Store) hash(rule Rule, key string) string {
@@ -148,11 +159,16 @@ func (s *Store) Allow(ctx context.Context, key string, rule Rule) (Decision, err
 	if p.chunk > 1 {
 		return s.leased(ctx, key, rule, p)
 	}
-	ok, retry, err := s.take(ctx, s.hash(rule, key), p, 1, s.clock.Now().UnixNano())
+	now := s.clock.Now().UnixNano()
+	ok, retry, tat, err := s.take(ctx, s.hash(rule, key), p, 1, now)
 	if err != nil {
 		return Decision{}, fmt.Errorf("rate limit %s: %w", rule.Name, err)
 	}
-	return Decision{Allowed: ok, RetryAfter: retry}, nil
+	if !ok {
+		return Decision{RetryAfter: retry, Reset: retry}, nil
+	}
+	tokens, next := p.left(tat, now)
+	return Decision{Allowed: true, Remaining: int(min(tokens, math.MaxInt32)), Reset: time.Duration(next - now)}, nil
 }
 
 // lease is this process's share of one shared bucket: tokens taken from it
@@ -169,6 +185,10 @@ type lease struct {
 	// closed is when the bucket can next give a token, after a refusal:
 	// its arrival time only ever grows, so nobody's request passes sooner.
 	closed int64
+	// beyond is what the bucket held beyond the lease when it was taken
+	// (whole tokens), and next when it was to gain its next one (unix ns):
+	// the RateLimit header's figures, as of the last statement.
+	beyond, next int64
 	// taking is open while one goroutine runs the statement for the next
 	// lease; the others wait for it instead of each taking a chunk.
 	taking chan struct{}
@@ -230,28 +250,33 @@ func (s *Store) leased(ctx context.Context, key string, rule Rule, p plan) (Deci
 		}
 		if l.left > 0 && now < l.expires {
 			l.left--
+			d := l.decision(now, p)
 			s.mu.Unlock()
-			return Decision{Allowed: true}, nil
+			return d, nil
 		}
 		if now < l.closed {
 			s.mu.Unlock()
-			return Decision{Allowed: false, RetryAfter: time.Duration(l.closed - now)}, nil
+			wait := time.Duration(l.closed - now)
+			return Decision{Allowed: false, RetryAfter: wait, Reset: wait}, nil
 		}
 		n := l.nextSize(now, p.chunk)
 		done := make(chan struct{})
 		l.taking, l.left, l.granted = done, 0, 0
 		s.mu.Unlock()
 
-		got, retry, err := s.takeChunk(ctx, s.hash(rule, key), p, n, now)
+		got, retry, tat, err := s.takeChunk(ctx, s.hash(rule, key), p, n, now)
 
 		s.mu.Lock()
 		l.taking = nil
 		close(done)
+		d := Decision{RetryAfter: retry, Reset: retry}
 		if err == nil && got > 0 {
 			l.granted, l.left, l.expires = got, got-1, now+p.life
+			l.beyond, l.next = p.left(tat, now)
 			if got < n { // the bucket is nearly empty: one at a time for a while
 				l.single = now + p.life
 			}
+			d = l.decision(now, p)
 		} else if err == nil {
 			l.closed = now + int64(retry)
 		}
@@ -259,25 +284,37 @@ func (s *Store) leased(ctx context.Context, key string, rule Rule, p plan) (Deci
 		if err != nil {
 			return Decision{}, fmt.Errorf("rate limit %s: %w", rule.Name, err)
 		}
-		return Decision{Allowed: got > 0, RetryAfter: retry}, nil
+		return d, nil
 	}
+}
+
+// decision is a passed request's Decision from the lease: the tokens it
+// still holds and those the bucket held beyond it. A refill since the lease
+// was taken is not counted until the next one: the figures err low.
+func (l *lease) decision(now int64, p plan) Decision {
+	reset := l.next - now
+	if reset <= 0 {
+		reset = p.interval - (now-l.next)%p.interval
+	}
+	return Decision{Allowed: true, Remaining: int(min(l.left+l.beyond, math.MaxInt32)), Reset: time.Duration(reset)}
 }
 
 // takeChunk takes n tokens, or when the bucket has fewer, one: a request
 // the bucket can still pass is not refused for want of a whole chunk. Each
-// attempt is one statement. It returns how many it took.
-func (s *Store) takeChunk(ctx context.Context, hashed string, p plan, n, now int64) (int64, time.Duration, error) {
-	ok, retry, err := s.take(ctx, hashed, p, n, now)
+// attempt is one statement. It returns how many it took and the bucket's
+// arrival time after.
+func (s *Store) takeChunk(ctx context.Context, hashed string, p plan, n, now int64) (int64, time.Duration, int64, error) {
+	ok, retry, tat, err := s.take(ctx, hashed, p, n, now)
 	if err != nil || ok {
-		return n, 0, err
+		return n, 0, tat, err
 	}
 	if n == 1 {
-		return 0, retry, nil
+		return 0, retry, tat, nil
 	}
-	if ok, retry, err = s.take(ctx, hashed, p, 1, now); err != nil || ok {
-		return 1, 0, err
+	if ok, retry, tat, err = s.take(ctx, hashed, p, 1, now); err != nil || ok {
+		return 1, 0, tat, err
 	}
-	return 0, retry, nil
+	return 0, retry, tat, nil
 }
 
 // sweepLeases drops leases that are over and remember no refusal, as
@@ -355,11 +392,17 @@ type Layered struct {
 	Local, Shared Limiter
 }
 
-// Allow takes a token from Local and then from Shared.
+// Allow takes a token from Local and then from Shared. A passed request
+// is told the smaller of the two buckets' Remaining.
 func (l Layered) Allow(ctx context.Context, key string, rule Rule) (Decision, error) {
 	d, err := l.Local.Allow(ctx, key, rule)
 	if err != nil || !d.Allowed {
 		return d, err
 	}
-	return l.Shared.Allow(ctx, key, rule)
+	shared, err := l.Shared.Allow(ctx, key, rule)
+	if err != nil || !shared.Allowed || shared.Remaining < d.Remaining ||
+		shared.Remaining == d.Remaining && shared.Reset > d.Reset {
+		return shared, err
+	}
+	return d, nil
 }

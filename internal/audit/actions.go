@@ -5,8 +5,13 @@ import "slices"
 // Actions: what an entry records, `record.verb` (docs/api.md, Audit log,
 // lists them; a new one is added here and there).
 const (
-	SessionCreated = "session.created"
-	StepUpVerified = "step_up.verified"
+	SessionCreated         = "session.created"
+	SessionEnded           = "session.ended"
+	StepUpVerified         = "step_up.verified"
+	StepUpDeclined         = "step_up.declined"
+	AuthenticatorActivated = "authenticator.activated"
+	PasskeyRegistered      = "passkey.registered"
+	ApprovingAppRegistered = "approving_app.registered"
 
 	APIKeyCreated = "api_key.created"
 	APIKeyUpdated = "api_key.updated"
@@ -21,6 +26,7 @@ const (
 
 	PaymentExecuted  = "payment.executed"
 	PaymentCancelled = "payment.cancelled"
+	PaymentSettled   = "payment.settled"
 	ApprovalApproved = "approval.approved"
 	ApprovalRejected = "approval.rejected"
 
@@ -32,6 +38,8 @@ const (
 	CardPhysicalOrdered = "card.physical_ordered"
 	CardActivated       = "card.activated"
 	CardPINSet          = "card.pin_set"
+	CardStatusChanged   = "card.status_changed"
+	CardShipped         = "card.shipped"
 
 	PaymentRequestCreated   = "payment_request.created"
 	PaymentRequestCancelled = "payment_request.cancelled"
@@ -65,11 +73,11 @@ const (
 
 // Actions lists every action, for the list's filter and the docs.
 var Actions = []string{
-	SessionCreated, StepUpVerified,
+	SessionCreated, SessionEnded, StepUpVerified, StepUpDeclined, AuthenticatorActivated, PasskeyRegistered, ApprovingAppRegistered,
 	APIKeyCreated, APIKeyUpdated, APIKeyRotated, APIKeyRevoked,
 	WebhookEndpointCreated, WebhookEndpointUpdated, WebhookEndpointDeleted, WebhookEndpointSecretRotated, WebhookDeliveryRetried,
-	PaymentExecuted, PaymentCancelled, ApprovalApproved, ApprovalRejected,
-	CardIssued, CardUpdated, CardFrozen, CardUnfrozen, CardPhysicalOrdered, CardActivated, CardPINSet,
+	PaymentExecuted, PaymentCancelled, PaymentSettled, ApprovalApproved, ApprovalRejected,
+	CardIssued, CardUpdated, CardFrozen, CardUnfrozen, CardPhysicalOrdered, CardActivated, CardPINSet, CardStatusChanged, CardShipped,
 	PaymentContactCreated, BillCreated, BillUpdated, BillCancelled,
 	ExpenseSubmitted, ExpenseApproved, ExpenseRejected, ExpenseMarkedPaid,
 	InvoiceSubmitted, InvoiceApproved, InvoiceReturned, InvoiceSent, InvoiceFinalized, InvoiceDeallocated,

@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/db"
 )
 
@@ -188,6 +189,22 @@ func RecordEach(ctx context.Context, tx *db.Tx, orgs []uuid.UUID, who Actor, act
 		}
 	}
 	return nil
+}
+
+// RecordForPerson is RecordEach in every organization userID belongs to:
+// a change to a person's own access (a sign-in, a step-up, an
+// authenticator, a sign-out) belongs to no one organization, and each of
+// theirs sees it.
+func RecordForPerson(ctx context.Context, tx *db.Tx, userID uuid.UUID, who Actor, action string, target Target) error {
+	ms, err := organization.Memberships(ctx, tx, userID)
+	if err != nil {
+		return err
+	}
+	orgs := make([]uuid.UUID, len(ms))
+	for i, m := range ms {
+		orgs[i] = m.OrganizationID
+	}
+	return RecordEach(ctx, tx, orgs, who, action, target)
 }
 
 func record(ctx context.Context, tx *db.Tx, orgID uuid.UUID, who Actor, o Origin, action string, target Target) error {

@@ -131,7 +131,7 @@ func (s *Service) issuerView(ctx context.Context, tx *db.Tx, id uuid.UUID) (Card
 
 // issuerChange applies fn to card id, locked, as the issuer: no person's
 // access applies.
-func (s *Service) issuerChange(ctx context.Context, id uuid.UUID, fn func(tx *db.Tx, c stored) error) (Card, error) {
+func (s *Service) issuerChange(ctx context.Context, id uuid.UUID, action string, fn func(tx *db.Tx, c stored) error) (Card, error) {
 	return db.InTx(ctx, s.DB, func(tx *db.Tx) (Card, error) {
 		c, err := loadCard(ctx, tx, id, tx.ForUpdate())
 		if err != nil {
@@ -140,7 +140,11 @@ func (s *Service) issuerChange(ctx context.Context, id uuid.UUID, fn func(tx *db
 		if err := fn(tx, c); err != nil {
 			return Card{}, err
 		}
-		return s.issuerView(ctx, tx, id)
+		view, err := s.issuerView(ctx, tx, id)
+		if err != nil {
+			return Card{}, err
+		}
+		return view, audit.Record(ctx, tx, c.OrganizationID, action, audit.To("card", id))
 	})
 }
 
@@ -159,7 +163,7 @@ func (r StatusRequest) Validate() error {
 
 // SetStatus records the card's status.
 func (s *Service) SetStatus(ctx context.Context, id uuid.UUID, r StatusRequest) (Card, error) {
-	return s.issuerChange(ctx, id, func(tx *db.Tx, _ stored) error {
+	return s.issuerChange(ctx, id, audit.CardStatusChanged, func(tx *db.Tx, _ stored) error {
 		return update(ctx, tx, id, `status = $2`, r.Status)
 	})
 }
@@ -184,7 +188,7 @@ func (s *Service) Ship(ctx context.Context, id uuid.UUID) (Shipment, error) {
 		return Shipment{}, errNoNetwork
 	}
 	var code string
-	c, err := s.issuerChange(ctx, id, func(tx *db.Tx, c stored) error {
+	c, err := s.issuerChange(ctx, id, audit.CardShipped, func(tx *db.Tx, c stored) error {
 		if c.Physical.State != PhysicalAwaitingActivation || c.Physical.Shipped {
 			return errNotShippable
 		}

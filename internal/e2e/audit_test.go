@@ -99,8 +99,14 @@ func TestAuditLogRecordsEachChangeWithItsRequest(t *testing.T) {
 
 	// A refused change records nothing: the quote is spent.
 	s.Post(t, "/api/v1/payments/execute", p.web, executeBody(pay.QuoteId.String())).ExpectError(t, http.StatusUnprocessableEntity, "quote_already_used")
+	// The rail (the sandbox here) settles it; the app's session ends.
+	s.Post(t, "/api/v1/sandbox/payments/"+pay.Id.String()+"/settle", sbx, map[string]any{"outcome": "completed"}).ExpectStatus(t, http.StatusOK)
+	s.Post(t, "/api/v1/auth/sign-out", p.app, nil).ExpectStatus(t, http.StatusOK)
 
 	log := auditEntries(t, s, p.web, p.org, "")
+	auditOne(t, log, "payment.settled", "payment", pay.Id.String(), "sandbox", "", "")
+	auditOne(t, log, "approving_app.registered", "approval_credential", "", "user", p.userID, "")
+	auditOne(t, log, "session.ended", "session", "", "user", p.userID, "")
 	auditOne(t, log, "api_key.created", "api_key", key.ApiKey.Id.String(), "user", p.userID, "audit-key-create")
 	e := auditOne(t, log, "webhook_endpoint.created", "webhook_endpoint", ep.WebhookEndpoint.Id.String(), "api_key", key.ApiKey.Id.String(), hook.Header.Get("X-Request-Id"))
 	if e.Actor.Name != "ERP" {

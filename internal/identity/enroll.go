@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -200,6 +201,9 @@ func (s *Service) ActivateTOTP(ctx context.Context, a actor.Actor, req ActivateR
 			return err
 		}
 		if err := enableTOTP(ctx, tx, a.UserID, sealed); err != nil {
+			return err
+		}
+		if err := audit.RecordForPerson(ctx, tx, a.UserID, audit.OriginOf(ctx).Actor, audit.AuthenticatorActivated, audit.To("user", a.UserID)); err != nil {
 			return err
 		}
 		secret, err := s.Keys.Open(totpPurpose, sealed)

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/page"
@@ -184,7 +185,10 @@ func (s *Service) RegisterPasskey(ctx context.Context, a actor.Actor, req Regist
 		if db.IsConstraint(err, "passkeys_credential_key") {
 			return apierr.New(apierr.Conflict, "This passkey is already registered.")
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return audit.RecordForPerson(ctx, tx, a.UserID, audit.OriginOf(ctx).Actor, audit.PasskeyRegistered, audit.To("passkey", out.ID))
 	})
 	return out, err
 }

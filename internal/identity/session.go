@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -164,9 +165,9 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 		return nil
 	}
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
-		var userID uuid.UUID
-		err := tx.QueryRowContext(ctx, `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL RETURNING user_id`,
-			s.Keys.Hash(sessionPurpose, token), tx.Now()).Scan(&userID)
+		var userID, sessionID uuid.UUID
+		err := tx.QueryRowContext(ctx, `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL RETURNING user_id, id`,
+			s.Keys.Hash(sessionPurpose, token), tx.Now()).Scan(&userID, &sessionID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // ended already, or no session
 		}
@@ -174,7 +175,12 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 			return err
 		}
 		tx.Notify(SessionsTopic(userID))
-		return nil
+		u, err := GetUser(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		return audit.RecordForPerson(ctx, tx, userID, audit.User(userID, DisplayName(u.FirstName, u.LastName, u.Email)),
+			audit.SessionEnded, audit.To("session", sessionID))
 	})
 }
 

@@ -402,14 +402,6 @@ func (s *Service) answerChallenge(ctx context.Context, token, purpose string, an
 // sign-in records nothing there: no one is known to have acted (the
 // failures are counted per email and address instead).
 func (s *Service) recordSignIn(ctx context.Context, tx *db.Tx, u User, sessionID uuid.UUID) error {
-	ms, err := organization.Memberships(ctx, tx, u.ID)
-	if err != nil {
-		return err
-	}
-	orgs := make([]uuid.UUID, len(ms))
-	for i, m := range ms {
-		orgs[i] = m.OrganizationID
-	}
-	return audit.RecordEach(ctx, tx, orgs, audit.User(u.ID, DisplayName(u.FirstName, u.LastName, u.Email)),
+	return audit.RecordForPerson(ctx, tx, u.ID, audit.User(u.ID, DisplayName(u.FirstName, u.LastName, u.Email)),
 		audit.SessionCreated, audit.To("session", sessionID))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/ledger"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
@@ -74,7 +75,11 @@ func (s *Service) Settle(ctx context.Context, tx *db.Tx, id uuid.UUID, outcome s
 	if err != nil {
 		return Record{}, err
 	}
-	return s.setStatus(ctx, tx, p.ID, outcome, &state)
+	r, err := s.setStatus(ctx, tx, p.ID, outcome, &state)
+	if err != nil {
+		return Record{}, err
+	}
+	return r, audit.Record(ctx, tx, p.OrganizationID, audit.PaymentSettled, audit.To("payment", p.ID))
 }
 
 // deliver moves a payment's held funds out of Strongroom: the rail has

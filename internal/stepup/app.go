@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/strongroom/strongroom/internal/actor"
+	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
 	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
@@ -88,7 +89,10 @@ func storeCredential(ctx context.Context, tx *db.Tx, c Credential, userID, devic
 		Body: fmt.Sprintf("The Strongroom app on %s was registered to approve payments and confirm sensitive actions for you (key %q) at %s UTC. "+
 			"If this was not you, sign out that device, change your password and contact support.",
 			device.Describe(), c.Label, c.InsertedAt.UTC().Format("2006-01-02 15:04"))})
-	return err
+	if err != nil {
+		return err
+	}
+	return audit.RecordForPerson(ctx, tx, userID, audit.OriginOf(ctx).Actor, audit.ApprovingAppRegistered, audit.To("approval_credential", c.ID))
 }
 
 // Challenge is an assurance challenge as the app sees it (docs/api.md,
@@ -399,7 +403,10 @@ func (s *Service) decline(ctx context.Context, tx *db.Tx, a actor.Actor, c pendi
 	if err := end(ctx, tx, c.sudoID, c.stepUpID, StatusDeclined); err != nil {
 		return err
 	}
-	return alertOnRepeatedDeclines(ctx, tx, a.UserID)
+	if err := alertOnRepeatedDeclines(ctx, tx, a.UserID); err != nil {
+		return err
+	}
+	return audit.RecordForPerson(ctx, tx, a.UserID, audit.OriginOf(ctx).Actor, audit.StepUpDeclined, audit.To("step_up", c.stepUpID))
 }
 
 // alertOnRepeatedDeclines tells the person and the owners of their

@@ -14,7 +14,6 @@ import (
 	"github.com/strongroom/strongroom/internal/actor"
 	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/identity"
-	"github.com/strongroom/strongroom/internal/organization"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
@@ -137,15 +136,7 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 	}
 	// A step-up is the person's, in no one organization: each of theirs
 	// records it, naming who answered (the person, or the sandbox's app).
-	ms, err := organization.Memberships(ctx, tx, userID)
-	if err != nil {
-		return false, err
-	}
-	orgs := make([]uuid.UUID, len(ms))
-	for i, m := range ms {
-		orgs[i] = m.OrganizationID
-	}
-	err = audit.RecordEach(ctx, tx, orgs, audit.OriginOf(ctx).Actor, audit.StepUpVerified, audit.To("step_up", stepUpID))
+	err = audit.RecordForPerson(ctx, tx, userID, audit.OriginOf(ctx).Actor, audit.StepUpVerified, audit.To("step_up", stepUpID))
 	return err == nil, err
 }
 

@@ -56,24 +56,10 @@ var Version = "0.1.0-dev"
 // shutdownGrace bounds a graceful stop: in-flight requests and workers get this long.
 const shutdownGrace = 10 * time.Second
 
-const usage = `usage: strongroom <command> [flags]
-
-commands:
-  server    serve the API (applies pending migrations first)
-  migrate   apply pending migrations and exit; "migrate status" lists them
-  backup    copy the SQLite database to a file while the server runs
-  healthcheck
-            exit 0 when the server at STRONGROOM_ADDR is ready (for containers)
-  version   print the version
-
-The client commands (login, balances, pay, approvals, …) are listed by
-"strongroom help". Run "strongroom server -h" for the configuration flags.`
-
 // Run runs the strongroom command in args (without the program name) until
 // it finishes or ctx is cancelled (SIGINT/SIGTERM).
 func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
 		return errors.New("no command given")
 	}
 	switch args[0] {
@@ -92,12 +78,10 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		return serve(ctx, cfg, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, usage)
-		return nil
 	}
-	fmt.Fprintln(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	// The usage and help of every command are the command line's (package
+	// cli), which calls Run for these server commands only.
+	return fmt.Errorf("unknown server command %q", args[0])
 }
 
 func openDatabase(ctx context.Context, cfg Config, opts ...db.Option) (*db.DB, error) {

@@ -77,11 +77,7 @@ func approvalsApprove(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if e.jsonOut() {
-		return e.printJSON(a)
-	}
-	_, err = fmt.Fprintf(e.out, "Approval %s: %s.\n", a.Id, a.Status)
-	return err
+	return e.printApproval(a)
 }
 
 func approvalsReject(e *env, args []string) error {
@@ -103,9 +99,15 @@ func approvalsReject(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return e.printApproval(a)
+}
+
+// printApproval prints an approval as it now stands: its record with -o
+// json, else one line.
+func (e *env) printApproval(a *api.Approval) error {
 	if e.jsonOut() {
 		return e.printJSON(a)
 	}
-	_, err = fmt.Fprintf(e.out, "Approval %s: %s.\n", a.Id, a.Status)
+	_, err := fmt.Fprintf(e.out, "Approval %s: %s.\n", a.Id, a.Status)
 	return err
 }

@@ -214,11 +214,7 @@ func (e *env) startAndApprove(c, sbx *client.Client, approvalID string) error {
 	if err != nil {
 		return err
 	}
-	if e.jsonOut() {
-		return e.printJSON(a)
-	}
-	_, err = fmt.Fprintf(e.out, "Approval %s: %s.\n", a.Id, a.Status)
-	return err
+	return e.printApproval(a)
 }
 
 func sandboxApprovingApp(e *env, args []string) error {

@@ -127,7 +127,7 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 			return err
 		}
 		defer stop()
-		return payments(e, concurrency, duration)
+		return payments(e, concurrency, duration, database)
 	case "cards":
 		e, stop, err := start(database, hc)
 		if err != nil {
@@ -420,7 +420,7 @@ func apiKey(e *env) (api.OrganizationId, string, error) {
 
 // payments executes and approves payments end to end: quote, execute,
 // approve (answered by a step-up), and the signed approval in the app.
-func payments(e *env, concurrency int, duration time.Duration) error {
+func payments(e *env, concurrency int, duration time.Duration, database string) error {
 	ctx := context.Background()
 	o, err := e.newOwner()
 	if err != nil {
@@ -449,6 +449,7 @@ func payments(e *env, concurrency int, duration time.Duration) error {
 	if err := check(contact, err); err != nil {
 		return err
 	}
+	counter := startPGCounter(database)
 	res := forDuration(concurrency, duration, func() error {
 		quote, err := web.API().CreatePaymentQuoteWithResponse(ctx, nil, api.PaymentQuoteRequest{OrganizationId: orgID, Rail: api.RailFiat,
 			PaymentContactId: contact.JSON201.Id, SourceCurrency: "EUR", Amount: "10.00", AmountSide: api.PaymentQuoteRequestAmountSideSend})
@@ -487,6 +488,7 @@ func payments(e *env, concurrency int, duration time.Duration) error {
 		return errors.New("the approval's challenge is not in the app inbox")
 	})
 	res.print("payment executed and approved end to end (quote, execute, approve, app approval)")
+	counter.per(len(res.latencies))
 	return nil
 }
 

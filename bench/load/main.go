@@ -8,6 +8,10 @@
 //	go run ./bench/load -scenario signin -c 4 -rounds 5 -users 40
 //	go run ./bench/load -scenario bare -c 32 -d 10s
 //	go run ./bench/load -scenario webhooks -c 8 -events 5000
+//	go run ./bench/load -scenario ledger -c 8 -d 8s -database postgres://…
+//
+// The ledger scenario alone runs no server: it opens the database itself
+// and posts transfers through package ledger (see ledgerTransfers).
 package main
 
 import (
@@ -47,18 +51,19 @@ const (
 )
 
 func main() {
-	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), cards (sandbox card authorizations over -cards cards), webhooks (-events events delivered to -endpoints endpoints of a local receiver that verifies every signature), accounts (currency-account list with an API key, beside the bare handler) or bare (a bare net/http JSON handler)")
+	scenario := flag.String("scenario", "signin", "signin (password + authenticator code), payments (executed and approved end to end), cards (sandbox card authorizations over -cards cards), webhooks (-events events delivered to -endpoints endpoints of a local receiver that verifies every signature), accounts (currency-account list with an API key, beside the bare handler), ledger (transfers among -accounts accounts through the ledger package alone, no server: balance check, entry, feed rows) or bare (a bare net/http JSON handler)")
 	concurrency := flag.Int("c", 4, "concurrent clients")
-	duration := flag.Duration("d", 10*time.Second, "how long to run (bare)")
+	duration := flag.Duration("d", 10*time.Second, "how long to run (bare, accounts, payments, cards, ledger)")
 	rounds := flag.Int("rounds", 5, "rounds of sign-ins, one per user per round (signin)")
 	users := flag.Int("users", 40, "users signing in each round (signin)")
 	cards := flag.Int("cards", 1, "cards the authorizations are spread over (cards)")
+	ledgerAccounts := flag.Int("accounts", 10, "accounts the transfers pick two of at random (ledger; 10 as pgledger's performance_check)")
 	wh := webhookFlags{}
 	flag.IntVar(&wh.events, "events", 2000, "events made (webhooks)")
 	flag.IntVar(&wh.endpoints, "endpoints", 1, "webhook endpoints at the receiver (webhooks): each deposit is delivered to every one, pings are spread over them")
 	flag.StringVar(&wh.source, "source", "deposit", "what makes the events (webhooks): deposit (sandbox deposits, transaction.created through the fan-out) or ping (sandbox pings, webhook.ping to one endpoint)")
 	flag.DurationVar(&wh.wait, "wait", 30*time.Second, "give up when no delivery has arrived for this long (webhooks)")
-	database := flag.String("database", "", "STRONGROOM_DATABASE (default: a new SQLite file)")
+	database := flag.String("database", "", "STRONGROOM_DATABASE, or the database the ledger scenario opens (default: a new SQLite file)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -72,14 +77,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *cards, wh, *database); err != nil {
+	if err := run(*scenario, *concurrency, *duration, *rounds, *users, *cards, *ledgerAccounts, wh, *database); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(scenario string, concurrency int, duration time.Duration, rounds, users, cards int, wh webhookFlags, database string) error {
+func run(scenario string, concurrency int, duration time.Duration, rounds, users, cards, ledgerAccounts int, wh webhookFlags, database string) error {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}, Timeout: 30 * time.Second}
 	switch scenario {
 	case "bare":
@@ -142,6 +147,8 @@ func run(scenario string, concurrency int, duration time.Duration, rounds, users
 		}
 		defer stop()
 		return webhookDeliveries(e, concurrency, wh.events, wh.endpoints, wh.source, wh.wait)
+	case "ledger":
+		return ledgerTransfers(database, concurrency, duration, ledgerAccounts)
 	case "signin":
 		e, stop, err := start(database, hc)
 		if err != nil {

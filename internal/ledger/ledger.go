@@ -88,7 +88,12 @@ var ErrUnbalanced = errors.New("ledger: entry does not balance")
 // postings do not sum to zero per currency or hold a zero amount,
 // ErrInsufficientFunds when a customer balance would go below zero and
 // ErrBalanceLimit when a balance would leave int64; then nothing of the entry
-// is kept once tx rolls back.
+// is kept once tx rolls back. An account is created on its first posting.
+//
+// On PostgreSQL an entry whose accounts all exist, each posted to once, is
+// one statement (postEntry); otherwise, and on SQLite, each posting is one
+// statement that finds, checks and updates its account (applyPosting),
+// followed by the entry and all its postings in one statement or two.
 func Post(ctx context.Context, tx *db.Tx, e Entry) (uuid.UUID, error) {
 	sums := map[string]int64{}
 	for _, p := range e.Postings {
@@ -103,39 +108,180 @@ func Post(ctx context.Context, tx *db.Tx, e Entry) (uuid.UUID, error) {
 		}
 	}
 	id := uuid.Must(uuid.NewV7())
-	if _, err := tx.ExecContext(ctx, `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()); err != nil {
-		return uuid.Nil, err
-	}
 	postings := append([]Posting(nil), e.Postings...)
 	sort.SliceStable(postings, func(i, j int) bool { return postings[i].Account.key() < postings[j].Account.key() })
-	for _, p := range postings {
-		accountID, err := ensureAccount(ctx, tx, p.Account)
-		if err != nil {
-			return uuid.Nil, err
+	postingIDs := make([]uuid.UUID, len(postings))
+	for i := range postingIDs {
+		postingIDs[i] = uuid.Must(uuid.NewV7())
+	}
+	if tx.Dialect() == db.Postgres && onceEachKept(postings) {
+		posted, err := postEntry(ctx, tx, id, e, postings, postingIDs)
+		if posted || err != nil {
+			return id, err
 		}
-		// The balance may change only while it stays within [lo, hi]
-		// before the change: the bounds are computed here, so the database
-		// never evaluates a sum that overflows (PostgreSQL would fail the
-		// statement; SQLite would store a float).
-		lo, hi := bounds(p.Amount, p.Account.customer())
-		res, err := tx.ExecContext(ctx, `UPDATE ledger_accounts SET balance = balance + $2
-			WHERE id = $1 AND balance >= $3 AND balance <= $4`, accountID, p.Amount, lo, hi)
-		if err != nil {
-			return uuid.Nil, err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			if p.Account.customer() && p.Amount < 0 {
-				return uuid.Nil, ErrInsufficientFunds
-			}
-			return uuid.Nil, ErrBalanceLimit
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO postings (id, entry_id, account_id, amount, currency) VALUES ($1, $2, $3, $4, $5)`,
-			uuid.Must(uuid.NewV7()), id, accountID, p.Amount, p.Account.Currency); err != nil {
+		// An account is missing: nothing was changed or locked; the
+		// postings below create it.
+	}
+	accounts := make([]uuid.UUID, len(postings))
+	for i, p := range postings {
+		var err error
+		if accounts[i], err = applyPosting(ctx, tx, p); err != nil {
 			return uuid.Nil, err
 		}
 	}
+	if err := insertEntry(ctx, tx, id, e, postings, postingIDs, accounts); err != nil {
+		return uuid.Nil, err
+	}
 	return id, nil
+}
+
+// refusal is the error of a posting its account's bounds refuse.
+func refusal(p Posting) error {
+	if p.Account.customer() && p.Amount < 0 {
+		return ErrInsufficientFunds
+	}
+	return ErrBalanceLimit
+}
+
+// onceEachKept reports whether postings (sorted by account) name each
+// account once, every one kept for an organization: what postEntry takes.
+func onceEachKept(postings []Posting) bool {
+	for i, p := range postings {
+		if p.Account.OrganizationID == nil || (i > 0 && p.Account.key() == postings[i-1].Account.key()) {
+			return false
+		}
+	}
+	return true
+}
+
+// postEntrySQL posts a whole entry on PostgreSQL in one statement, given
+// its postings ($1 to $8, one array element each, in account order) and
+// their number ($9). Nothing is locked or changed unless every account
+// exists. locked then locks the accounts in account order (the sort runs
+// below the row locks) and says whether each balance is within its
+// posting's bounds, read from the row as locked; moved changes the
+// balances only when all are, checking the bounds again; the entry and its
+// postings are written only when every balance moved. It returns how many
+// accounts exist, how many moved and the first posting (by ord) refused.
+const postEntrySQL = `WITH v (ord, org, currency, kind, amount, lo, hi, posting_id) AS (
+	SELECT * FROM unnest($1::int[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::uuid[])
+), locked AS (
+	SELECT a.id, v.ord, v.amount, v.currency, v.posting_id, a.balance >= v.lo AND a.balance <= v.hi AS within
+	FROM ledger_accounts a JOIN v ON a.organization_id = v.org AND a.currency = v.currency AND a.kind = v.kind
+	WHERE (SELECT count(*) FROM ledger_accounts a2 JOIN v v2
+		ON a2.organization_id = v2.org AND a2.currency = v2.currency AND a2.kind = v2.kind) = $9
+	ORDER BY v.ord
+	FOR UPDATE OF a
+), moved AS (
+	UPDATE ledger_accounts a SET balance = a.balance + l.amount
+	FROM locked l JOIN v ON v.ord = l.ord
+	WHERE a.id = l.id AND a.balance >= v.lo AND a.balance <= v.hi
+		AND (SELECT count(*) FROM locked) = $9 AND NOT EXISTS (SELECT 1 FROM locked WHERE NOT within)
+	RETURNING l.ord
+), entry AS (
+	INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
+	SELECT $10::uuid, $11::uuid, $12::text, $13::text, $14::uuid, $15::timestamptz WHERE (SELECT count(*) FROM moved) = $9
+), posted AS (
+	INSERT INTO postings (id, entry_id, account_id, amount, currency)
+	SELECT l.posting_id, $10::uuid, l.id, l.amount, l.currency FROM locked l WHERE (SELECT count(*) FROM moved) = $9
+)
+SELECT (SELECT count(*) FROM locked), (SELECT count(*) FROM moved),
+	COALESCE((SELECT min(ord) FROM locked WHERE NOT within), (SELECT min(ord) FROM locked WHERE ord NOT IN (SELECT ord FROM moved)), -1)`
+
+// postEntry posts e (id, its postings sorted by account, each account once
+// and kept for an organization) in one statement. It returns false, having
+// changed and locked nothing, when an account does not exist yet.
+func postEntry(ctx context.Context, tx *db.Tx, id uuid.UUID, e Entry, postings []Posting, postingIDs []uuid.UUID) (bool, error) {
+	n := len(postings)
+	ords, orgs, currencies, kinds := make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
+	amounts, los, his, pids := make([]int64, n), make([]int64, n), make([]int64, n), make([]string, n)
+	for i, p := range postings {
+		ords[i], orgs[i], currencies[i], kinds[i] = int32(i), p.Account.OrganizationID.String(), p.Account.Currency, p.Account.Kind
+		amounts[i], pids[i] = p.Amount, postingIDs[i].String()
+		los[i], his[i] = bounds(p.Amount, p.Account.customer())
+	}
+	var found, moved, refused int64
+	if err := tx.QueryRowContext(ctx, postEntrySQL, ords, orgs, currencies, kinds, amounts, los, his, pids, n,
+		id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()).Scan(&found, &moved, &refused); err != nil {
+		return false, err
+	}
+	switch {
+	case found < int64(n):
+		return false, nil
+	case moved == int64(n):
+		return true, nil
+	case refused >= 0 && refused < int64(n):
+		return false, refusal(postings[refused])
+	}
+	return false, fmt.Errorf("ledger: entry %s: %d of %d balances moved and none refused", id, moved, n)
+}
+
+// applyPosting adds p to its account's balance, which may change only
+// while it stays within [lo, hi] before the change: the bounds are computed
+// here, so the database never evaluates a sum that overflows (PostgreSQL
+// would fail the statement; SQLite would store a float). It returns the
+// account's id. One statement finds, checks and updates the account; only
+// when it changes nothing is the account looked for, to tell a missing
+// account (created here, then updated) from a refused posting.
+func applyPosting(ctx context.Context, tx *db.Tx, p Posting) (uuid.UUID, error) {
+	a := p.Account
+	lo, hi := bounds(p.Amount, a.customer())
+	update := func() (uuid.UUID, error) {
+		var id uuid.UUID
+		if a.OrganizationID == nil {
+			return id, tx.QueryRowContext(ctx, `UPDATE ledger_accounts SET balance = balance + $3
+				WHERE organization_id IS NULL AND currency = $1 AND kind = $2 AND balance >= $4 AND balance <= $5 RETURNING id`,
+				a.Currency, a.Kind, p.Amount, lo, hi).Scan(&id)
+		}
+		return id, tx.QueryRowContext(ctx, `UPDATE ledger_accounts SET balance = balance + $4
+			WHERE organization_id = $1 AND currency = $2 AND kind = $3 AND balance >= $5 AND balance <= $6 RETURNING id`,
+			*a.OrganizationID, a.Currency, a.Kind, p.Amount, lo, hi).Scan(&id)
+	}
+	id, err := update()
+	if !errors.Is(err, sql.ErrNoRows) {
+		return id, err
+	}
+	if _, err := findAccount(ctx, tx, a); !errors.Is(err, sql.ErrNoRows) {
+		if err != nil {
+			return uuid.Nil, err
+		}
+		return uuid.Nil, refusal(p)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
+		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now()); err != nil {
+		return uuid.Nil, err
+	}
+	id, err = update()
+	if errors.Is(err, sql.ErrNoRows) {
+		return uuid.Nil, refusal(p)
+	}
+	return id, err
+}
+
+// insertEntry writes the entry and its postings, whose balances have moved:
+// on PostgreSQL in one statement, on SQLite in two.
+func insertEntry(ctx context.Context, tx *db.Tx, id uuid.UUID, e Entry, postings []Posting, postingIDs, accounts []uuid.UUID) error {
+	args := []any{id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()}
+	values := ""
+	for i, p := range postings {
+		if i > 0 {
+			values += ", "
+		}
+		values += fmt.Sprintf("($%d, $1, $%d, $%d, $%d)", len(args)+1, len(args)+2, len(args)+3, len(args)+4)
+		args = append(args, postingIDs[i], accounts[i], p.Amount, p.Account.Currency)
+	}
+	postingsSQL := `INSERT INTO postings (id, entry_id, account_id, amount, currency) VALUES ` + values
+	if tx.Dialect() == db.Postgres {
+		_, err := tx.ExecContext(ctx, `WITH entry AS (INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
+			VALUES ($1, $2, $3, $4, $5, $6)) `+postingsSQL, args...)
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, args[:6]...); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, postingsSQL, args...)
+	return err
 }
 
 // bounds returns the range a balance must be in before amount is added, so
@@ -162,26 +308,15 @@ func (a Account) key() string {
 	return org + "/" + a.Currency + "/" + a.Kind
 }
 
-// ensureAccount returns the account's id, creating it on first use.
-func ensureAccount(ctx context.Context, tx *db.Tx, a Account) (uuid.UUID, error) {
+// findAccount returns the account's id, sql.ErrNoRows when it does not exist.
+func findAccount(ctx context.Context, tx *db.Tx, a Account) (uuid.UUID, error) {
 	var id uuid.UUID
-	find := func() error {
-		if a.OrganizationID == nil {
-			return tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id IS NULL AND currency = $1 AND kind = $2`,
-				a.Currency, a.Kind).Scan(&id)
-		}
-		return tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id = $1 AND currency = $2 AND kind = $3`,
-			*a.OrganizationID, a.Currency, a.Kind).Scan(&id)
+	if a.OrganizationID == nil {
+		return id, tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id IS NULL AND currency = $1 AND kind = $2`,
+			a.Currency, a.Kind).Scan(&id)
 	}
-	err := find()
-	if !errors.Is(err, sql.ErrNoRows) {
-		return id, err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
-		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now()); err != nil {
-		return uuid.Nil, err
-	}
-	return id, find()
+	return id, tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id = $1 AND currency = $2 AND kind = $3`,
+		*a.OrganizationID, a.Currency, a.Kind).Scan(&id)
 }
 
 // Reverse posts the mirror of entry id: a new entry, the original untouched.

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -71,15 +72,35 @@ func addDaySum(ctx context.Context, tx *db.Tx, t Transaction) error {
 	if !ok {
 		return nil
 	}
+	res, err := tx.ExecContext(ctx, daySumSQL(column, 1), daySumArgs(t, column, delta)...)
+	return daySumAdded(res, err)
+}
+
+// daySumSQL is the statement that adds a row to its day's sum in column,
+// its arguments (daySumArgs) numbered from $first: it changes one row, or
+// none when the sum would leave int64.
+func daySumSQL(column string, first int) string {
+	p := make([]any, 8)
+	for i := range p {
+		p[i] = fmt.Sprintf("$%d", first+i)
+	}
+	return fmt.Sprintf(`INSERT INTO transaction_day_sums (organization_id, day, currency, incoming, outgoing, payments, row_count)
+		VALUES (%[2]s, %[3]s, %[4]s, %[5]s, %[6]s, %[7]s, 1)
+		ON CONFLICT (organization_id, day, currency) DO UPDATE
+		SET %[1]s = transaction_day_sums.%[1]s + excluded.%[1]s, row_count = transaction_day_sums.row_count + 1
+		WHERE transaction_day_sums.%[1]s >= %[8]s AND transaction_day_sums.%[1]s <= %[9]s`, append([]any{column}, p...)...)
+}
+
+// daySumArgs are daySumSQL's arguments for t counted by delta in column.
+func daySumArgs(t Transaction, column string, delta int64) []any {
 	sums := map[string]int64{"incoming": 0, "outgoing": 0, "payments": 0}
 	sums[column] = delta
 	lo, hi := bounds(delta, false)
-	res, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO transaction_day_sums (organization_id, day, currency, incoming, outgoing, payments, row_count)
-		VALUES ($1, $2, $3, $4, $5, $6, 1)
-		ON CONFLICT (organization_id, day, currency) DO UPDATE
-		SET %[1]s = transaction_day_sums.%[1]s + excluded.%[1]s, row_count = transaction_day_sums.row_count + 1
-		WHERE transaction_day_sums.%[1]s >= $7 AND transaction_day_sums.%[1]s <= $8`, column),
-		t.OrganizationID, t.RecordedAt.UTC().Format(time.DateOnly), t.Currency, sums["incoming"], sums["outgoing"], sums["payments"], lo, hi)
+	return []any{t.OrganizationID, t.RecordedAt.UTC().Format(time.DateOnly), t.Currency, sums["incoming"], sums["outgoing"], sums["payments"], lo, hi}
+}
+
+// daySumAdded is ErrDaySumLimit when daySumSQL changed no row.
+func daySumAdded(res sql.Result, err error) error {
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
+	"github.com/strongroom/strongroom/internal/platform/watched"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/outbox"
 )
@@ -41,6 +42,9 @@ type Service struct {
 	Guard PasswordGuard
 	// Outbox queues the messages that carry codes (never stored in plaintext).
 	Outbox *outbox.Outbox
+
+	sessionsOnce sync.Once
+	sessions     *watched.Cache[actor.Actor]
 }
 
 // Sign-in outcomes: the status a sign-in step answers.

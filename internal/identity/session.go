@@ -13,8 +13,8 @@ import (
 	"github.com/strongroom/strongroom/internal/audit"
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/watched"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
+	"github.com/strongroom/strongroom/internal/platform/watched"
 )
 
 // Session limits: a session ends after SessionIdle without a request, and

@@ -19,9 +19,9 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/clock"
 	"github.com/strongroom/strongroom/internal/platform/db"
-	"github.com/strongroom/strongroom/internal/platform/watched"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/outbox"
+	"github.com/strongroom/strongroom/internal/platform/watched"
 )
 
 // Sign-in limits (docs/api.md, Authentication).

@@ -297,21 +297,31 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 	if err != nil {
 		return err
 	}
+	if err := decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil); err != nil {
+		return err
+	}
+	if err := audit.Record(ctx, tx, x.OrganizationID, audit.ApprovalApproved, audit.To("approval", x.ID)); err != nil {
+		return err
+	}
+	// The money moves last: debiting locks the organization's ledger
+	// accounts, which every other approval of the organization then waits
+	// for until this transaction commits.
 	for _, p := range ps {
 		if p.Status != AwaitingApproval {
 			continue
-		}
-		if err := debit(ctx, tx, p); err != nil {
-			return err
 		}
 		if _, err := job.Enqueue(ctx, tx, railJob, railPayload{PaymentID: p.ID}); err != nil {
 			return err
 		}
 	}
-	if err := decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil); err != nil {
-		return err
+	for _, p := range ps {
+		if p.Status == AwaitingApproval {
+			if err := debit(ctx, tx, p); err != nil {
+				return err
+			}
+		}
 	}
-	return audit.Record(ctx, tx, x.OrganizationID, audit.ApprovalApproved, audit.To("approval", x.ID))
+	return nil
 }
 
 // debit moves a payment's funds at approval: the amount sent from available

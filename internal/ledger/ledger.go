@@ -90,10 +90,11 @@ var ErrUnbalanced = errors.New("ledger: entry does not balance")
 // ErrBalanceLimit when a balance would leave int64; then nothing of the entry
 // is kept once tx rolls back. An account is created on its first posting.
 //
-// On PostgreSQL an entry whose accounts all exist, each posted to once, is
-// one statement (postEntry); otherwise, and on SQLite, each posting is one
-// statement that finds, checks and updates its account (applyPosting),
-// followed by the entry and all its postings in one statement or two.
+// Each posting is one statement that finds, checks and updates its account
+// (applyPosting), then the entry and all its postings are written at once:
+// one statement on PostgreSQL, two on SQLite. (One statement for the whole
+// entry on PostgreSQL, locking its accounts in a sorted CTE, was measured
+// slower under contention than these: bench/RESULTS.md, issue 28.)
 func Post(ctx context.Context, tx *db.Tx, e Entry) (uuid.UUID, error) {
 	sums := map[string]int64{}
 	for _, p := range e.Postings {
@@ -114,14 +115,6 @@ func Post(ctx context.Context, tx *db.Tx, e Entry) (uuid.UUID, error) {
 	for i := range postingIDs {
 		postingIDs[i] = uuid.Must(uuid.NewV7())
 	}
-	if tx.Dialect() == db.Postgres && onceEachKept(postings) {
-		posted, err := postEntry(ctx, tx, id, e, postings, postingIDs)
-		if posted || err != nil {
-			return id, err
-		}
-		// An account is missing: nothing was changed or locked; the
-		// postings below create it.
-	}
 	accounts := make([]uuid.UUID, len(postings))
 	for i, p := range postings {
 		var err error
@@ -141,79 +134,6 @@ func refusal(p Posting) error {
 		return ErrInsufficientFunds
 	}
 	return ErrBalanceLimit
-}
-
-// onceEachKept reports whether postings (sorted by account) name each
-// account once, every one kept for an organization: what postEntry takes.
-func onceEachKept(postings []Posting) bool {
-	for i, p := range postings {
-		if p.Account.OrganizationID == nil || (i > 0 && p.Account.key() == postings[i-1].Account.key()) {
-			return false
-		}
-	}
-	return true
-}
-
-// postEntrySQL posts a whole entry on PostgreSQL in one statement, given
-// its postings ($1 to $8, one array element each, in account order) and
-// their number ($9). Nothing is locked or changed unless every account
-// exists. locked then locks the accounts in account order (the sort runs
-// below the row locks) and says whether each balance is within its
-// posting's bounds, read from the row as locked; moved changes the
-// balances only when all are, checking the bounds again; the entry and its
-// postings are written only when every balance moved. It returns how many
-// accounts exist, how many moved and the first posting (by ord) refused.
-const postEntrySQL = `WITH v (ord, org, currency, kind, amount, lo, hi, posting_id) AS (
-	SELECT * FROM unnest($1::int[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::uuid[])
-), locked AS (
-	SELECT a.id, v.ord, v.amount, v.currency, v.posting_id, a.balance >= v.lo AND a.balance <= v.hi AS within
-	FROM ledger_accounts a JOIN v ON a.organization_id = v.org AND a.currency = v.currency AND a.kind = v.kind
-	WHERE (SELECT count(*) FROM ledger_accounts a2 JOIN v v2
-		ON a2.organization_id = v2.org AND a2.currency = v2.currency AND a2.kind = v2.kind) = $9
-	ORDER BY v.ord
-	FOR UPDATE OF a
-), moved AS (
-	UPDATE ledger_accounts a SET balance = a.balance + l.amount
-	FROM locked l JOIN v ON v.ord = l.ord
-	WHERE a.id = l.id AND a.balance >= v.lo AND a.balance <= v.hi
-		AND (SELECT count(*) FROM locked) = $9 AND NOT EXISTS (SELECT 1 FROM locked WHERE NOT within)
-	RETURNING l.ord
-), entry AS (
-	INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
-	SELECT $10::uuid, $11::uuid, $12::text, $13::text, $14::uuid, $15::timestamptz WHERE (SELECT count(*) FROM moved) = $9
-), posted AS (
-	INSERT INTO postings (id, entry_id, account_id, amount, currency)
-	SELECT l.posting_id, $10::uuid, l.id, l.amount, l.currency FROM locked l WHERE (SELECT count(*) FROM moved) = $9
-)
-SELECT (SELECT count(*) FROM locked), (SELECT count(*) FROM moved),
-	COALESCE((SELECT min(ord) FROM locked WHERE NOT within), (SELECT min(ord) FROM locked WHERE ord NOT IN (SELECT ord FROM moved)), -1)`
-
-// postEntry posts e (id, its postings sorted by account, each account once
-// and kept for an organization) in one statement. It returns false, having
-// changed and locked nothing, when an account does not exist yet.
-func postEntry(ctx context.Context, tx *db.Tx, id uuid.UUID, e Entry, postings []Posting, postingIDs []uuid.UUID) (bool, error) {
-	n := len(postings)
-	ords, orgs, currencies, kinds := make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
-	amounts, los, his, pids := make([]int64, n), make([]int64, n), make([]int64, n), make([]string, n)
-	for i, p := range postings {
-		ords[i], orgs[i], currencies[i], kinds[i] = int32(i), p.Account.OrganizationID.String(), p.Account.Currency, p.Account.Kind
-		amounts[i], pids[i] = p.Amount, postingIDs[i].String()
-		los[i], his[i] = bounds(p.Amount, p.Account.customer())
-	}
-	var found, moved, refused int64
-	if err := tx.QueryRowContext(ctx, postEntrySQL, ords, orgs, currencies, kinds, amounts, los, his, pids, n,
-		id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()).Scan(&found, &moved, &refused); err != nil {
-		return false, err
-	}
-	switch {
-	case found < int64(n):
-		return false, nil
-	case moved == int64(n):
-		return true, nil
-	case refused >= 0 && refused < int64(n):
-		return false, refusal(postings[refused])
-	}
-	return false, fmt.Errorf("ledger: entry %s: %d of %d balances moved and none refused", id, moved, n)
 }
 
 // applyPosting adds p to its account's balance, which may change only

@@ -35,9 +35,9 @@ func balanceOf(t *testing.T, d *db.DB, a ledger.Account) int64 {
 }
 
 // TestPostCreatesMissingAccountsAndMovesEachBalanceOnce: an entry whose
-// accounts are all new, one whose accounts are partly new (the one-statement
-// path of PostgreSQL gives way to creating them) and one whose accounts all
-// exist each move every balance exactly once; an account kept for no
+// accounts are all new, one whose accounts are partly new (created where the
+// update of the balance finds no account) and one whose accounts all exist
+// each move every balance exactly once; an account kept for no
 // organization (as entries before per-organization platform accounts used)
 // is created and posted to, and its entry reversed.
 func TestPostCreatesMissingAccountsAndMovesEachBalanceOnce(t *testing.T) {
@@ -81,8 +81,7 @@ func TestPostCreatesMissingAccountsAndMovesEachBalanceOnce(t *testing.T) {
 // TestPostRefusesThePostingThatBreaksItsBounds: when the posting its
 // account refuses is not the first in account order, the error is still
 // that posting's, and nothing of the entry is kept, on an entry whose
-// accounts all exist (one statement on PostgreSQL) as on one with a new
-// account.
+// accounts all exist as on one with a new account.
 func TestPostRefusesThePostingThatBreaksItsBounds(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		id := fixture.Organization(t, d, "Acme").ID

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,6 +48,15 @@ type Service struct {
 	// Currencies an organization may hold, sorted.
 	Currencies []string
 	Partner    Partner
+
+	cacheOnce sync.Once
+	cache     *rowsCache
+}
+
+// rowsCache returns the service's cache of listed rows, made on first use.
+func (s *Service) rowsCache() *rowsCache {
+	s.cacheOnce.Do(func() { s.cache = newRowsCache(s.DB) })
+	return s.cache
 }
 
 // Entry is one currency's account as the list reports it.
@@ -83,7 +93,17 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID) ([]E
 	if err != nil {
 		return nil, err
 	}
-	return s.entries(ctx, q, orgID, acc.Status)
+	cache := s.rowsCache()
+	now := q.Now()
+	rs, ok := cache.get(orgID, now)
+	if !ok {
+		epoch := cache.begin()
+		if rs, err = rows(ctx, q, orgID); err != nil {
+			return nil, err
+		}
+		cache.put(epoch, orgID, rs, now)
+	}
+	return s.build(rs, acc.Status), nil
 }
 
 type row struct {
@@ -132,6 +152,12 @@ func (s *Service) entries(ctx context.Context, q db.Reader, orgID uuid.UUID, sta
 	if err != nil {
 		return nil, err
 	}
+	return s.build(rs, status), nil
+}
+
+// build lists every currency of an organization in status from its rows
+// by currency, which it only reads.
+func (s *Service) build(rs map[string]row, status organization.Status) []Entry {
 	out := make([]Entry, 0, len(s.Currencies))
 	for _, c := range s.Currencies {
 		e := Entry{Currency: c, State: Available, RequestsEnabled: status == organization.Active}
@@ -142,7 +168,7 @@ func (s *Service) entries(ctx context.Context, q db.Reader, orgID uuid.UUID, sta
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
 // RequestBody is the body of requesting currencies.
@@ -274,8 +300,10 @@ func anyActive(rs map[string]row) bool {
 	return false
 }
 
-// move records a currency's new state and its history, at tx.Now().
+// move records a currency's new state and its history, at tx.Now(), and
+// notifies Topic so that no instance lists the rows it kept from before.
 func move(ctx context.Context, tx *db.Tx, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
+	tx.Notify(Topic)
 	from := Available
 	if exists {
 		from = r.state

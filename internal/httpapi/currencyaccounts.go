@@ -37,6 +37,9 @@ func (l currencyAccountList) appendJSON(b []byte) ([]byte, bool) {
 	if l.Data == nil {
 		return append(b, `{"data":null}`...), true
 	}
+	if b == nil {
+		b = make([]byte, 0, 16+160*len(l.Data)) // a row with a time is about 140 bytes
+	}
 	b = append(b, `{"data":[`...)
 	ok := true
 	for i, r := range l.Data {

@@ -38,7 +38,11 @@ func TestCurrencyAccountListEncodesAsEncodingJSON(t *testing.T) {
 		{"unicode", []mca.Entry{{Currency: "EUR", State: mca.Failed, FailureNote: note("refusé \u2028 \xff")}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			answer, appended, reflected, err := httpapi.EncodeCurrencyAccounts(tc.entries)
+			answer, appended, err := httpapi.EncodeCurrencyAccounts(tc.entries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reflected, err := httpapi.ReflectCurrencyAccounts(tc.entries)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,8 +55,34 @@ func TestCurrencyAccountListEncodesAsEncodingJSON(t *testing.T) {
 		})
 	}
 	// A time encoding/json refuses is refused alike: a 500, never a cut body.
-	_, _, _, err := httpapi.EncodeCurrencyAccounts([]mca.Entry{{Currency: "EUR", FirstRequestedAt: at(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))}})
+	_, _, err := httpapi.EncodeCurrencyAccounts([]mca.Entry{{Currency: "EUR", FirstRequestedAt: at(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))}})
 	if err == nil {
 		t.Error("a year past 9999 encoded")
 	}
+}
+
+// BenchmarkCurrencyAccountList encodes a list of ten accounts as the
+// server answers it and by reflection.
+func BenchmarkCurrencyAccountList(b *testing.B) {
+	entries := make([]mca.Entry, 10)
+	for i := range entries {
+		at := time.Date(2026, 11, 22, 9, 0, i, 0, time.UTC)
+		entries[i] = mca.Entry{Currency: "EUR", State: mca.Active, FirstRequestedAt: &at, RequestsEnabled: true}
+	}
+	b.Run("answer", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := httpapi.EncodeCurrencyAccounts(entries); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("reflection", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := httpapi.ReflectCurrencyAccounts(entries); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -160,8 +160,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return nil
 }
 
-// jsonAppender is an answer that writes its own JSON without reflection,
-// byte for byte what encodeJSON writes of it otherwise; where it cannot
+// jsonAppender is an answer that writes its own JSON without reflection
+// (appended to b; given nil, it makes room for the whole answer and its
+// final newline), byte for byte what encodeJSON writes of it otherwise; where it cannot
 // (ok false: a string that needs escaping, say) encodeJSON's general way
 // writes it. For the answers programs poll.
 type jsonAppender interface {
@@ -172,7 +173,7 @@ type jsonAppender interface {
 // they are, one value per body ending in a newline.
 func encodeJSON(v any) ([]byte, error) {
 	if a, ok := v.(jsonAppender); ok {
-		if b, ok := a.appendJSON(make([]byte, 0, 1024)); ok {
+		if b, ok := a.appendJSON(nil); ok {
 			return append(b, '\n'), nil
 		}
 	}

@@ -52,6 +52,7 @@ var tiers = map[string]tier{
 	"internal/platform/outbox":      platform,
 	"internal/platform/page":        platform,
 	"internal/platform/ratelimit":   platform,
+	"internal/platform/watched":     platform,
 	"internal/platform/webhooksend": platform,
 
 	"internal/actor":        core,

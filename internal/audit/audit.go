@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -159,9 +161,10 @@ func ChainHash(previous string, e Entry) string {
 // Record appends an entry to orgID's audit log in tx, the transaction of
 // the change it records, so the entry exists if and only if the change
 // commits. The actor, request id and client address come from ctx
-// (WithOrigin). Call it last in the transaction: it takes the
-// organization's chain head, which another transaction of the organization
-// then waits for until tx ends.
+// (WithOrigin). The entry is appended as tx commits (appendQueued): taking
+// the organization's chain head makes every other transaction of the
+// organization that records wait until tx ends, so it is taken last,
+// whenever Record was called.
 func Record(ctx context.Context, tx *db.Tx, orgID uuid.UUID, action string, target Target) error {
 	o := OriginOf(ctx)
 	return record(ctx, tx, orgID, o.Actor, o, action, target)
@@ -173,10 +176,9 @@ func RecordAs(ctx context.Context, tx *db.Tx, orgID uuid.UUID, who Actor, action
 	return record(ctx, tx, orgID, who, OriginOf(ctx), action, target)
 }
 
-// RecordEach is RecordAs in each of orgs, for a change that concerns a
-// person in every organization they belong to (a sign-in, a step-up). The
-// chains are taken in the order of their ids, so two such transactions
-// wait for each other instead of deadlocking.
+// RecordEach is RecordAs in each of orgs (once each), for a change that
+// concerns a person in every organization they belong to (a sign-in, a
+// step-up).
 func RecordEach(ctx context.Context, tx *db.Tx, orgs []uuid.UUID, who Actor, action string, target Target) error {
 	orgs = slices.Clone(orgs)
 	slices.SortFunc(orgs, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
@@ -223,30 +225,78 @@ func record(ctx context.Context, tx *db.Tx, orgID uuid.UUID, who Actor, o Origin
 	if o.ClientAddress != "" {
 		e.ClientAddress = &o.ClientAddress
 	}
-	// The head row serializes the organization's appends: the upsert locks
-	// it (PostgreSQL) until tx ends; SQLite has one writer. It returns the
-	// new seq and the previous entry's hash ('' for the first).
+	tx.QueueAtCommit("audit", e, appendQueued)
+	return nil
+}
+
+// appendQueued appends the entries a transaction recorded, as it commits.
+// The head row serializes an organization's appends: the upsert locks it
+// (PostgreSQL) until the transaction ends, so it is taken last, and every
+// organization's in one pass in the order of their ids, so two
+// transactions recording in several organizations (a person's sign-in)
+// wait for each other instead of deadlocking. Per organization it costs
+// the upsert and one statement for the entries and the new head.
+func appendQueued(ctx context.Context, tx *db.Tx, items []any) error {
+	byOrg := map[uuid.UUID][]Entry{}
+	var orgs []uuid.UUID
+	for _, it := range items {
+		e := it.(Entry)
+		if byOrg[e.OrganizationID] == nil {
+			orgs = append(orgs, e.OrganizationID)
+		}
+		byOrg[e.OrganizationID] = append(byOrg[e.OrganizationID], e)
+	}
+	slices.SortFunc(orgs, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	for _, org := range orgs {
+		if err := appendChain(ctx, tx, org, byOrg[org]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendChain appends entries, in order, to org's chain.
+func appendChain(ctx context.Context, tx *db.Tx, org uuid.UUID, entries []Entry) error {
+	// The upsert returns the new last seq and the hash of the entry before
+	// the first of these ('' for a chain's first).
+	var last int64
 	var previous string
-	err = tx.QueryRowContext(ctx, `
-		INSERT INTO audit_chain_heads (organization_id, seq, hash) VALUES ($1, 1, '')
-		ON CONFLICT (organization_id) DO UPDATE SET seq = audit_chain_heads.seq + 1
-		RETURNING seq, hash`, orgID).Scan(&e.Seq, &previous)
+	err := tx.QueryRowContext(ctx, `
+		INSERT INTO audit_chain_heads (organization_id, seq, hash) VALUES ($1, $2, '')
+		ON CONFLICT (organization_id) DO UPDATE SET seq = audit_chain_heads.seq + excluded.seq
+		RETURNING seq, hash`, org, len(entries)).Scan(&last, &previous)
 	if err != nil {
-		return fmt.Errorf("audit %s: chain head: %w", action, err)
+		return fmt.Errorf("audit: chain head: %w", err)
 	}
-	e.Hash = ChainHash(previous, e)
-	_, err = tx.ExecContext(ctx, `
-		INSERT INTO audit_entries (id, organization_id, seq, occurred_at, actor_kind, actor_id, actor_name, action,
-			target_type, target_id, request_id, client_address, hash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		e.ID, e.OrganizationID, e.Seq, e.OccurredAt, e.Actor.Kind, nullUUID(e.Actor.ID), e.Actor.Name, e.Action,
-		e.Target.Type, e.Target.ID, e.RequestID, e.ClientAddress, e.Hash)
-	if err != nil {
-		return fmt.Errorf("audit %s: append: %w", action, err)
+	var values strings.Builder
+	args := []any{org}
+	for i := range entries {
+		e := &entries[i]
+		e.Seq = last - int64(len(entries)-1-i)
+		e.Hash = ChainHash(previous, *e)
+		previous = e.Hash
+		if i > 0 {
+			values.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&values, "($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)",
+			n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8, n+9, n+10, n+11, n+12)
+		args = append(args, e.ID, e.Seq, e.OccurredAt, e.Actor.Kind, nullUUID(e.Actor.ID), e.Actor.Name, e.Action,
+			e.Target.Type, e.Target.ID, e.RequestID, e.ClientAddress, e.Hash)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE audit_chain_heads SET hash = $2 WHERE organization_id = $1`, orgID, e.Hash)
+	insert := `INSERT INTO audit_entries (id, organization_id, seq, occurred_at, actor_kind, actor_id, actor_name, action,
+			target_type, target_id, request_id, client_address, hash) VALUES ` + values.String()
+	if tx.Dialect() == db.Postgres {
+		// One round trip: a data-modifying WITH runs whether or not the
+		// query reads it.
+		args = append(args, previous)
+		_, err = tx.ExecContext(ctx, `WITH appended AS (`+insert+`)
+			UPDATE audit_chain_heads SET hash = $`+strconv.Itoa(len(args))+` WHERE organization_id = $1`, args...)
+	} else if _, err = tx.ExecContext(ctx, insert, args...); err == nil {
+		_, err = tx.ExecContext(ctx, `UPDATE audit_chain_heads SET hash = $2 WHERE organization_id = $1`, org, previous)
+	}
 	if err != nil {
-		return fmt.Errorf("audit %s: chain head: %w", action, err)
+		return fmt.Errorf("audit: append: %w", err)
 	}
 	return nil
 }

@@ -228,3 +228,54 @@ func TestConcurrentWritersKeepOneChain(t *testing.T) {
 		verifyOK(t, d, org.ID, 1, writers*each)
 	})
 }
+
+// TestEntriesOfOneTransactionAppendAtItsCommit: the entries a transaction
+// records are appended as it commits, in the order recorded, in each of
+// its organizations (several in one chain take consecutive seqs); an entry
+// recorded in a savepoint that rolls back is not appended; the chains
+// verify.
+func TestEntriesOfOneTransactionAppendAtItsCommit(t *testing.T) {
+	fixture.Each(t, start, func(t *testing.T, d *db.DB, clk *clock.Manual) {
+		a := fixture.Organization(t, d, "Acme")
+		b := fixture.Organization(t, d, "Bolt")
+		auditAppend(t, d, a.ID, 1)
+		ctx := context.Background()
+		err := d.Tx(ctx, func(tx *db.Tx) error {
+			for i, org := range []uuid.UUID{b.ID, a.ID, b.ID, a.ID} {
+				if err := audit.Record(ctx, tx, org, audit.CardFrozen, audit.Target{Type: "card", ID: fmt.Sprint(i)}); err != nil {
+					return err
+				}
+			}
+			_ = tx.Savepoint(ctx, func() error {
+				if err := audit.Record(ctx, tx, a.ID, audit.CardUnfrozen, audit.Target{Type: "card", ID: "dropped"}); err != nil {
+					return err
+				}
+				return fmt.Errorf("refused")
+			})
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM audit_entries`).Scan(&n); err != nil || n != 1 {
+				return fmt.Errorf("before commit %d entries (%v), want the 1 of before", n, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		verifyOK(t, d, uuid.Nil, 2, 5)
+		svc := audit.Service{DB: d}
+		var got []string
+		for _, e := range auditList(t, svc, d, a.ID) {
+			got = append(got, fmt.Sprintf("%d:%s", e.Seq, e.Target.ID))
+		}
+		if strings.Join(got, " ") != "3:3 2:1 1:0" {
+			t.Fatalf("Acme's entries newest first = %v, want 3:3 2:1 1:0", got)
+		}
+		got = nil
+		for _, e := range auditList(t, svc, d, b.ID) {
+			got = append(got, fmt.Sprintf("%d:%s", e.Seq, e.Target.ID))
+		}
+		if strings.Join(got, " ") != "2:2 1:0" {
+			t.Fatalf("Bolt's entries newest first = %v, want 2:2 1:0", got)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -218,6 +219,7 @@ func TestSignOut(t *testing.T) {
 	s := apitest.Start(t)
 	org := createOrg(t, s, "ada@acme.test")
 	token := signInFully(t, s, "ada@acme.test", *org.Owner.TotpSecret)
+	s.Get(t, "/api/v1/me", token).ExpectStatus(t, 200) // the session is read, and kept
 	first := s.Post(t, "/api/v1/auth/sign-out", token, nil).ExpectStatus(t, 200).JSON(t)
 	s.Get(t, "/api/v1/me", token).ExpectError(t, 401, "not_authenticated")
 	again := s.Post(t, "/api/v1/auth/sign-out", token, nil).ExpectStatus(t, 200).JSON(t)
@@ -426,4 +428,34 @@ func TestRequestsPerCredentialAreLimited(t *testing.T) {
 	}
 	// Another session of the same person has its own bucket.
 	s.Get(t, "/api/v1/me", b).ExpectStatus(t, 200)
+}
+
+// TestSignOutReachesEveryInstance: a session signed out on one instance
+// is refused by another that has just served it (and so keeps it), as soon
+// as the sign-out's notification arrives: realtimeEnd here, "at once" in
+// the docs.
+func TestSignOutReachesEveryInstance(t *testing.T) {
+	t.Parallel()
+	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
+		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
+	}
+	dsn := apitest.NewDatabase(t)
+	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	org := createOrg(t, one, "ada@instances.test")
+	token := signInFully(t, one, "ada@instances.test", *org.Owner.TotpSecret)
+	two.Get(t, "/api/v1/me", token).ExpectStatus(t, http.StatusOK)
+	two.Get(t, "/api/v1/me", token).ExpectStatus(t, http.StatusOK)
+
+	one.Post(t, "/api/v1/auth/sign-out", token, nil).ExpectStatus(t, http.StatusOK)
+	one.Get(t, "/api/v1/me", token).ExpectError(t, http.StatusUnauthorized, "not_authenticated")
+	for deadline := time.Now().Add(realtimeEnd); ; time.Sleep(20 * time.Millisecond) {
+		r := two.Get(t, "/api/v1/me", token)
+		if r.Status == http.StatusUnauthorized {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other instance still serves the signed-out session after %v (status %d)", realtimeEnd, r.Status)
+		}
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/outbox"
+	"github.com/strongroom/strongroom/internal/platform/watched"
 )
 
 // Sign-in limits (docs/api.md, Authentication).
@@ -41,6 +42,9 @@ type Service struct {
 	Guard PasswordGuard
 	// Outbox queues the messages that carry codes (never stored in plaintext).
 	Outbox *outbox.Outbox
+
+	sessionsOnce sync.Once
+	sessions     *watched.Cache[actor.Actor]
 }
 
 // Sign-in outcomes: the status a sign-in step answers.

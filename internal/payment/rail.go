@@ -33,17 +33,21 @@ func (s *Service) submit(ctx context.Context, j job.Job) error {
 	if err := json.Unmarshal(j.Payload, &p); err != nil {
 		return job.Permanent(err)
 	}
+	// The job is recorded done in the submission's own transaction.
 	return s.DB.Tx(ctx, func(tx *db.Tx) error {
 		var orgID uuid.UUID
 		err := tx.QueryRowContext(ctx, `UPDATE payments SET status = 'processing', rail_state = 'submitted', updated_at = $2
 			WHERE id = $1 AND status = 'approved' RETURNING organization_id`, p.PaymentID, tx.Now()).Scan(&orgID)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil
+			return job.Complete(ctx, tx, j) // settled, cancelled or submitted already
 		}
 		if err != nil {
 			return err
 		}
-		return paymentUpdated(ctx, tx, orgID, p.PaymentID, Processing)
+		if err := paymentUpdated(ctx, tx, orgID, p.PaymentID, Processing); err != nil {
+			return err
+		}
+		return job.Complete(ctx, tx, j)
 	})
 }
 

@@ -483,6 +483,29 @@ func PaymentChanged(ctx context.Context, tx *db.Tx, paymentID uuid.UUID, status 
 	return err == nil, err
 }
 
+// Requested returns which of payments came from a payment request: one
+// statement for a batch of payment events, most of which are not.
+func Requested(ctx context.Context, q db.Reader, payments []uuid.UUID) (map[uuid.UUID]bool, error) {
+	out := map[uuid.UUID]bool{}
+	if len(payments) == 0 {
+		return out, nil
+	}
+	placeholders := make([]string, len(payments))
+	args := make([]any, len(payments))
+	for i, id := range payments {
+		placeholders[i] = "$" + strconv.Itoa(i+1)
+		args[i] = id
+	}
+	ids, err := db.QueryAll(ctx, q, func(r db.Scanner) (uuid.UUID, error) {
+		var id uuid.UUID
+		return id, r.Scan(&id)
+	}, `SELECT payment_id FROM payment_requests WHERE payment_id IN (`+strings.Join(placeholders, ", ")+`)`, args...)
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, err
+}
+
 // expireJob expires one request when its time comes.
 const expireJob = "payment_request.expire"
 

@@ -83,16 +83,34 @@ func (s *Service) approve(ctx context.Context, a actor.Actor, challengeID uuid.U
 		if approvalID == nil {
 			return s.StepUp.Satisfy(ctx, tx, v)
 		}
-		err = s.Payments.RecordApproval(ctx, tx, *approvalID, a.UserID)
+		// The challenge is consumed before the approval is recorded:
+		// recording moves the money, which locks the organization's ledger
+		// accounts until this transaction commits, and every other approval
+		// of the organization waits for them; so nothing that can come
+		// before it runs while they are held.
+		var (
+			consumed   stepup.Challenge
+			consumeErr error
+		)
+		err = tx.Savepoint(ctx, func() error {
+			if consumed, consumeErr = s.StepUp.Consume(ctx, tx, v); consumeErr != nil {
+				return consumeErr
+			}
+			return s.Payments.RecordApproval(ctx, tx, *approvalID, a.UserID)
+		})
+		if consumeErr != nil {
+			return stepup.Challenge{}, consumeErr
+		}
 		if refused, ok := apierr.As(err); ok && refused.Type != apierr.OrganizationUnavailable {
 			// Nothing was recorded (funds short, the approver may no longer
-			// approve, or the payment is no longer to approve); the approver
-			// starts again with approve if there is still something to approve.
+			// approve, or the payment is no longer to approve), and the
+			// challenge is no longer consumed; the approver starts again
+			// with approve if there is still something to approve.
 			return stepup.Challenge{}, s.StepUp.DeclineRefused(ctx, tx, v, refused)
 		}
 		if err != nil {
 			return stepup.Challenge{}, err
 		}
-		return s.StepUp.Consume(ctx, tx, v)
+		return consumed, nil
 	})
 }

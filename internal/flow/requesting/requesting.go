@@ -291,6 +291,8 @@ const ConsumerName = "payment_requests"
 // transaction that stores the consumer's position. Events of other types
 // are passed over.
 func (s *Service) Follow(ctx context.Context, tx *db.Tx, events []event.Event) error {
+	var changes []payment.PaymentChange
+	var ids []uuid.UUID
 	for _, e := range events {
 		if e.Type != payment.PaymentUpdated {
 			continue
@@ -298,6 +300,18 @@ func (s *Service) Follow(ctx context.Context, tx *db.Tx, events []event.Event) e
 		var ch payment.PaymentChange
 		if err := json.Unmarshal(e.Data, &ch); err != nil || ch.PaymentID == uuid.Nil {
 			continue // not a payment's event as payment writes them: nothing to follow
+		}
+		changes = append(changes, ch)
+		ids = append(ids, ch.PaymentID)
+	}
+	// Most payments come from no request: one look for the whole batch.
+	requested, err := paymentrequest.Requested(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	for _, ch := range changes {
+		if !requested[ch.PaymentID] {
+			continue
 		}
 		if ch.Status == "" {
 			status, err := payment.StatusOf(ctx, tx, ch.PaymentID)

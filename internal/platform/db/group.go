@@ -119,7 +119,9 @@ func (grp *group) runMember(ctx context.Context, tx *Tx, fn func(tx *Tx) error) 
 	}
 	func() {
 		defer func() { panicked = recover() }()
-		fnErr = fn(tx)
+		if fnErr = fn(tx); fnErr == nil {
+			fnErr = tx.beforeCommit(ctx)
+		}
 	}()
 	if fnErr == nil && panicked == nil {
 		if _, err := grp.raw.ExecContext(ctx, "RELEASE "+memberSavepoint); err != nil {

@@ -40,6 +40,10 @@ type Tx struct {
 	// grouped is set on SQLite, where the transaction is a member of a
 	// group commit (see groupCommit).
 	grouped bool
+	// atCommit are the rows queued by InsertAtCommit, queued the work
+	// queued by QueueAtCommit.
+	atCommit []pendingInsert
+	queued   []pendingWork
 }
 
 // statementContext is ctx for a statement of tx. A grouped transaction's
@@ -128,10 +132,12 @@ func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
 	if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
 		return err
 	}
+	queued := tx.markAtCommit()
 	if err := fn(); err != nil {
 		if _, rbErr := tx.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); rbErr != nil {
 			return rbErr
 		}
+		tx.rollbackAtCommit(queued)
 		return err
 	}
 	_, err := tx.tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name)
@@ -142,7 +148,7 @@ func (tx *Tx) Savepoint(ctx context.Context, fn func() error) error {
 // this process and, on PostgreSQL, in every instance sharing the database.
 //
 // On PostgreSQL the topics are sent with one NOTIFY statement just before
-// the commit (see notifyOthers), not one round trip each; so Notify itself
+// the commit (see beforeCommit), not one round trip each; so Notify itself
 // cannot fail.
 func (tx *Tx) Notify(topic string) {
 	if slices.Contains(tx.topics, topic) {
@@ -152,14 +158,16 @@ func (tx *Tx) Notify(topic string) {
 	tx.AfterCommit(func() { tx.db.hub.publish(topic) })
 }
 
-// notifyOthers sends the transaction's topics to the other instances
-// sharing a PostgreSQL database. PostgreSQL delivers a NOTIFY at commit, and
-// not at all on rollback.
-func (tx *Tx) notifyOthers(ctx context.Context) error {
-	if tx.db.dialect != Postgres || len(tx.topics) == 0 {
-		return nil
+// beforeCommit runs the rows queued for commit (InsertAtCommit) and sends
+// the transaction's topics to the other instances sharing a PostgreSQL
+// database. PostgreSQL delivers a NOTIFY at commit, and not at all on
+// rollback.
+func (tx *Tx) beforeCommit(ctx context.Context) error {
+	notified, err := tx.flushAtCommit(ctx)
+	if err != nil || notified || tx.db.dialect != Postgres || len(tx.topics) == 0 {
+		return err
 	}
-	_, err := tx.tx.ExecContext(ctx, `SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic`, tx.db.hub.channel, tx.topics)
+	_, err = tx.tx.ExecContext(ctx, `SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic`, tx.db.hub.channel, tx.topics)
 	return err
 }
 
@@ -200,9 +208,9 @@ func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		_ = raw.Rollback()
 		return err
 	}
-	if err := tx.notifyOthers(ctx); err != nil {
+	if err := tx.beforeCommit(ctx); err != nil {
 		_ = raw.Rollback()
-		return fmt.Errorf("database: notify: %w", err)
+		return fmt.Errorf("database: before commit: %w", err)
 	}
 	if err := raw.Commit(); err != nil {
 		return fmt.Errorf("database: commit: %w", err)

@@ -150,7 +150,9 @@ type Consumer struct {
 	fn     Handler
 	batch  int
 	poll   time.Duration
-	wake   chan struct{}
+	// spacing is the least time between the starts of two passes.
+	spacing time.Duration
+	wake    chan struct{}
 }
 
 // ConsumerOption configures NewConsumer.
@@ -177,6 +179,23 @@ func WithPoll(d time.Duration) ConsumerOption {
 	}
 }
 
+// DefaultSpacing is the least time between two passes of a consumer
+// unless WithSpacing says otherwise.
+const DefaultSpacing = 20 * time.Millisecond
+
+// WithSpacing sets the least time between the starts of two passes. Every
+// commit that appends events notifies the consumer; under load a pass per
+// notification would cost a transaction per commit for a batch of one
+// commit's events. Passes spaced apart take the events of every commit in
+// between in one batch, for at most spacing of delay.
+func WithSpacing(d time.Duration) ConsumerOption {
+	return func(c *Consumer) {
+		if d >= 0 {
+			c.spacing = d
+		}
+	}
+}
+
 // NewConsumer returns the consumer named name over d, handing batches to
 // fn; Run runs it.
 func NewConsumer(d *db.DB, logger *slog.Logger, name string, fn Handler, opts ...ConsumerOption) *Consumer {
@@ -184,7 +203,7 @@ func NewConsumer(d *db.DB, logger *slog.Logger, name string, fn Handler, opts ..
 		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Consumer{db: d, logger: logger, name: name, fn: fn, batch: DefaultBatch, poll: time.Second,
-		wake: make(chan struct{}, 1)}
+		spacing: DefaultSpacing, wake: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(c)
 	}
@@ -214,6 +233,7 @@ func (c *Consumer) Run(ctx context.Context) {
 	timer := time.NewTimer(0) // the first pass at once
 	defer timer.Stop()
 	var retry, backoff time.Duration
+	var lastPass time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -222,6 +242,14 @@ func (c *Consumer) Run(ctx context.Context) {
 		case <-appended:
 		case <-timer.C:
 		}
+		if wait := c.spacing - time.Since(lastPass); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		lastPass = time.Now()
 		heldBack, err := c.pass(ctx)
 		next := c.poll
 		switch {

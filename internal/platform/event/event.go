@@ -42,8 +42,8 @@ type Ref struct {
 	Type        string    `json:"type"`
 }
 
-// Append writes one event in tx, the caller's open transaction, so the event
-// exists if and only if the change it describes commits; it occurred at
+// Append writes one event in tx, the caller's open transaction (as it
+// commits), so the event exists if and only if the change it describes commits; it occurred at
 // tx.Now(). data is stored as JSON. orgID names the organization whose
 // realtime channel carries the event (uuid.Nil: none). Tails (in every
 // instance, on PostgreSQL) wake as soon as tx commits.
@@ -57,14 +57,11 @@ func Append(ctx context.Context, tx *db.Tx, orgID uuid.UUID, stream, aggregateID
 		return Ref{}, fmt.Errorf("event %s: %w", typ, err)
 	}
 	// seq comes from the table (and on PostgreSQL tx_id from its default), so
-	// the same text serves both engines.
-	_, err = tx.ExecContext(ctx, `
-		INSERT INTO domain_events (id, organization_id, stream, aggregate_id, type, data, occurred_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+	// the same text serves both engines. The events of a transaction are
+	// written together as it commits: nothing reads them back before, and
+	// seq follows the order they were appended in.
+	tx.InsertAtCommit(`INSERT INTO domain_events (id, organization_id, stream, aggregate_id, type, data, occurred_at)`,
 		id, uuid.NullUUID{UUID: orgID, Valid: orgID != uuid.Nil}, stream, aggregateID, typ, string(body), tx.Now().UTC())
-	if err != nil {
-		return Ref{}, fmt.Errorf("event %s: append: %w", typ, err)
-	}
 	tx.Notify(Topic)
 	return Ref{EventID: id, Stream: stream, AggregateID: aggregateID, Type: typ}, nil
 }

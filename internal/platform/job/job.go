@@ -256,6 +256,12 @@ type Runner struct {
 	sweptWall time.Time // and the wall clock's
 }
 
+// claimSpacing is the least time between two rounds of claims. Every
+// committed Enqueue and every finished job wakes the runner; under load a
+// claim per wake-up would cost a transaction for a job or none, where
+// claims spaced apart take the jobs of every wake-up in between at once.
+const claimSpacing = 5 * time.Millisecond
+
 // sweepEvery is how often a claim also looks for jobs whose lease ran out:
 // leases last minutes, and a claim that skips the look is two statements
 // cheaper. It looks again once a second has passed on the runner's clock
@@ -363,6 +369,7 @@ func (r *Runner) Run(ctx context.Context) {
 	defer unsubscribe()
 	t := time.NewTimer(0)
 	defer t.Stop()
+	var lastClaim time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -371,6 +378,14 @@ func (r *Runner) Run(ctx context.Context) {
 		case <-enqueued:
 		case <-t.C:
 		}
+		if wait := claimSpacing - time.Since(lastClaim); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		lastClaim = time.Now()
 		for ctx.Err() == nil {
 			// Only this loop fills slots, so the free count can only grow meanwhile.
 			want := min(r.batch, cap(slots)-len(slots))

@@ -23,6 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/job"
+	"github.com/strongroom/strongroom/internal/platform/watched"
 )
 
 // Account states.
@@ -50,13 +51,7 @@ type Service struct {
 	Partner    Partner
 
 	cacheOnce sync.Once
-	cache     *rowsCache
-}
-
-// rowsCache returns the service's cache of listed rows, made on first use.
-func (s *Service) rowsCache() *rowsCache {
-	s.cacheOnce.Do(func() { s.cache = newRowsCache(s.DB) })
-	return s.cache
+	cache     *watched.Cache[map[string]row]
 }
 
 // Entry is one currency's account as the list reports it.
@@ -93,15 +88,14 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID) ([]E
 	if err != nil {
 		return nil, err
 	}
-	cache := s.rowsCache()
-	now := q.Now()
-	rs, ok := cache.get(orgID, now)
+	cache, key, now := s.rowsCache(), orgID.String(), q.Now()
+	rs, ok := cache.Get(key, now)
 	if !ok {
-		epoch := cache.begin()
+		epoch := cache.Begin()
 		if rs, err = rows(ctx, q, orgID); err != nil {
 			return nil, err
 		}
-		cache.put(epoch, orgID, rs, now)
+		cache.Put(epoch, key, rs, now)
 	}
 	return s.build(rs, acc.Status), nil
 }

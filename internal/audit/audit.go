@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -234,8 +235,9 @@ func record(ctx context.Context, tx *db.Tx, orgID uuid.UUID, who Actor, o Origin
 // (PostgreSQL) until the transaction ends, so it is taken last, and every
 // organization's in one pass in the order of their ids, so two
 // transactions recording in several organizations (a person's sign-in)
-// wait for each other instead of deadlocking. Per organization it costs
-// the upsert and one statement for the entries and the new head.
+// wait for each other instead of deadlocking. On PostgreSQL an entry costs
+// one statement (appendHashedInDatabase), on SQLite an organization's
+// entries three.
 func appendQueued(ctx context.Context, tx *db.Tx, items []any) error {
 	byOrg := map[uuid.UUID][]Entry{}
 	var orgs []uuid.UUID
@@ -257,6 +259,14 @@ func appendQueued(ctx context.Context, tx *db.Tx, items []any) error {
 
 // appendChain appends entries, in order, to org's chain.
 func appendChain(ctx context.Context, tx *db.Tx, org uuid.UUID, entries []Entry) error {
+	if tx.Dialect() == db.Postgres {
+		for _, e := range entries {
+			if err := appendHashedInDatabase(ctx, tx, e); err != nil {
+				return fmt.Errorf("audit: append: %w", err)
+			}
+		}
+		return nil
+	}
 	// The upsert returns the new last seq and the hash of the entry before
 	// the first of these ('' for a chain's first).
 	var last int64
@@ -284,21 +294,47 @@ func appendChain(ctx context.Context, tx *db.Tx, org uuid.UUID, entries []Entry)
 		args = append(args, e.ID, e.Seq, e.OccurredAt, e.Actor.Kind, nullUUID(e.Actor.ID), e.Actor.Name, e.Action,
 			e.Target.Type, e.Target.ID, e.RequestID, e.ClientAddress, e.Hash)
 	}
-	insert := `INSERT INTO audit_entries (id, organization_id, seq, occurred_at, actor_kind, actor_id, actor_name, action,
-			target_type, target_id, request_id, client_address, hash) VALUES ` + values.String()
-	if tx.Dialect() == db.Postgres {
-		// One round trip: a data-modifying WITH runs whether or not the
-		// query reads it.
-		args = append(args, previous)
-		_, err = tx.ExecContext(ctx, `WITH appended AS (`+insert+`)
-			UPDATE audit_chain_heads SET hash = $`+strconv.Itoa(len(args))+` WHERE organization_id = $1`, args...)
-	} else if _, err = tx.ExecContext(ctx, insert, args...); err == nil {
-		_, err = tx.ExecContext(ctx, `UPDATE audit_chain_heads SET hash = $2 WHERE organization_id = $1`, org, previous)
-	}
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_entries (id, organization_id, seq, occurred_at, actor_kind, actor_id,
+		actor_name, action, target_type, target_id, request_id, client_address, hash) VALUES `+values.String(), args...); err != nil {
 		return fmt.Errorf("audit: append: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `UPDATE audit_chain_heads SET hash = $2 WHERE organization_id = $1`, org, previous); err != nil {
+		return fmt.Errorf("audit: chain head: %w", err)
+	}
 	return nil
+}
+
+// seqMark stands for the seq in an entry's canonical text while the
+// database has yet to give it one.
+const seqMark = math.MinInt64
+
+// appendHashedInDatabase appends e with one statement on PostgreSQL, which
+// holds the organization's chain head from it to the commit: the head row
+// takes the next seq and the new hash, computed by the database the way
+// ChainHash computes it (hex SHA-256 of the previous hash followed by the
+// canonical text, the seq written into it), and the entry is inserted
+// with both.
+func appendHashedInDatabase(ctx context.Context, tx *db.Tx, e Entry) error {
+	e.Seq = seqMark
+	canonical := e.Canonical()
+	mark := []byte(`"seq":` + strconv.FormatInt(seqMark, 10))
+	at := bytes.Index(canonical, mark)
+	if at < 0 {
+		return fmt.Errorf("no seq in the canonical text")
+	}
+	before, after := string(canonical[:at])+`"seq":`, string(canonical[at+len(mark):])
+	_, err := tx.ExecContext(ctx, `WITH head AS (
+			INSERT INTO audit_chain_heads AS h (organization_id, seq, hash)
+			VALUES ($2, 1, encode(sha256(convert_to($12::text || '1' || $13::text, 'UTF8')), 'hex'))
+			ON CONFLICT (organization_id) DO UPDATE SET seq = h.seq + 1,
+				hash = encode(sha256(convert_to(h.hash || $12::text || (h.seq + 1)::text || $13::text, 'UTF8')), 'hex')
+			RETURNING seq, hash)
+		INSERT INTO audit_entries (id, organization_id, seq, occurred_at, actor_kind, actor_id, actor_name, action,
+			target_type, target_id, request_id, client_address, hash)
+		SELECT $1, $2, head.seq, $3, $4, $5, $6, $7, $8, $9, $10, $11, head.hash FROM head`,
+		e.ID, e.OrganizationID, e.OccurredAt, e.Actor.Kind, nullUUID(e.Actor.ID), e.Actor.Name, e.Action,
+		e.Target.Type, e.Target.ID, e.RequestID, e.ClientAddress, before, after)
+	return err
 }
 
 func nullUUID(id *uuid.UUID) uuid.NullUUID {

@@ -297,15 +297,23 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 	if err != nil {
 		return err
 	}
+	// The money moves as late as it can: debiting locks the organization's
+	// ledger accounts, which every other approval of the organization then
+	// waits for until this transaction commits. (The approval is decided
+	// after it, so its event follows the payments' as it always has.)
 	for _, p := range ps {
 		if p.Status != AwaitingApproval {
 			continue
 		}
-		if err := debit(ctx, tx, p); err != nil {
-			return err
-		}
 		if _, err := job.Enqueue(ctx, tx, railJob, railPayload{PaymentID: p.ID}); err != nil {
 			return err
+		}
+	}
+	for _, p := range ps {
+		if p.Status == AwaitingApproval {
+			if err := debit(ctx, tx, p); err != nil {
+				return err
+			}
 		}
 	}
 	if err := decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil); err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/keyring"
 	"github.com/strongroom/strongroom/internal/platform/page"
+	"github.com/strongroom/strongroom/internal/platform/watched"
 )
 
 // At most MaxActive unrevoked keys per organization; after a rotation the
@@ -80,11 +81,11 @@ type Service struct {
 	Env string
 
 	cacheOnce sync.Once
-	cache     *credentialCache
+	cache     *watched.Cache[credentials]
 }
 
 // credentialCache returns the service's cache of credentials, made on first use.
-func (s *Service) credentialCache() *credentialCache {
+func (s *Service) credentialCache() *watched.Cache[credentials] {
 	s.cacheOnce.Do(func() { s.cache = newCredentialCache(s.DB) })
 	return s.cache
 }
@@ -449,9 +450,9 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 	}
 	now := s.Clock.Now()
 	cache := s.credentialCache()
-	c, ok := cache.get(t.Lookup, now)
+	c, ok := cache.Get(t.Lookup, now)
 	if !ok {
-		epoch := cache.begin()
+		epoch := cache.Begin()
 		var err error
 		c, err = readCredentials(ctx, s.DB.Reader(), t.Env, t.Lookup)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -460,7 +461,7 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 		if err != nil {
 			return actor.Actor{}, err
 		}
-		cache.put(epoch, t.Lookup, c, now)
+		cache.Put(epoch, t.Lookup, c, now)
 	}
 	if !c.accepts(s.hash(t.Lookup, t.Secret), now) {
 		return actor.Actor{}, errInvalidKey
@@ -472,7 +473,7 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (actor.Actor,
 		if err := s.DB.Tx(ctx, func(tx *db.Tx) error { return touch(ctx, tx, c.id) }); err != nil {
 			return actor.Actor{}, err
 		}
-		cache.touched(t.Lookup, now)
+		cache.Update(t.Lookup, func(c credentials) credentials { c.lastUsedAt = &now; return c })
 	}
 	return actor.Actor{Name: c.name, Key: &actor.Key{ID: c.id, OrganizationID: c.organizationID, Lookup: t.Lookup, Role: c.role,
 		Scopes: splitScopes(c.scopes), OrganizationStatus: string(c.organizationStatus)}}, nil

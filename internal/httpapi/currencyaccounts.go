@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,74 @@ type currencyAccountRecord struct {
 	FailureNote      *string    `json:"failure_note"`
 	FirstRequestedAt *time.Time `json:"first_requested_at"`
 	RequestsEnabled  bool       `json:"requests_enabled"`
+}
+
+// currencyAccountList is the list's answer, a list of
+// currencyAccountRecord that writes its own JSON: the list is what
+// programs poll with their keys.
+type currencyAccountList struct {
+	Data []currencyAccountRecord `json:"data"`
+}
+
+// appendJSON appends l as encoding/json writes it (HTML characters left
+// as they are), or declines when a string holds a character JSON escapes or
+// a time is outside what encoding/json writes; currencyaccounts_test.go compares the two.
+func (l currencyAccountList) appendJSON(b []byte) ([]byte, bool) {
+	if l.Data == nil {
+		return append(b, `{"data":null}`...), true
+	}
+	if b == nil {
+		b = make([]byte, 0, 16+160*len(l.Data)) // a row with a time is about 140 bytes
+	}
+	b = append(b, `{"data":[`...)
+	ok := true
+	for i, r := range l.Data {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"currency":`...)
+		b, ok = appendPlainString(b, r.Currency, ok)
+		b = append(b, `,"state":`...)
+		b, ok = appendPlainString(b, r.State, ok)
+		b = append(b, `,"failure_note":`...)
+		if r.FailureNote == nil {
+			b = append(b, "null"...)
+		} else {
+			b, ok = appendPlainString(b, *r.FailureNote, ok)
+		}
+		b = append(b, `,"first_requested_at":`...)
+		if r.FirstRequestedAt == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '"')
+			var err error
+			if b, err = r.FirstRequestedAt.AppendText(b); err != nil { // what MarshalJSON quotes
+				ok = false
+			}
+			b = append(b, '"')
+		}
+		b = append(b, `,"requests_enabled":`...)
+		b = strconv.AppendBool(b, r.RequestsEnabled)
+		b = append(b, '}')
+		if !ok {
+			return b, false
+		}
+	}
+	return append(b, "]}"...), true
+}
+
+// appendPlainString appends s quoted if it is printable ASCII without a
+// quote or a backslash, which JSON writes as they are; otherwise it
+// reports false. ok false passes through.
+func appendPlainString(b []byte, s string, ok bool) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return b, false
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), ok
 }
 
 // currencyOutcomeRecord is what a request did for one currency.
@@ -39,9 +108,9 @@ func newCurrencyAccountRecord(e mca.Entry) currencyAccountRecord { return curren
 // The currency accounts of the organization in the path, and what a
 // request for more did.
 var (
-	currencyAccounts = resource[[]mca.Entry, list[currencyAccountRecord]]{at: organizationID,
-		record: func(es []mca.Entry) list[currencyAccountRecord] {
-			return list[currencyAccountRecord]{mapSlice(es, newCurrencyAccountRecord)}
+	currencyAccounts = resource[[]mca.Entry, currencyAccountList]{at: organizationID,
+		record: func(es []mca.Entry) currencyAccountList {
+			return currencyAccountList{mapSlice(es, newCurrencyAccountRecord)}
 		}}
 	currencyRequests = resource[mca.Result, currencyRequestRecord]{at: organizationID, record: func(res mca.Result) currencyRequestRecord {
 		return currencyRequestRecord{

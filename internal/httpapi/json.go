@@ -160,9 +160,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return nil
 }
 
+// jsonAppender is an answer that writes its own JSON without reflection
+// (appended to b; given nil, it makes room for the whole answer and its
+// final newline), byte for byte what encodeJSON writes of it otherwise; where it cannot
+// (ok false: a string that needs escaping, say) encodeJSON's general way
+// writes it. For the answers programs poll.
+type jsonAppender interface {
+	appendJSON(b []byte) (_ []byte, ok bool)
+}
+
 // encodeJSON is the encoding of every JSON answer: HTML characters left as
 // they are, one value per body ending in a newline.
 func encodeJSON(v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		if b, ok := a.appendJSON(nil); ok {
+			return append(b, '\n'), nil
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

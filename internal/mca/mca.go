@@ -13,6 +13,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,6 +23,7 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/platform/db"
 	"github.com/strongroom/strongroom/internal/platform/job"
+	"github.com/strongroom/strongroom/internal/platform/watched"
 )
 
 // Account states.
@@ -47,6 +49,9 @@ type Service struct {
 	// Currencies an organization may hold, sorted.
 	Currencies []string
 	Partner    Partner
+
+	cacheOnce sync.Once
+	cache     *watched.Cache[map[string]row]
 }
 
 // Entry is one currency's account as the list reports it.
@@ -83,7 +88,16 @@ func (s *Service) List(ctx context.Context, a actor.Actor, orgID uuid.UUID) ([]E
 	if err != nil {
 		return nil, err
 	}
-	return s.entries(ctx, q, orgID, acc.Status)
+	cache, key, now := s.rowsCache(), orgID.String(), q.Now()
+	rs, ok := cache.Get(key, now)
+	if !ok {
+		epoch := cache.Begin()
+		if rs, err = rows(ctx, q, orgID); err != nil {
+			return nil, err
+		}
+		cache.Put(epoch, key, rs, now)
+	}
+	return s.build(rs, acc.Status), nil
 }
 
 type row struct {
@@ -132,6 +146,12 @@ func (s *Service) entries(ctx context.Context, q db.Reader, orgID uuid.UUID, sta
 	if err != nil {
 		return nil, err
 	}
+	return s.build(rs, status), nil
+}
+
+// build lists every currency of an organization in status from its rows
+// by currency, which it only reads.
+func (s *Service) build(rs map[string]row, status organization.Status) []Entry {
 	out := make([]Entry, 0, len(s.Currencies))
 	for _, c := range s.Currencies {
 		e := Entry{Currency: c, State: Available, RequestsEnabled: status == organization.Active}
@@ -142,7 +162,7 @@ func (s *Service) entries(ctx context.Context, q db.Reader, orgID uuid.UUID, sta
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
 // RequestBody is the body of requesting currencies.
@@ -274,8 +294,10 @@ func anyActive(rs map[string]row) bool {
 	return false
 }
 
-// move records a currency's new state and its history, at tx.Now().
+// move records a currency's new state and its history, at tx.Now(), and
+// notifies Topic so that no instance lists the rows it kept from before.
 func move(ctx context.Context, tx *db.Tx, orgID uuid.UUID, currency string, r row, exists bool, to string, awaiting bool, reason string) error {
+	tx.Notify(Topic)
 	from := Available
 	if exists {
 		from = r.state

@@ -297,15 +297,10 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 	if err != nil {
 		return err
 	}
-	if err := decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil); err != nil {
-		return err
-	}
-	if err := audit.Record(ctx, tx, x.OrganizationID, audit.ApprovalApproved, audit.To("approval", x.ID)); err != nil {
-		return err
-	}
-	// The money moves last: debiting locks the organization's ledger
-	// accounts, which every other approval of the organization then waits
-	// for until this transaction commits.
+	// The money moves as late as it can: debiting locks the organization's
+	// ledger accounts, which every other approval of the organization then
+	// waits for until this transaction commits. (The approval is decided
+	// after it, so its event follows the payments' as it always has.)
 	for _, p := range ps {
 		if p.Status != AwaitingApproval {
 			continue
@@ -321,7 +316,10 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 			}
 		}
 	}
-	return nil
+	if err := decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil); err != nil {
+		return err
+	}
+	return audit.Record(ctx, tx, x.OrganizationID, audit.ApprovalApproved, audit.To("approval", x.ID))
 }
 
 // debit moves a payment's funds at approval: the amount sent from available

@@ -16,29 +16,9 @@ import (
 	"github.com/strongroom/strongroom/internal/platform/db/dbtest"
 )
 
-// keyReads counts the statements that read api_keys from now until the
-// returned stop.
-func keyReads(t *testing.T) (reads *atomic.Int64) {
-	t.Helper()
-	reads = &atomic.Int64{}
-	stop := db.ObserveQueries(func(query string, _ []any) {
-		if strings.Contains(query, "FROM api_keys WHERE lookup") {
-			reads.Add(1)
-		}
-	})
-	t.Cleanup(stop)
-	return reads
-}
-
-// waitLive waits for d's notifications to reach this process (PostgreSQL's
-// listening connection is opened on first use).
-func waitLive(t *testing.T, d *db.DB) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !d.NotificationsLive(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("notifications never became live")
-		}
-	}
+// keyReads counts the statements that read api_keys until t ends.
+func keyReads(t *testing.T) *atomic.Int64 {
+	return dbtest.CountQueries(t, "FROM api_keys WHERE lookup")
 }
 
 // TestCredentialsAreReadOnce: a program's requests do not each read its
@@ -50,7 +30,7 @@ func TestCredentialsAreReadOnce(t *testing.T) {
 		if !e.authenticates(t, secret) { // opens the listening connection on PostgreSQL
 			t.Fatal("a new key does not authenticate")
 		}
-		waitLive(t, e.d)
+		dbtest.WaitLive(t, e.d)
 		reads := keyReads(t)
 		for range 3 {
 			if !e.authenticates(t, secret) {
@@ -118,7 +98,7 @@ func TestChangesReachEveryInstance(t *testing.T) {
 		if _, err := svcTwo.Authenticate(ctx, secret); err != nil {
 			t.Fatal(err)
 		}
-		waitLive(t, two)
+		dbtest.WaitLive(t, two)
 		reads := keyReads(t)
 		if _, err := svcTwo.Authenticate(ctx, secret); err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package mca_test
 
 import (
 	"context"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,26 +22,7 @@ var cacheStart = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
 // rowReads counts the statements that read an organization's currency rows.
 func rowReads(t *testing.T) *atomic.Int64 {
-	t.Helper()
-	reads := &atomic.Int64{}
-	stop := db.ObserveQueries(func(query string, _ []any) {
-		if strings.Contains(query, "FROM currency_accounts WHERE organization_id") {
-			reads.Add(1)
-		}
-	})
-	t.Cleanup(stop)
-	return reads
-}
-
-// waitLive waits for d's notifications to reach this process (PostgreSQL's
-// listening connection is opened on first use).
-func waitLive(t *testing.T, d *db.DB) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !d.NotificationsLive(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("notifications never became live")
-		}
-	}
+	return dbtest.CountQueries(t, "FROM currency_accounts WHERE organization_id")
 }
 
 // stateOf lists the organization's accounts and returns currency's state.
@@ -72,7 +52,7 @@ func TestListedRowsAreReadOnce(t *testing.T) {
 		if got := stateOf(t, svc, owner, org.ID, "EUR"); got != mca.Available {
 			t.Fatalf("EUR is %s before any request; want available", got)
 		}
-		waitLive(t, d)
+		dbtest.WaitLive(t, d)
 		reads := rowReads(t)
 		for range 3 {
 			if got := stateOf(t, svc, owner, org.ID, "EUR"); got != mca.Available {
@@ -121,7 +101,7 @@ func TestListedRowsReachEveryInstance(t *testing.T) {
 		if got := stateOf(t, svcTwo, owner, org.ID, currency); got != want {
 			t.Fatalf("the other instance lists %s %s; want %s", currency, got, want)
 		}
-		waitLive(t, two)
+		dbtest.WaitLive(t, two)
 		reads := rowReads(t)
 		stateOf(t, svcTwo, owner, org.ID, currency)
 		if got := stateOf(t, svcTwo, owner, org.ID, currency); got != want || reads.Load() > 1 {

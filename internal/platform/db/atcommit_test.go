@@ -107,11 +107,7 @@ func TestInsertAtCommitSendsNotifications(t *testing.T) {
 				var stopThere func()
 				wokenThere, stopThere = other.Subscribe("queued")
 				defer stopThere()
-				for deadline := time.Now().Add(10 * time.Second); !other.NotificationsLive(); time.Sleep(10 * time.Millisecond) {
-					if time.Now().After(deadline) {
-						t.Fatal("the other instance does not listen")
-					}
-				}
+				dbtest.WaitLive(t, other)
 			}
 			err := d.Tx(ctx, func(tx *db.Tx) error {
 				tx.InsertAtCommit(queueOrg, uuid.New(), "e", "active", at, at)

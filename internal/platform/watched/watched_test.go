@@ -17,11 +17,7 @@ func TestCacheKeepsWhatNoCommitChanged(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		c := watched.New[string](d, time.Minute, 2, "things")
-		for deadline := time.Now().Add(10 * time.Second); !d.NotificationsLive(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) { // PostgreSQL listens from the first watch on
-				t.Fatal("notifications never live")
-			}
-		}
+		dbtest.WaitLive(t, d)
 		now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 		c.Put(c.Begin(), "a", "A", now)
 		if v, ok := c.Get("a", now.Add(59*time.Second)); !ok || v != "A" {

@@ -86,8 +86,8 @@ func (s *Service) approve(ctx context.Context, a actor.Actor, challengeID uuid.U
 		// The challenge is consumed before the approval is recorded:
 		// recording moves the money, which locks the organization's ledger
 		// accounts until this transaction commits, and every other approval
-		// of the organization waits for them; so nothing that can come
-		// before it runs while they are held.
+		// of the organization waits for them, so whatever can run before it
+		// does.
 		var (
 			consumed   stepup.Challenge
 			consumeErr error

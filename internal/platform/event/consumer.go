@@ -179,22 +179,12 @@ func WithPoll(d time.Duration) ConsumerOption {
 	}
 }
 
-// DefaultSpacing is the least time between two passes of a consumer
-// unless WithSpacing says otherwise.
+// DefaultSpacing is the least time between the starts of two passes.
+// Every commit that appends events notifies the consumer; under load a
+// pass per notification would cost a transaction per commit for a batch of
+// one commit's events. Passes spaced apart take the events of every commit
+// in between in one batch, for at most this much delay.
 const DefaultSpacing = 20 * time.Millisecond
-
-// WithSpacing sets the least time between the starts of two passes. Every
-// commit that appends events notifies the consumer; under load a pass per
-// notification would cost a transaction per commit for a batch of one
-// commit's events. Passes spaced apart take the events of every commit in
-// between in one batch, for at most spacing of delay.
-func WithSpacing(d time.Duration) ConsumerOption {
-	return func(c *Consumer) {
-		if d >= 0 {
-			c.spacing = d
-		}
-	}
-}
 
 // NewConsumer returns the consumer named name over d, handing batches to
 // fn; Run runs it.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/pquerna/otp/totp"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
@@ -29,6 +30,7 @@ type hookReceiver struct {
 	t       *testing.T
 	srv     *httptest.Server
 	mu      sync.Mutex
+	path    string
 	secret  string
 	answers []int
 	got     []hookDelivery
@@ -52,13 +54,16 @@ type hookEvent struct {
 }
 
 func newHookReceiver(t *testing.T, answers ...int) *hookReceiver {
-	r := &hookReceiver{t: t, answers: answers}
+	r := &hookReceiver{t: t, answers: answers, path: "/hook/" + uuid.NewString()}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
 	return r
 }
 
-func (r *hookReceiver) url() string { return r.srv.URL + "/hook" }
+// url is the receiver's own: a path no other test's endpoint names, so a
+// delivery another test's server still sends after that test's receiver
+// closed, to a port this receiver was given since, is told apart.
+func (r *hookReceiver) url() string { return r.srv.URL + r.path }
 
 func (r *hookReceiver) setSecret(s string) {
 	r.mu.Lock()
@@ -67,6 +72,10 @@ func (r *hookReceiver) setSecret(s string) {
 }
 
 func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path != r.path {
+		http.NotFound(w, req) // another test's delivery: not this receiver's to check
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)

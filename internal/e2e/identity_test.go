@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -436,12 +435,7 @@ func TestRequestsPerCredentialAreLimited(t *testing.T) {
 // the docs.
 func TestSignOutReachesEveryInstance(t *testing.T) {
 	t.Parallel()
-	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
-		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
-	}
-	dsn := apitest.NewDatabase(t)
-	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
-	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	one, two := twoInstances(t)
 	org := createOrg(t, one, "ada@instances.test")
 	token := signInFully(t, one, "ada@instances.test", *org.Owner.TotpSecret)
 	two.Get(t, "/api/v1/me", token).ExpectStatus(t, http.StatusOK)

@@ -340,12 +340,7 @@ func TestRealtimeStreamsEndWhenTheServerStops(t *testing.T) {
 // the organization to its own subscribers.
 func TestRealtimeReachesSubscribersOfEveryInstance(t *testing.T) {
 	t.Parallel()
-	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
-		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
-	}
-	dsn := apitest.NewDatabase(t)
-	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
-	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	one, two := twoInstances(t)
 	o := newCardOwner(t, one, "realtime-instances.test")
 	onTwo := freshEvents(t, two, o.id, o.owner.token)
 	onOne := freshWebSocket(t, one, o.id, o.owner.token)
@@ -418,12 +413,7 @@ func TestRealtimeClosesAtOnceWhenTheSessionEnds(t *testing.T) {
 // the PostgreSQL database at once.
 func TestRealtimeSignOutOnAnotherInstanceClosesTheStream(t *testing.T) {
 	t.Parallel()
-	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
-		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
-	}
-	dsn := apitest.NewDatabase(t)
-	one := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
-	two := apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
+	one, two := twoInstances(t)
 	o := newCardOwner(t, one, "realtime-instances-end.test")
 	sse := freshEvents(t, one, o.id, o.owner.token)
 	ws := freshWebSocket(t, one, o.id, o.owner.token)
@@ -437,4 +427,15 @@ func TestRealtimeSignOutOnAnotherInstanceClosesTheStream(t *testing.T) {
 	if err := expectEndedEmpty(t, ws, "WebSocket on the other instance after sign-out"); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
 		t.Errorf("WebSocket closed with %v, want policy violation (session ended)", err)
 	}
+}
+
+// twoInstances starts two servers sharing one new database; t is skipped
+// unless the e2e tests run on PostgreSQL (SQLite is one instance's).
+func twoInstances(t *testing.T) (one, two *apitest.Server) {
+	t.Helper()
+	if os.Getenv(apitest.E2EDatabaseEnv) != "postgres" {
+		t.Skip("two instances share a database on PostgreSQL only (" + apitest.E2EDatabaseEnv + "=postgres)")
+	}
+	dsn := apitest.NewDatabase(t)
+	return apitest.Start(t, "STRONGROOM_DATABASE="+dsn), apitest.Start(t, "STRONGROOM_DATABASE="+dsn)
 }

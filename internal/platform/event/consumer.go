@@ -183,8 +183,12 @@ func WithPoll(d time.Duration) ConsumerOption {
 // Every commit that appends events notifies the consumer; under load a
 // pass per notification would cost a transaction per commit for a batch of
 // one commit's events. Passes spaced apart take the events of every commit
-// in between in one batch, for at most this much delay.
-const DefaultSpacing = 20 * time.Millisecond
+// in between in one batch, for at most this much delay. A pass is a
+// transaction of four statements whether it finds one event or a hundred:
+// at 20 ms the two consumers' passes were 9 statements of a payment's 83 on
+// PostgreSQL at 75 payments a second, and the machine's CPU was the bound
+// (bench/RESULTS.md, issue 28); a tenth of a second is nothing to a webhook.
+const DefaultSpacing = 100 * time.Millisecond
 
 // NewConsumer returns the consumer named name over d, handing batches to
 // fn; Run runs it.

@@ -35,12 +35,13 @@ const (
 //   - the balance check: the payer's available balance is read
 //     (ledger.AvailableBalance) and a transfer it does not cover is refused,
 //     as a payment's funds are checked;
-//   - ledger.Post of a two-posting entry (available of the payer to
-//     available of the payee), which refuses a customer balance below zero
-//     again under its row lock;
+//   - ledger.Write of a two-posting entry (available of the payer to
+//     available of the payee);
 //   - the feed rows, through ledger.Record with its day sums and event: a
 //     fiat_outgoing row "out" for the payer (as a payment's) and a deposit
-//     row "in" for the payee (as money arriving).
+//     row "in" for the payee (as money arriving);
+//   - Move of the entry's balances, last as a payment's approval does,
+//     which refuses a customer balance below zero again under its row lock.
 //
 // The pattern is pgledger's performance_check (go/performance_check.go in
 // github.com/pgr0ss/pgledger), so the two can be compared: every worker
@@ -130,7 +131,7 @@ func ledgerTransfer(ctx context.Context, d *db.DB, from, to uuid.UUID, amount in
 		if bal < amount {
 			return ledger.ErrInsufficientFunds
 		}
-		entry, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &from, Kind: "payment", Description: "Load transfer",
+		written, err := ledger.Write(ctx, tx, ledger.Entry{OrganizationID: &from, Kind: "payment", Description: "Load transfer",
 			Postings: []ledger.Posting{
 				{Account: ledger.OrgAccount(from, "EUR", ledger.Available), Amount: -amount},
 				{Account: ledger.OrgAccount(to, "EUR", ledger.Available), Amount: amount},
@@ -138,13 +139,16 @@ func ledgerTransfer(ctx context.Context, d *db.DB, from, to uuid.UUID, amount in
 		if err != nil {
 			return err
 		}
+		entry := written.IDs[0]
 		payment := uuid.Must(uuid.NewV7())
 		if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: from, Type: "fiat_outgoing", EntryID: &entry, Direction: "out",
 			Amount: amount, Currency: "EUR", Description: "Load transfer", PaymentID: &payment}); err != nil {
 			return err
 		}
-		_, err = ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: to, Type: "deposit", EntryID: &entry, Direction: "in",
-			Amount: amount, Currency: "EUR", Description: "Load transfer"})
-		return err
+		if _, err = ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: to, Type: "deposit", EntryID: &entry, Direction: "in",
+			Amount: amount, Currency: "EUR", Description: "Load transfer"}); err != nil {
+			return err
+		}
+		return written.Move(ctx, tx)
 	})
 }

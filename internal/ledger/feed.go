@@ -42,28 +42,17 @@ type TransactionEvent struct {
 }
 
 // Record adds a feed row in tx, recorded at tx.Now(), counts it in its
-// day's sums (DaySums) and appends its TransactionCreated event. A row that
-// would take a day's sum beyond int64 is refused with ErrDaySumLimit. On
-// PostgreSQL the row and its day's sums are one statement.
+// day's sums (DaySums) as tx commits, and appends its TransactionCreated
+// event. A row that would take a day's sum beyond int64 fails the commit
+// with ErrDaySumLimit.
 func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) {
 	t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now()
-	insert := `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
-	args := []any{t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt}
-	if column, delta, counted := daySum(t); counted && tx.Dialect() == db.Postgres {
-		res, err := tx.ExecContext(ctx, `WITH feed_row AS (`+insert+`) `+daySumSQL(column, len(args)+1),
-			append(args, daySumArgs(t, column, delta)...)...)
-		if err := daySumAdded(res, err); err != nil {
-			return t, err
-		}
-	} else {
-		if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
-			return t, err
-		}
-		if err := addDaySum(ctx, tx, t); err != nil {
-			return t, err
-		}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt); err != nil {
+		return t, err
 	}
+	countAtCommit(tx, t)
 	_, err := event.Append(ctx, tx, t.OrganizationID, "transaction", t.ID.String(), TransactionCreated,
 		TransactionEvent{TransactionID: t.ID, OrganizationID: t.OrganizationID})
 	return t, err

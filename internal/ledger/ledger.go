@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -82,50 +83,132 @@ var ErrBalanceLimit = apierr.New(apierr.UnprocessableEntity, "This would take a 
 // ErrUnbalanced is a defect: an entry whose postings do not sum to zero per currency.
 var ErrUnbalanced = errors.New("ledger: entry does not balance")
 
-// Post writes e in tx, stamped with tx.Now(), and updates the balances.
-// Postings are applied in a fixed account order, so concurrent entries lock
-// accounts in the same order. It returns ErrUnbalanced for an entry whose
-// postings do not sum to zero per currency or hold a zero amount,
+// Post writes e in tx, stamped with tx.Now(), and updates the balances
+// (Write, then Move). It returns ErrUnbalanced for an entry whose postings
+// do not sum to zero per currency or hold a zero amount,
 // ErrInsufficientFunds when a customer balance would go below zero and
-// ErrBalanceLimit when a balance would leave int64; then nothing of the entry
-// is kept once tx rolls back. An account is created on its first posting.
-//
-// Each posting is one statement that finds, checks and updates its account
-// (applyPosting), then the entry and all its postings are written at once:
-// one statement on PostgreSQL, two on SQLite. (One statement for the whole
-// entry on PostgreSQL, locking its accounts in a sorted CTE, was measured
-// slower under contention than these: bench/RESULTS.md, issue 28.)
+// ErrBalanceLimit when a balance would leave int64; then nothing of the
+// entry is kept once tx (or the savepoint it runs in) rolls back. An
+// account is created on its first posting.
 func Post(ctx context.Context, tx *db.Tx, e Entry) (uuid.UUID, error) {
+	w, err := Write(ctx, tx, e)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return w.IDs[0], w.Move(ctx, tx)
+}
+
+// Written is entries whose rows are written (Write) and whose balances have
+// not moved yet: Move moves them. The transaction must not commit without
+// Move (CheckInvariants would find balances that are not the sums of their
+// postings).
+type Written struct {
+	// IDs are the entries' ids, in the order given to Write.
+	IDs []uuid.UUID
+	// moves are the balance changes, one per account, in account order.
+	moves []move
+}
+
+// move is what the entries add to one account's balance.
+type move struct {
+	account Account
+	id      uuid.UUID
+	amount  int64
+}
+
+// Write validates entries and writes their rows and postings, stamped with
+// tx.Now(), creating the accounts they post to for the first time: on
+// PostgreSQL in two statements, whatever the number of entries. The
+// balances move in Move, which the caller runs as late as its transaction
+// allows: moving a balance locks its account until the commit, and every
+// other writer of the account (each approval of the organization) waits for
+// it, so rows that depend on the entries (feed rows, a payment naming its
+// debit) are best written between the two.
+func Write(ctx context.Context, tx *db.Tx, entries ...Entry) (*Written, error) {
+	w := &Written{IDs: make([]uuid.UUID, len(entries))}
+	if len(entries) == 0 {
+		return w, nil
+	}
+	net := map[string]*move{}
+	var accounts []Account
+	for i, e := range entries {
+		if err := balanced(e); err != nil {
+			return nil, err
+		}
+		w.IDs[i] = uuid.Must(uuid.NewV7())
+		for _, p := range e.Postings {
+			m := net[p.Account.key()]
+			if m == nil {
+				m = &move{account: p.Account}
+				net[p.Account.key()] = m
+				accounts = append(accounts, p.Account)
+			}
+			if (p.Amount > 0 && m.amount > math.MaxInt64-p.Amount) || (p.Amount < 0 && m.amount < -math.MaxInt64-p.Amount) {
+				return nil, refusal(Posting{Account: p.Account, Amount: p.Amount})
+			}
+			m.amount += p.Amount
+		}
+	}
+	ids, err := resolveAccounts(ctx, tx, accounts)
+	if err != nil {
+		return nil, err
+	}
+	for key, m := range net {
+		m.id = ids[key]
+		if m.amount != 0 {
+			w.moves = append(w.moves, *m)
+		}
+	}
+	// Accounts are locked in one order by every writer, so two of them
+	// never wait for each other.
+	sort.Slice(w.moves, func(i, j int) bool { return w.moves[i].account.key() < w.moves[j].account.key() })
+	return w, insertEntries(ctx, tx, w.IDs, entries, ids)
+}
+
+// balanced returns ErrUnbalanced unless e's postings are all non-zero and
+// sum to zero per currency.
+func balanced(e Entry) error {
 	sums := map[string]int64{}
 	for _, p := range e.Postings {
 		if p.Amount == 0 {
-			return uuid.Nil, fmt.Errorf("%w: zero posting", ErrUnbalanced)
+			return fmt.Errorf("%w: zero posting", ErrUnbalanced)
 		}
 		sums[p.Account.Currency] += p.Amount
 	}
 	for cur, sum := range sums {
 		if sum != 0 {
-			return uuid.Nil, fmt.Errorf("%w: %s off by %d", ErrUnbalanced, cur, sum)
+			return fmt.Errorf("%w: %s off by %d", ErrUnbalanced, cur, sum)
 		}
 	}
-	id := uuid.Must(uuid.NewV7())
-	postings := append([]Posting(nil), e.Postings...)
-	sort.SliceStable(postings, func(i, j int) bool { return postings[i].Account.key() < postings[j].Account.key() })
-	postingIDs := make([]uuid.UUID, len(postings))
-	for i := range postingIDs {
-		postingIDs[i] = uuid.Must(uuid.NewV7())
+	if len(e.Postings) == 0 {
+		return fmt.Errorf("%w: no postings", ErrUnbalanced)
 	}
-	accounts := make([]uuid.UUID, len(postings))
-	for i, p := range postings {
-		var err error
-		if accounts[i], err = applyPosting(ctx, tx, p); err != nil {
-			return uuid.Nil, err
+	return nil
+}
+
+// Move adds the written entries to their accounts' balances, one statement
+// an account in account order, each changing the balance only while it
+// stays within its bounds: ErrInsufficientFunds for a customer account that
+// would go below zero, ErrBalanceLimit for one that would leave int64.
+// (One statement for every account, locking them in a sorted CTE, was
+// measured slower under contention: bench/RESULTS.md, issue 28.)
+func (w *Written) Move(ctx context.Context, tx *db.Tx) error {
+	for _, m := range w.moves {
+		lo, hi := bounds(m.amount, m.account.customer())
+		res, err := tx.ExecContext(ctx, `UPDATE ledger_accounts SET balance = balance + $2 WHERE id = $1 AND balance >= $3 AND balance <= $4`,
+			m.id, m.amount, lo, hi)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			if err != nil {
+				return err
+			}
+			return refusal(Posting{Account: m.account, Amount: m.amount})
 		}
 	}
-	if err := insertEntry(ctx, tx, id, e, postings, postingIDs, accounts); err != nil {
-		return uuid.Nil, err
-	}
-	return id, nil
+	w.moves = nil
+	return nil
 }
 
 // refusal is the error of a posting its account's bounds refuse.
@@ -136,71 +219,77 @@ func refusal(p Posting) error {
 	return ErrBalanceLimit
 }
 
-// applyPosting adds p to its account's balance, which may change only
-// while it stays within [lo, hi] before the change: the bounds are computed
-// here, so the database never evaluates a sum that overflows (PostgreSQL
-// would fail the statement; SQLite would store a float). It returns the
-// account's id. One statement finds, checks and updates the account; only
-// when it changes nothing is the account looked for, to tell a missing
-// account (created here, then updated) from a refused posting.
-func applyPosting(ctx context.Context, tx *db.Tx, p Posting) (uuid.UUID, error) {
-	a := p.Account
-	lo, hi := bounds(p.Amount, a.customer())
-	update := func() (uuid.UUID, error) {
-		var id uuid.UUID
+// resolveAccounts returns the ids of accounts by key, in one statement when
+// they all exist; those that do not are created.
+func resolveAccounts(ctx context.Context, tx *db.Tx, accounts []Account) (map[string]uuid.UUID, error) {
+	var where []string
+	var args []any
+	for _, a := range accounts {
+		n := len(args)
 		if a.OrganizationID == nil {
-			return id, tx.QueryRowContext(ctx, `UPDATE ledger_accounts SET balance = balance + $3
-				WHERE organization_id IS NULL AND currency = $1 AND kind = $2 AND balance >= $4 AND balance <= $5 RETURNING id`,
-				a.Currency, a.Kind, p.Amount, lo, hi).Scan(&id)
+			where = append(where, fmt.Sprintf("(organization_id IS NULL AND currency = $%d AND kind = $%d)", n+1, n+2))
+			args = append(args, a.Currency, a.Kind)
+			continue
 		}
-		return id, tx.QueryRowContext(ctx, `UPDATE ledger_accounts SET balance = balance + $4
-			WHERE organization_id = $1 AND currency = $2 AND kind = $3 AND balance >= $5 AND balance <= $6 RETURNING id`,
-			*a.OrganizationID, a.Currency, a.Kind, p.Amount, lo, hi).Scan(&id)
+		where = append(where, fmt.Sprintf("(organization_id = $%d AND currency = $%d AND kind = $%d)", n+1, n+2, n+3))
+		args = append(args, *a.OrganizationID, a.Currency, a.Kind)
 	}
-	id, err := update()
-	if !errors.Is(err, sql.ErrNoRows) {
-		return id, err
+	type found struct {
+		id  uuid.UUID
+		key string
 	}
-	if _, err := findAccount(ctx, tx, a); !errors.Is(err, sql.ErrNoRows) {
+	rows, err := db.QueryAll(ctx, tx, func(row db.Scanner) (found, error) {
+		var f found
+		var a Account
+		err := row.Scan(&f.id, &a.OrganizationID, &a.Currency, &a.Kind)
+		f.key = a.key()
+		return f, err
+	}, `SELECT id, organization_id, currency, kind FROM ledger_accounts WHERE `+strings.Join(where, " OR "), args...)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]uuid.UUID, len(accounts))
+	for _, f := range rows {
+		ids[f.key] = f.id
+	}
+	for _, a := range accounts {
+		if _, ok := ids[a.key()]; ok {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
+			VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now()); err != nil {
+			return nil, err
+		}
+		id, err := findAccount(ctx, tx, a)
 		if err != nil {
-			return uuid.Nil, err
+			return nil, err
 		}
-		return uuid.Nil, refusal(p)
+		ids[a.key()] = id
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
-		VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now()); err != nil {
-		return uuid.Nil, err
-	}
-	id, err = update()
-	if errors.Is(err, sql.ErrNoRows) {
-		return uuid.Nil, refusal(p)
-	}
-	return id, err
+	return ids, nil
 }
 
-// insertEntry writes the entry and its postings, whose balances have moved:
-// on PostgreSQL in one statement, on SQLite in two.
-func insertEntry(ctx context.Context, tx *db.Tx, id uuid.UUID, e Entry, postings []Posting, postingIDs, accounts []uuid.UUID) error {
-	args := []any{id, e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()}
-	values := ""
-	for i, p := range postings {
-		if i > 0 {
-			values += ", "
+// insertEntries writes the entries and their postings: on PostgreSQL in one
+// statement, on SQLite in two.
+func insertEntries(ctx context.Context, tx *db.Tx, ids []uuid.UUID, entries []Entry, accounts map[string]uuid.UUID) error {
+	var entryRows, postingRows [][]any
+	for i, e := range entries {
+		entryRows = append(entryRows, []any{ids[i], e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()})
+		for _, p := range e.Postings {
+			postingRows = append(postingRows, []any{uuid.Must(uuid.NewV7()), ids[i], accounts[p.Account.key()], p.Amount, p.Account.Currency})
 		}
-		values += fmt.Sprintf("($%d, $1, $%d, $%d, $%d)", len(args)+1, len(args)+2, len(args)+3, len(args)+4)
-		args = append(args, postingIDs[i], accounts[i], p.Amount, p.Account.Currency)
 	}
-	postingsSQL := `INSERT INTO postings (id, entry_id, account_id, amount, currency) VALUES ` + values
+	entriesSQL, args := db.Values(`INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)`, 1, entryRows)
+	postingsSQL, postingArgs := db.Values(`INSERT INTO postings (id, entry_id, account_id, amount, currency)`, len(args)+1, postingRows)
 	if tx.Dialect() == db.Postgres {
-		_, err := tx.ExecContext(ctx, `WITH entry AS (INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
-			VALUES ($1, $2, $3, $4, $5, $6)) `+postingsSQL, args...)
+		_, err := tx.ExecContext(ctx, `WITH entry AS (`+entriesSQL+`) `+postingsSQL, append(args, postingArgs...)...)
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, args[:6]...); err != nil {
+	if _, err := tx.ExecContext(ctx, entriesSQL, args...); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, postingsSQL, args...)
+	postingsSQL, postingArgs = db.Values(`INSERT INTO postings (id, entry_id, account_id, amount, currency)`, 1, postingRows)
+	_, err := tx.ExecContext(ctx, postingsSQL, postingArgs...)
 	return err
 }
 

@@ -36,7 +36,7 @@ func balanceOf(t *testing.T, d *db.DB, a ledger.Account) int64 {
 
 // TestPostCreatesMissingAccountsAndMovesEachBalanceOnce: an entry whose
 // accounts are all new, one whose accounts are partly new (created where the
-// update of the balance finds no account) and one whose accounts all exist
+// lookup of the entry's accounts finds none) and one whose accounts all exist
 // each move every balance exactly once; an account kept for no
 // organization (as entries before per-organization platform accounts used)
 // is created and posted to, and its entry reversed.
@@ -73,6 +73,69 @@ func TestPostCreatesMissingAccountsAndMovesEachBalanceOnce(t *testing.T) {
 		}
 		if l, a := balanceOf(t, d, legacy), balanceOf(t, d, available); l != 0 || a != 6000 {
 			t.Fatalf("after the reversal: legacy world %d, available %d; want 0, 6000", l, a)
+		}
+		checkInvariants(t, d)
+	})
+}
+
+// TestWriteMovesEachAccountOnceForSeveralEntries: the entries of one Write
+// (a payment's debit and fee) are written together and each account's
+// balance moves once, by their sum, when Move runs; entries that each fit
+// the balance but not together are refused with ErrInsufficientFunds and
+// nothing of them is kept.
+func TestWriteMovesEachAccountOnceForSeveralEntries(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		id := fixture.Organization(t, d, "Acme").ID
+		available := ledger.OrgAccount(id, "EUR", ledger.Available)
+		pending := ledger.OrgAccount(id, "EUR", ledger.Pending)
+		fees := ledger.PlatformAccount(id, "EUR", ledger.Fees)
+		mustPost(t, d, deposit(id, "EUR", 100))
+		debitAndFee := func(amount, fee int64) []ledger.Entry {
+			return []ledger.Entry{
+				{OrganizationID: &id, Kind: "payment", Description: "debit", Postings: []ledger.Posting{{available, -amount}, {pending, amount}}},
+				{OrganizationID: &id, Kind: "fee", Description: "fee", Postings: []ledger.Posting{{available, -fee}, {fees, fee}}},
+			}
+		}
+		write := func(entries []ledger.Entry) ([]uuid.UUID, error) {
+			return db.InTx(ctx, d, func(tx *db.Tx) ([]uuid.UUID, error) {
+				w, err := ledger.Write(ctx, tx, entries...)
+				if err != nil {
+					return nil, err
+				}
+				return w.IDs, w.Move(ctx, tx)
+			})
+		}
+
+		updates := dbtest.CountQueries(t, "UPDATE ledger_accounts")
+		ids, err := write(debitAndFee(60, 30))
+		if err != nil || len(ids) != 2 || ids[0] == ids[1] {
+			t.Fatalf("write: %v, %v", ids, err)
+		}
+		if n := updates.Load(); n != 3 {
+			t.Errorf("%d balance updates for two entries over three accounts; want 3", n)
+		}
+		if a, p, f := balanceOf(t, d, available), balanceOf(t, d, pending), balanceOf(t, d, fees); a != 10 || p != 60 || f != 30 {
+			t.Fatalf("available %d, pending %d, fees %d; want 10, 60, 30", a, p, f)
+		}
+		var kinds []string
+		for _, entry := range ids {
+			var kind string
+			if err := d.Reader().QueryRowContext(ctx, `SELECT kind FROM journal_entries WHERE id = $1`, entry).Scan(&kind); err != nil {
+				t.Fatal(err)
+			}
+			kinds = append(kinds, kind)
+		}
+		if fmt.Sprint(kinds) != "[payment fee]" {
+			t.Errorf("entries %v; want the ids in the order given", kinds)
+		}
+
+		before := book(t, d, id)
+		if _, err := write(debitAndFee(6, 6)); !errors.Is(err, ledger.ErrInsufficientFunds) {
+			t.Fatalf("6 + 6 from 10: %v; want ErrInsufficientFunds", err)
+		}
+		if after := book(t, d, id); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("the book changed from %+v to %+v", before, after)
 		}
 		checkInvariants(t, d)
 	})

@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"bytes"
+	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,7 +31,8 @@ import (
 // the number of rows counted.
 //
 // The sums are kept in transaction_day_sums by Record, in the transaction
-// that adds the row, so reading a year is at most 365 rows a currency.
+// that adds the row (as it commits), so reading a year is at most 365 rows
+// a currency.
 type DaySums struct {
 	Day      time.Time // midnight UTC
 	Currency string
@@ -64,52 +67,77 @@ func daySum(t Transaction) (column string, delta int64, ok bool) {
 // belongs to) is refused rather than the sum overflowing or becoming a float.
 var ErrDaySumLimit = apierr.New(apierr.UnprocessableEntity, "This would take a day's total beyond the largest amount the ledger can hold.")
 
-// addDaySum counts t in its day's sums, in tx. The sum may change only
-// while it stays within ±math.MaxInt64 (the bounds are computed here, as in
-// Post), otherwise ErrDaySumLimit.
-func addDaySum(ctx context.Context, tx *db.Tx, t Transaction) error {
-	column, delta, ok := daySum(t)
-	if !ok {
-		return nil
+// countAtCommit queues t to be counted in its day's sums when tx commits.
+// A day's sums row is written by every feed row of the organization that
+// day, so it is written last (as late as the commit): from then on every
+// other writer of it waits until this transaction ends.
+func countAtCommit(tx *db.Tx, t Transaction) {
+	if _, _, ok := daySum(t); ok {
+		tx.QueueAtCommit("ledger.day_sums", t, addDaySums)
 	}
-	res, err := tx.ExecContext(ctx, daySumSQL(column, 1), daySumArgs(t, column, delta)...)
-	return daySumAdded(res, err)
 }
 
-// daySumSQL is the statement that adds a row to its day's sum in column,
-// its arguments (daySumArgs) numbered from $first: it changes one row, or
-// none when the sum would leave int64.
-func daySumSQL(column string, first int) string {
-	p := make([]any, 8)
-	for i := range p {
-		p[i] = fmt.Sprintf("$%d", first+i)
-	}
-	return fmt.Sprintf(`INSERT INTO transaction_day_sums (organization_id, day, currency, incoming, outgoing, payments, row_count)
-		VALUES (%[2]s, %[3]s, %[4]s, %[5]s, %[6]s, %[7]s, 1)
-		ON CONFLICT (organization_id, day, currency) DO UPDATE
-		SET %[1]s = transaction_day_sums.%[1]s + excluded.%[1]s, row_count = transaction_day_sums.row_count + 1
-		WHERE transaction_day_sums.%[1]s >= %[8]s AND transaction_day_sums.%[1]s <= %[9]s`, append([]any{column}, p...)...)
+// daySumKey is one row of transaction_day_sums.
+type daySumKey struct {
+	org           uuid.UUID
+	day, currency string
 }
 
-// daySumArgs are daySumSQL's arguments for t counted by delta in column.
-func daySumArgs(t Transaction, column string, delta int64) []any {
-	sums := map[string]int64{"incoming": 0, "outgoing": 0, "payments": 0}
-	sums[column] = delta
-	lo, hi := bounds(delta, false)
-	return []any{t.OrganizationID, t.RecordedAt.UTC().Format(time.DateOnly), t.Currency, sums["incoming"], sums["outgoing"], sums["payments"], lo, hi}
-}
-
-// daySumAdded is ErrDaySumLimit when daySumSQL changed no row.
-func daySumAdded(res sql.Result, err error) error {
-	if err != nil {
-		return err
+// addDaySums counts the feed rows of one transaction (Transaction items) in
+// their days' sums: one statement a day's row, in key order, so that two
+// transactions writing the same rows never wait for each other. A sum may
+// change only while it stays within ±math.MaxInt64 (the bounds are computed
+// here, as in Move), otherwise ErrDaySumLimit.
+func addDaySums(ctx context.Context, tx *db.Tx, items []any) error {
+	sums := map[daySumKey]*[4]int64{} // incoming, outgoing, payments, rows
+	var keys []daySumKey
+	for _, item := range items {
+		t := item.(Transaction)
+		column, delta, _ := daySum(t)
+		k := daySumKey{t.OrganizationID, t.RecordedAt.UTC().Format(time.DateOnly), t.Currency}
+		s := sums[k]
+		if s == nil {
+			s = &[4]int64{}
+			sums[k] = s
+			keys = append(keys, k)
+		}
+		i := map[string]int{"incoming": 0, "outgoing": 1, "payments": 2}[column]
+		lo, hi := bounds(delta, false)
+		if s[i] < lo || s[i] > hi {
+			return ErrDaySumLimit
+		}
+		s[i] += delta
+		s[3]++
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n != 1 {
-		return ErrDaySumLimit
+	slices.SortFunc(keys, func(a, b daySumKey) int {
+		return cmp.Or(bytes.Compare(a.org[:], b.org[:]), cmp.Compare(a.day, b.day), cmp.Compare(a.currency, b.currency))
+	})
+	for _, k := range keys {
+		s := sums[k]
+		args := []any{k.org, k.day, k.currency, s[0], s[1], s[2], s[3]}
+		for _, delta := range s[:3] {
+			lo, hi := bounds(delta, false)
+			args = append(args, lo, hi)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO transaction_day_sums (organization_id, day, currency, incoming, outgoing, payments, row_count)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (organization_id, day, currency) DO UPDATE
+			SET incoming = transaction_day_sums.incoming + excluded.incoming,
+				outgoing = transaction_day_sums.outgoing + excluded.outgoing,
+				payments = transaction_day_sums.payments + excluded.payments,
+				row_count = transaction_day_sums.row_count + excluded.row_count
+			WHERE transaction_day_sums.incoming >= $8 AND transaction_day_sums.incoming <= $9
+			  AND transaction_day_sums.outgoing >= $10 AND transaction_day_sums.outgoing <= $11
+			  AND transaction_day_sums.payments >= $12 AND transaction_day_sums.payments <= $13`, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			if err != nil {
+				return err
+			}
+			return ErrDaySumLimit
+		}
 	}
 	return nil
 }

@@ -297,10 +297,6 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 	if err != nil {
 		return err
 	}
-	// The money moves as late as it can: debiting locks the organization's
-	// ledger accounts, which every other approval of the organization then
-	// waits for until this transaction commits. (The approval is decided
-	// after it, so its event follows the payments' as it always has.)
 	for _, p := range ps {
 		if p.Status != AwaitingApproval {
 			continue
@@ -309,67 +305,93 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 			return err
 		}
 	}
-	for _, p := range ps {
-		if p.Status == AwaitingApproval {
-			if err := debit(ctx, tx, p); err != nil {
-				return err
-			}
-		}
+	debits, err := debit(ctx, tx, ps)
+	if err != nil {
+		return err
 	}
 	if err := decideApproval(ctx, tx, x.ID, ApprovalApproved, approverID, nil); err != nil {
+		return err
+	}
+	// The money moves last: moving it locks the organization's ledger
+	// accounts, which every other approval of the organization then waits
+	// for until this transaction commits. (The audit entry is appended at
+	// the commit.)
+	if err := debits.Move(ctx, tx); err != nil {
 		return err
 	}
 	return audit.Record(ctx, tx, x.OrganizationID, audit.ApprovalApproved, audit.To("approval", x.ID))
 }
 
-// debit moves a payment's funds at approval: the amount sent from available
-// to pending (held until the rail settles), the fee to the platform, each
-// with its row in the feed.
-func debit(ctx context.Context, tx *db.Tx, p stored) error {
-	org, cur := p.OrganizationID, p.Debited.Currency
-	name, err := counterparty(ctx, tx, p.PaymentContactID)
+// debit writes what moves the funds of the payments awaiting approval
+// among ps: for each, the amount sent from available to pending (held until
+// the rail settles) and the fee to the platform, each entry with its row in
+// the feed, and the payment approved. It returns the entries, whose
+// balances the caller moves (ledger.Written.Move) as late as it can.
+func debit(ctx context.Context, tx *db.Tx, ps []stored) (*ledger.Written, error) {
+	var (
+		debited []stored
+		names   []string
+		entries []ledger.Entry
+	)
+	for _, p := range ps {
+		if p.Status != AwaitingApproval {
+			continue
+		}
+		org, cur := p.OrganizationID, p.Debited.Currency
+		name, err := counterparty(ctx, tx, p.PaymentContactID)
+		if err != nil {
+			return nil, err
+		}
+		debited, names = append(debited, p), append(names, name)
+		entries = append(entries,
+			ledger.Entry{OrganizationID: &org, Kind: "payment", Description: "Payment to " + name,
+				Postings: []ledger.Posting{
+					{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.source.Minor},
+					{Account: ledger.OrgAccount(org, cur, ledger.Pending), Amount: p.source.Minor},
+				}},
+			ledger.Entry{OrganizationID: &org, Kind: "fee", Description: "Fee for payment to " + name,
+				Postings: []ledger.Posting{
+					{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.Fee.Minor},
+					{Account: ledger.PlatformAccount(org, cur, ledger.Fees), Amount: p.Fee.Minor},
+				}})
+	}
+	written, err := ledger.Write(ctx, tx, entries...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	debitID, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &org, Kind: "payment", Description: "Payment to " + name,
-		Postings: []ledger.Posting{
-			{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.source.Minor},
-			{Account: ledger.OrgAccount(org, cur, ledger.Pending), Amount: p.source.Minor},
-		}})
-	if err != nil {
-		return err
+	for i, p := range debited {
+		org, cur, name := p.OrganizationID, p.Debited.Currency, names[i]
+		debitID, feeID := written.IDs[2*i], written.IDs[2*i+1]
+		feedType := "fiat_outgoing"
+		if p.Rail == RailCrypto {
+			feedType = "crypto_outgoing"
+		}
+		paymentID := p.ID
+		row, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
+			Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
+			Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID}); err != nil {
+			return nil, err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
+			WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now())
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := paymentUpdated(ctx, tx, org, p.ID, Approved); err != nil {
+			return nil, err
+		}
 	}
-	feeID, err := ledger.Post(ctx, tx, ledger.Entry{OrganizationID: &org, Kind: "fee", Description: "Fee for payment to " + name,
-		Postings: []ledger.Posting{
-			{Account: ledger.OrgAccount(org, cur, ledger.Available), Amount: -p.Fee.Minor},
-			{Account: ledger.PlatformAccount(org, cur, ledger.Fees), Amount: p.Fee.Minor},
-		}})
-	if err != nil {
-		return err
-	}
-	feedType := "fiat_outgoing"
-	if p.Rail == RailCrypto {
-		feedType = "crypto_outgoing"
-	}
-	paymentID := p.ID
-	row, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
-		Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID})
-	if err != nil {
-		return err
-	}
-	if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
-		Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID}); err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
-		WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now())
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return err
-	}
-	return paymentUpdated(ctx, tx, org, p.ID, Approved)
+	return written, nil
 }
 
 // RejectRequest is the body of rejecting an approval.

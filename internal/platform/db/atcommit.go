@@ -101,7 +101,7 @@ func (tx *Tx) flushAtCommit(ctx context.Context) (notified bool, err error) {
 	for i, p := range tx.atCommit {
 		for start := 0; start < len(p.rows); start += maxRowsPerInsert {
 			rows := p.rows[start:min(start+maxRowsPerInsert, len(p.rows))]
-			query, args := multiRowInsert(p.insert, rows)
+			query, args := Values(p.insert, 1, rows)
 			last := i == len(tx.atCommit)-1 && start+len(rows) == len(p.rows)
 			if last && tx.db.dialect == Postgres && len(tx.topics) > 0 {
 				// A data-modifying WITH runs whether or not the query reads it.
@@ -126,8 +126,10 @@ func (tx *Tx) flushAtCommit(ctx context.Context) (notified bool, err error) {
 	return notified, nil
 }
 
-// multiRowInsert is insert followed by VALUES for rows, numbered from $1.
-func multiRowInsert(insert string, rows [][]any) (string, []any) {
+// Values is insert followed by VALUES for rows, the parameters numbered
+// from $first, and the rows' values as its arguments: one multi-row
+// statement, which each engine runs in one step.
+func Values(insert string, first int, rows [][]any) (string, []any) {
 	var b strings.Builder
 	b.WriteString(insert)
 	b.WriteString(" VALUES ")
@@ -143,7 +145,7 @@ func multiRowInsert(insert string, rows [][]any) (string, []any) {
 			}
 			args = append(args, v)
 			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(len(args)))
+			b.WriteString(strconv.Itoa(first + len(args) - 1))
 		}
 		b.WriteByte(')')
 	}

@@ -149,12 +149,6 @@ func scanChallenge(row interface{ Scan(...any) error }, extra ...any) (Challenge
 	return c, failures, nil
 }
 
-// getChallenge reads challenge id as it stands.
-func getChallenge(ctx context.Context, tx *db.Tx, id uuid.UUID) (Challenge, error) {
-	c, _, err := scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM assurance_challenges WHERE id = $1`, id))
-	return c, err
-}
-
 // Inbox lists the actor's pending challenges, newest first: the fallback
 // for pushes that did not arrive. It only reads: a challenge whose time is
 // up is left out here and marked expired by the next write that meets it
@@ -183,25 +177,37 @@ func (s *Service) Inbox(ctx context.Context, a actor.Actor, req page.Request) ([
 func ChallengePageKey(c Challenge) page.Key { return page.Key{ID: c.ID.String()} }
 
 // pendingChallenge is one of the actor's challenges read for update, still
-// pending, with the step-up it answers.
+// pending, with the step-up it answers, its match code's hash and the
+// approval credential of the actor's device (nil when it holds none).
 type pendingChallenge struct {
 	Challenge
 	matchFailures    int
 	sudoID, stepUpID uuid.UUID
+	matchCodeHash    string
+	publicKey        *string
 }
 
 // loadPending reads one of the actor's challenges for update, with the
 // step-up it answers: not_found for another person's challenge, conflict
 // for one that is no longer pending (expired ones are marked so first).
+//
+// Its one statement locks the sudo session the challenge belongs to first,
+// then the challenge, then its step-up authentication: the sudo session is
+// the first lock of every transaction that changes a step-up (see
+// loadSudo). PostgreSQL locks a row's tables in the order FOR UPDATE OF
+// names them, and returns the rows it locked as they are once locked. The
+// same statement reads the public key of the actor device's approval
+// credential, which VerifyApproval needs.
 func loadPending(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (pendingChallenge, error) {
 	var p pendingChallenge
-	if err := lockSudoOfChallenge(ctx, tx, a, id); err != nil {
-		return p, err
-	}
 	var err error
-	p.Challenge, p.matchFailures, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumnsOf("c")+`, su.id, su.sudo_session_id
-		FROM assurance_challenges c JOIN step_up_authentications su ON su.id = c.step_up_authentication_id
-		WHERE c.id = $1 AND c.user_id = $2`+tx.ForUpdate(), id, a.UserID), &p.stepUpID, &p.sudoID)
+	p.Challenge, p.matchFailures, err = scanChallenge(tx.QueryRowContext(ctx, `SELECT `+challengeColumnsOf("c")+`, su.id, ss.id,
+		       c.match_code_hash, (SELECT k.public_key FROM approval_credentials k WHERE k.device_id = $3 AND k.user_id = $2)
+		FROM sudo_sessions ss
+		JOIN step_up_authentications su ON su.sudo_session_id = ss.id
+		JOIN assurance_challenges c ON c.step_up_authentication_id = su.id
+		WHERE c.id = $1 AND c.user_id = $2`+tx.ForUpdateOf("ss, c, su"), id, a.UserID, a.Session.DeviceID),
+		&p.stepUpID, &p.sudoID, &p.matchCodeHash, &p.publicKey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, apierr.NotFoundf("Challenge")
 	}
@@ -220,22 +226,6 @@ func loadPending(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) (p
 		return p, errNotPending(p.Challenge)
 	}
 	return p, nil
-}
-
-// lockSudoOfChallenge locks the sudo session a challenge of the actor's
-// belongs to, before the challenge and its step-up are read for update:
-// the sudo session is the first lock of every transaction that changes a
-// step-up (see loadSudo). not_found when the challenge is not the actor's.
-func lockSudoOfChallenge(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.UUID) error {
-	var sudoID uuid.UUID
-	err := tx.QueryRowContext(ctx, `SELECT ss.id FROM assurance_challenges c
-		JOIN step_up_authentications su ON su.id = c.step_up_authentication_id
-		JOIN sudo_sessions ss ON ss.id = su.sudo_session_id
-		WHERE c.id = $1 AND c.user_id = $2`+tx.ForUpdateOf("ss"), id, a.UserID).Scan(&sudoID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return apierr.NotFoundf("Challenge")
-	}
-	return err
 }
 
 func errNotPending(c Challenge) error {
@@ -290,21 +280,15 @@ func (s *Service) VerifyApproval(ctx context.Context, tx *db.Tx, a actor.Actor, 
 	if err != nil {
 		return Verified{}, err
 	}
-	var publicKey string
-	err = tx.QueryRowContext(ctx, `SELECT public_key FROM approval_credentials WHERE device_id = $1 AND user_id = $2`,
-		a.Session.DeviceID, a.UserID).Scan(&publicKey)
-	if errors.Is(err, sql.ErrNoRows) {
+	if c.publicKey == nil {
 		return Verified{}, apierr.New(apierr.ApprovalCredentialRequired, "Register this device's approval credential in the Strongroom app before approving.")
-	}
-	if err != nil {
-		return Verified{}, err
 	}
 	if c.OriginRail != "native_app" {
 		if err := s.checkMatchCode(ctx, tx, a, c, r.MatchCode); err != nil {
 			return Verified{}, err
 		}
 	}
-	key, _ := base64.RawURLEncoding.DecodeString(publicKey)
+	key, _ := base64.RawURLEncoding.DecodeString(*c.publicKey)
 	payload, _ := base64.RawURLEncoding.DecodeString(c.SigningPayload)
 	sig, _ := base64.RawURLEncoding.DecodeString(r.Signature)
 	if !ed25519.Verify(key, payload, sig) {
@@ -320,11 +304,7 @@ func (s *Service) checkMatchCode(ctx context.Context, tx *db.Tx, a actor.Actor, 
 	if matchCode == nil {
 		return apierr.InvalidField("match_code", "is required: enter the three digits shown where the action was started.")
 	}
-	var hash string
-	if err := tx.QueryRowContext(ctx, `SELECT match_code_hash FROM assurance_challenges WHERE id = $1`, c.ID).Scan(&hash); err != nil {
-		return err
-	}
-	if keyring.Equal(hash, s.Keys.Hash(matchPurpose, c.ID.String()+":"+*matchCode)) {
+	if keyring.Equal(c.matchCodeHash, s.Keys.Hash(matchPurpose, c.ID.String()+":"+*matchCode)) {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET match_failures = match_failures + 1 WHERE id = $1`, c.ID); err != nil {
@@ -342,30 +322,29 @@ func (s *Service) checkMatchCode(ctx context.Context, tx *db.Tx, a actor.Actor, 
 // Satisfy settles a verified approval: the step-up's sudo window opens and
 // the challenge is answered satisfied.
 func (s *Service) Satisfy(ctx context.Context, tx *db.Tx, v Verified) (Challenge, error) {
-	if err := satisfy(ctx, tx, v); err != nil {
-		return Challenge{}, err
-	}
-	return getChallenge(ctx, tx, v.challenge.ID)
+	return settle(ctx, tx, v, ChallengeSatisfied)
 }
 
 // Consume is Satisfy for a payment approval recorded in the same
 // transaction: its challenge ends consumed, not to be answered again.
 func (s *Service) Consume(ctx context.Context, tx *db.Tx, v Verified) (Challenge, error) {
-	if err := satisfy(ctx, tx, v); err != nil {
-		return Challenge{}, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE assurance_challenges SET status = 'consumed' WHERE id = $1`, v.challenge.ID); err != nil {
-		return Challenge{}, err
-	}
-	return getChallenge(ctx, tx, v.challenge.ID)
+	return settle(ctx, tx, v, ChallengeConsumed)
 }
 
-func satisfy(ctx context.Context, tx *db.Tx, v Verified) error {
-	ok, err := activate(ctx, tx, v.challenge.sudoID, v.challenge.stepUpID, MethodApp)
+// settle opens the sudo window of a verified approval and answers its
+// challenge as status, returning the challenge as it now stands: as
+// loadPending read it under lock, at status.
+func settle(ctx context.Context, tx *db.Tx, v Verified, status string) (Challenge, error) {
+	ok, err := activate(ctx, tx, v.challenge.sudoID, v.challenge.stepUpID, MethodApp, status)
 	if err == nil && !ok {
 		err = errNotPending(v.challenge.Challenge)
 	}
-	return err
+	if err != nil {
+		return Challenge{}, err
+	}
+	c := v.challenge.Challenge
+	c.Status = status
+	return c, nil
 }
 
 // DeclineRefused declines a verified payment approval that could not be
@@ -395,7 +374,10 @@ func (s *Service) Decline(ctx context.Context, a actor.Actor, id uuid.UUID) (Cha
 		if err := s.decline(ctx, tx, a, c); err != nil {
 			return Challenge{}, err
 		}
-		return getChallenge(ctx, tx, id)
+		// decline moved the pending challenge, locked since loadPending, on.
+		declined := c.Challenge
+		declined.Status = StatusDeclined
+		return declined, nil
 	})
 }
 

@@ -44,6 +44,11 @@ func checkLockout(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	if err != nil {
 		return err
 	}
+	return lockedOut(tx, until)
+}
+
+// lockedOut refuses, in tx, while a lockout ending at until (nil: none) lasts.
+func lockedOut(tx *db.Tx, until *time.Time) error {
 	if until != nil && until.After(tx.Now()) {
 		return errLockedOut(tx, *until)
 	}
@@ -62,10 +67,7 @@ func lockGuessing(ctx context.Context, tx *db.Tx, userID uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	if until != nil && until.After(tx.Now()) {
-		return errLockedOut(tx, *until)
-	}
-	return nil
+	return lockedOut(tx, until)
 }
 
 // recordWrongCode counts a wrong code against userID and, when it makes

@@ -113,29 +113,29 @@ func (s *Service) Mint(ctx context.Context, a actor.Actor, r Request) (StepUpCha
 
 func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request) (StepUpChallenge, error) {
 	expires := tx.Now().Add(ChallengeLifetime)
-	methods, err := s.methods(ctx, tx, a.UserID, r)
+	app, lockedUntil, err := mintState(ctx, tx, a.UserID)
 	if err != nil {
 		return StepUpChallenge{}, err
 	}
-	if err := checkLockout(ctx, tx, a.UserID); err != nil {
+	methods, err := s.methods(ctx, tx, a.UserID, app, r)
+	if err != nil {
+		return StepUpChallenge{}, err
+	}
+	if err := lockedOut(tx, lockedUntil); err != nil {
 		return StepUpChallenge{}, err
 	}
 	matchCode := identity.RandomDigits(3)
 	sudoID, stepUpID, challengeID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	if _, err := tx.ExecContext(ctx, `
+	inserts := []statement{{`
 		INSERT INTO sudo_sessions (id, session_id, user_id, purpose, approval_id, status, inserted_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now()); err != nil {
-		return StepUpChallenge{}, err
-	}
-	if _, err := tx.ExecContext(ctx, `
+		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, []any{sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now()}}, {`
 		INSERT INTO step_up_authentications (id, sudo_session_id, user_id, methods, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now()); err != nil {
-		return StepUpChallenge{}, err
-	}
+		VALUES ($1, $2, $3, $4, $5, $6)`, []any{stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now()}}}
 	if slices.Contains(methods, MethodApp) {
-		if err := s.insertChallenge(ctx, tx, a, r, challengeID, stepUpID, matchCode, expires); err != nil {
-			return StepUpChallenge{}, err
-		}
+		inserts = append(inserts, s.insertChallenge(tx, a, r, challengeID, stepUpID, matchCode, expires))
+	}
+	if err := execTogether(ctx, tx, inserts...); err != nil {
+		return StepUpChallenge{}, err
 	}
 	tx.AfterCommit(func() { metrics.StepUp(metrics.StepUpStarted) })
 	out := StepUpChallenge{Delivery: methods[0], ExpiresAt: &expires, ID: sudoID, MatchCode: &matchCode, Methods: methods, StepUpAuthenticationID: stepUpID}
@@ -147,10 +147,20 @@ func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request)
 	return out, nil
 }
 
-// insertChallenge puts the assurance challenge of a step-up in the person's
-// app inbox.
-func (s *Service) insertChallenge(ctx context.Context, tx *db.Tx, a actor.Actor, r Request, challengeID, stepUpID uuid.UUID,
-	matchCode string, expires time.Time) error {
+// mintState reads, in one statement, what minting a step-up for userID
+// depends on: whether they registered an approving app, and the end of
+// their step-up lockout (nil when they have none).
+func mintState(ctx context.Context, tx *db.Tx, userID uuid.UUID) (app bool, lockedUntil *time.Time, err error) {
+	err = tx.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1), l.locked_until
+		FROM (SELECT 1 AS one) o LEFT JOIN step_up_lockouts l ON l.user_id = $1`, userID).Scan(&app, &lockedUntil)
+	return app, lockedUntil, err
+}
+
+// insertChallenge is the statement that puts the assurance challenge of a
+// step-up in the person's app inbox.
+func (s *Service) insertChallenge(tx *db.Tx, a actor.Actor, r Request, challengeID, stepUpID uuid.UUID,
+	matchCode string, expires time.Time) statement {
 	rail, level := "web", "l2"
 	if a.Session.Platform.IsApp() {
 		rail = "native_app"
@@ -159,13 +169,12 @@ func (s *Service) insertChallenge(ctx context.Context, tx *db.Tx, a actor.Actor,
 		level = "l3"
 	}
 	payload := signingPayload(challengeID, a.UserID, r, expires)
-	_, err := tx.ExecContext(ctx, `
+	return statement{`
 		INSERT INTO assurance_challenges (id, user_id, step_up_authentication_id, approval_id, kind, binding, action_summary,
 		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`, []any{
 		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
-		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, tx.Now())
-	return err
+		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, tx.Now()}}
 }
 
 // matchPurpose keys the hashes of match codes (bound to their challenge).
@@ -176,15 +185,11 @@ var errNoCredential = apierr.New(apierr.ApprovalCredentialRequired,
 	"Payments are approved in the Strongroom app: set up the app on your phone (it registers its approval credential) before approving.")
 
 // methods lists how the person can answer: the app when they registered an
-// approval credential (unless r leaves it out), their authenticator when
+// approval credential (app; unless r leaves it out), their authenticator when
 // they have one, and email. A payment approval is answered in the app
 // alone, so a person without an approval credential cannot approve:
 // approval_credential_required.
-func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, r Request) ([]string, error) {
-	app, err := hasCredential(ctx, tx, userID)
-	if err != nil {
-		return nil, err
-	}
+func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, app bool, r Request) ([]string, error) {
 	if r.Binding == "tx_signed" {
 		if !app {
 			return nil, errNoCredential
@@ -203,13 +208,6 @@ func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, r Re
 		m = append(m, MethodTOTP)
 	}
 	return append(m, MethodEmail), nil
-}
-
-// hasCredential reports whether userID registered an approving app.
-func hasCredential(ctx context.Context, q db.Reader, userID uuid.UUID) (bool, error) {
-	var app bool
-	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1)`, userID).Scan(&app)
-	return app, err
 }
 
 // signingPayload is what the app signs: the challenge, the person, what is

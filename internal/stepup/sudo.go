@@ -110,13 +110,35 @@ func (s *Service) GetStatus(ctx context.Context, a actor.Actor, id uuid.UUID) (S
 }
 
 // activate opens the sudo window of a pending step-up and settles its
-// challenge as satisfied. False when the step-up was no longer pending.
-func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method string) (bool, error) {
+// challenge as settled (ChallengeSatisfied, or ChallengeConsumed for a
+// payment approval recorded in the same transaction). False when the
+// step-up was no longer pending, and then nothing changed. On PostgreSQL
+// its three updates are one statement: the step-up and the challenge
+// change only when the sudo session did.
+func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method, settled string) (bool, error) {
 	var userID uuid.UUID
-	err := tx.QueryRowContext(ctx, `
-		UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'
-		RETURNING user_id`,
-		sudoID, tx.Now().Add(WindowLifetime), tx.Now()).Scan(&userID)
+	var err error
+	openWindow := `UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'
+		RETURNING user_id`
+	complete := `UPDATE step_up_authentications SET completed_method = $5, completed_at = $3 WHERE id = $4`
+	settle := `UPDATE assurance_challenges SET status = $6, decided_at = $3 WHERE step_up_authentication_id = $4 AND status = 'pending'`
+	args := []any{sudoID, tx.Now().Add(WindowLifetime), tx.Now(), stepUpID, method, settled}
+	if tx.Dialect() == db.Postgres {
+		err = tx.QueryRowContext(ctx, `WITH ss AS (`+openWindow+`),
+			su AS (`+complete+` AND EXISTS (SELECT 1 FROM ss)),
+			c AS (`+settle+` AND EXISTS (SELECT 1 FROM ss))
+			SELECT user_id FROM ss`, args...).Scan(&userID)
+	} else {
+		err = tx.QueryRowContext(ctx, openWindow, args[:3]...).Scan(&userID)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `UPDATE step_up_authentications SET completed_method = $2, completed_at = $3 WHERE id = $1`,
+				stepUpID, method, tx.Now())
+		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `UPDATE assurance_challenges SET status = $2, decided_at = $3
+				WHERE step_up_authentication_id = $1 AND status = 'pending'`, stepUpID, settled, tx.Now())
+		}
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -124,16 +146,6 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 		return false, err
 	}
 	tx.AfterCommit(func() { metrics.StepUp(metrics.StepUpCompleted) })
-	if _, err := tx.ExecContext(ctx, `UPDATE step_up_authentications SET completed_method = $2, completed_at = $3 WHERE id = $1`,
-		stepUpID, method, tx.Now()); err != nil {
-		return false, err
-	}
-	_, err = tx.ExecContext(ctx, `
-		UPDATE assurance_challenges SET status = 'satisfied', decided_at = $2 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
-		stepUpID, tx.Now())
-	if err != nil {
-		return false, err
-	}
 	// A step-up is the person's, in no one organization: each of theirs
 	// records it, naming who answered (the person, or the sandbox's app).
 	err = audit.RecordForPerson(ctx, tx, userID, audit.OriginOf(ctx).Actor, audit.StepUpVerified, audit.To("step_up", stepUpID))
@@ -141,17 +153,17 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 }
 
 // end moves a pending or active step-up to status (declined or expired),
-// taking its pending challenge along.
+// taking its pending challenge along (one statement on PostgreSQL).
 func end(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, status string) error {
-	if _, err := tx.ExecContext(ctx, `
-		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`, sudoID, status, tx.Now()); err != nil {
+	if err := execTogether(ctx, tx, statement{`
+		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`,
+		[]any{sudoID, status, tx.Now()}}, statement{`
+		UPDATE assurance_challenges SET status = $2, decided_at = $3 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
+		[]any{stepUpID, status, tx.Now()}}); err != nil {
 		return err
 	}
 	tx.AfterCommit(func() { metrics.StepUp(status) }) // metrics.StepUpDeclined or StepUpExpired
-	_, err := tx.ExecContext(ctx, `
-		UPDATE assurance_challenges SET status = $2, decided_at = $3 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
-		stepUpID, status, tx.Now())
-	return err
+	return nil
 }
 
 // CompleteRequest is the body of completeStepUp.
@@ -201,7 +213,7 @@ func (s *Service) Complete(ctx context.Context, a actor.Actor, r CompleteRequest
 		if !ok {
 			return Status{}, s.wrongCode(ctx, tx, a, x)
 		}
-		if _, err := activate(ctx, tx, x.id, x.stepUpID, r.Method); err != nil {
+		if _, err := activate(ctx, tx, x.id, x.stepUpID, r.Method, ChallengeSatisfied); err != nil {
 			return Status{}, err
 		}
 		x.status, x.windowEnd = StatusActive, ptr(tx.Now().Add(WindowLifetime))

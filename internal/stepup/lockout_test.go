@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/strongroom/strongroom/internal/platform/apierr"
 	"github.com/strongroom/strongroom/internal/stepup"
 )
@@ -139,6 +141,38 @@ func TestConcurrentWrongCodesAreCountedOneAtATime(t *testing.T) {
 		}
 		if counts[apierr.InvalidCode] != 10 || counts[apierr.RateLimited] != 22 {
 			t.Fatalf("answers = %v, want 10 invalid_code and 22 rate_limited", counts)
+		}
+	})
+}
+
+// A payment approval's challenge is minted in the statement that reads the
+// lockout (on PostgreSQL): while step-up is locked nothing is minted, and
+// from the lockout's last instant on it is again.
+func TestLockoutRefusesPaymentApprovals(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		p := e.person(t, "ada@acme.test", traits{app: true})
+		p.wrong(t, 10)
+		summary := "Pay 10.00 EUR to Bob"
+		mint := func() error {
+			_, err := p.svc.Mint(context.Background(), p.actor, stepup.Request{Purpose: "payment_approval", Kind: stepup.KindPaymentApproval,
+				Binding: "tx_signed", ApprovalID: ptr(uuid.Must(uuid.NewV7())), ActionSummary: &summary})
+			return err
+		}
+		p.clk.Advance(15*time.Minute - time.Microsecond)
+		pending := len(p.inbox(t))
+		err := mint()
+		if e, ok := apierr.As(err); !ok || e.Type != apierr.RateLimited || e.RetryAfterSeconds != 1 {
+			t.Fatalf("payment approval while locked: %v, want rate_limited", err)
+		}
+		if n := len(p.inbox(t)); n != pending {
+			t.Fatalf("%d challenges in the inbox after a refused mint, want %d", n, pending)
+		}
+		p.clk.Advance(time.Microsecond)
+		if err := mint(); err != nil {
+			t.Fatalf("payment approval once the lockout ended: %v", err)
+		}
+		if n := len(p.inbox(t)); n != pending+1 {
+			t.Fatalf("%d challenges in the inbox, want the new one too (%d)", n, pending+1)
 		}
 	})
 }

@@ -113,33 +113,45 @@ func (s *Service) Mint(ctx context.Context, a actor.Actor, r Request) (StepUpCha
 
 func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request) (StepUpChallenge, error) {
 	expires := tx.Now().Add(ChallengeLifetime)
-	app, lockedUntil, err := mintState(ctx, tx, a.UserID)
-	if err != nil {
-		return StepUpChallenge{}, err
-	}
-	methods, err := s.methods(ctx, tx, a.UserID, app, r)
-	if err != nil {
-		return StepUpChallenge{}, err
-	}
-	if err := lockedOut(tx, lockedUntil); err != nil {
-		return StepUpChallenge{}, err
-	}
 	matchCode := identity.RandomDigits(3)
 	sudoID, stepUpID, challengeID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	inserts := []statement{{`
-		INSERT INTO sudo_sessions (id, session_id, user_id, purpose, approval_id, status, inserted_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)`, []any{sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now()}}, {`
-		INSERT INTO step_up_authentications (id, sudo_session_id, user_id, methods, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, []any{stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now()}}}
-	if slices.Contains(methods, MethodApp) {
-		inserts = append(inserts, s.insertChallenge(tx, a, r, challengeID, stepUpID, matchCode, expires))
+	inserts := func(methods []string) []statement {
+		rows := []statement{{`
+			INSERT INTO sudo_sessions (id, session_id, user_id, purpose, approval_id, status, inserted_at, updated_at)
+			SELECT $1, $2, $3, $4, $5, 'pending', $6, $6`, []any{sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now()}}, {`
+			INSERT INTO step_up_authentications (id, sudo_session_id, user_id, methods, expires_at, inserted_at)
+			SELECT $1, $2, $3, $4, $5, $6`, []any{stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now()}}}
+		if slices.Contains(methods, MethodApp) {
+			rows = append(rows, s.insertChallenge(tx, a, r, challengeID, stepUpID, matchCode, expires))
+		}
+		return rows
 	}
-	if err := execTogether(ctx, tx, inserts...); err != nil {
-		return StepUpChallenge{}, err
+	var methods []string
+	if r.Binding == "tx_signed" {
+		// A payment approval is answered in the app alone.
+		methods = []string{MethodApp}
+		if err := insertIfApp(ctx, tx, a.UserID, inserts(methods)); err != nil {
+			return StepUpChallenge{}, err
+		}
+	} else {
+		app, lockedUntil, err := mintState(ctx, tx, a.UserID)
+		if err != nil {
+			return StepUpChallenge{}, err
+		}
+		if methods, err = s.methods(ctx, tx, a.UserID, app, r); err != nil {
+			return StepUpChallenge{}, err
+		}
+		if err := lockedOut(tx, lockedUntil); err != nil {
+			return StepUpChallenge{}, err
+		}
+		if err := execTogether(ctx, tx, inserts(methods)...); err != nil {
+			return StepUpChallenge{}, err
+		}
 	}
 	tx.AfterCommit(func() { metrics.StepUp(metrics.StepUpStarted) })
 	out := StepUpChallenge{Delivery: methods[0], ExpiresAt: &expires, ID: sudoID, MatchCode: &matchCode, Methods: methods, StepUpAuthenticationID: stepUpID}
 	if r.Binding != "tx_signed" {
+		var err error
 		if out.WebAuthn, err = s.Identity.PasskeyAssertion(ctx, tx, a.UserID); err != nil {
 			return StepUpChallenge{}, err
 		}
@@ -147,14 +159,65 @@ func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request)
 	return out, nil
 }
 
-// mintState reads, in one statement, what minting a step-up for userID
-// depends on: whether they registered an approving app, and the end of
-// their step-up lockout (nil when they have none).
+// mintStateQuery reads what minting a step-up for the person $1 depends
+// on: whether they registered an approving app (app), and the end of their
+// step-up lockout (locked_until, null when they have none).
+const mintStateQuery = `
+	SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1) AS app, l.locked_until
+	FROM (SELECT 1 AS one) o LEFT JOIN step_up_lockouts l ON l.user_id = $1`
+
+// mintState reads mintStateQuery for userID in one statement.
 func mintState(ctx context.Context, tx *db.Tx, userID uuid.UUID) (app bool, lockedUntil *time.Time, err error) {
-	err = tx.QueryRowContext(ctx, `
-		SELECT EXISTS (SELECT 1 FROM approval_credentials WHERE user_id = $1), l.locked_until
-		FROM (SELECT 1 AS one) o LEFT JOIN step_up_lockouts l ON l.user_id = $1`, userID).Scan(&app, &lockedUntil)
+	err = tx.QueryRowContext(ctx, mintStateQuery, userID).Scan(&app, &lockedUntil)
 	return app, lockedUntil, err
+}
+
+// insertIfApp runs the inserts of a payment approval's step-up (each an
+// INSERT ... SELECT without FROM) unless userID has no approving app
+// (approval_credential_required: a payment approval is answered in the app
+// alone) or their step-up is locked (rate_limited), checked in that order.
+// On PostgreSQL the reading of both and the inserts are one statement, the
+// inserts taking their row from a WITH query that holds one exactly when
+// neither refuses.
+func insertIfApp(ctx context.Context, tx *db.Tx, userID uuid.UUID, inserts []statement) error {
+	if tx.Dialect() != db.Postgres {
+		app, lockedUntil, err := mintState(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if !app {
+			return errNoCredential
+		}
+		if err := lockedOut(tx, lockedUntil); err != nil {
+			return err
+		}
+		return execTogether(ctx, tx, inserts...)
+	}
+	query := `WITH st AS (` + mintStateQuery + `),
+		ok AS (SELECT 1 AS one FROM st WHERE st.app AND (st.locked_until IS NULL OR st.locked_until <= $2))`
+	args := []any{userID, tx.Now()}
+	for i, ins := range inserts {
+		query += fmt.Sprintf(",\n\ts%d AS (%s FROM ok)", i, renumber(ins.query, len(args)))
+		args = append(args, ins.args...)
+	}
+	var app, inserted bool
+	var lockedUntil *time.Time
+	if err := tx.QueryRowContext(ctx, query+`
+		SELECT st.app, st.locked_until, EXISTS (SELECT 1 FROM ok) FROM st`, args...).Scan(&app, &lockedUntil, &inserted); err != nil {
+		return err
+	}
+	if !app {
+		return errNoCredential
+	}
+	if err := lockedOut(tx, lockedUntil); err != nil {
+		return err
+	}
+	if !inserted {
+		// Only a lockout ending within the microsecond of tx.Now() can
+		// part the two checks; the rows are not there, so the answer is the lockout's.
+		return errLockedOut(tx, *lockedUntil)
+	}
+	return nil
 }
 
 // insertChallenge is the statement that puts the assurance challenge of a
@@ -172,7 +235,7 @@ func (s *Service) insertChallenge(tx *db.Tx, a actor.Actor, r Request, challenge
 	return statement{`
 		INSERT INTO assurance_challenges (id, user_id, step_up_authentication_id, approval_id, kind, binding, action_summary,
 		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13)`, []any{
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13`, []any{
 		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
 		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, tx.Now()}}
 }
@@ -184,18 +247,11 @@ const matchPurpose = "challenge-match-code"
 var errNoCredential = apierr.New(apierr.ApprovalCredentialRequired,
 	"Payments are approved in the Strongroom app: set up the app on your phone (it registers its approval credential) before approving.")
 
-// methods lists how the person can answer: the app when they registered an
-// approval credential (app; unless r leaves it out), their authenticator when
-// they have one, and email. A payment approval is answered in the app
-// alone, so a person without an approval credential cannot approve:
-// approval_credential_required.
+// methods lists how the person can answer a step-up other than a payment
+// approval (see insertIfApp): the app when they registered an approval
+// credential (app; unless r leaves it out), their authenticator when they
+// have one, and email.
 func (s *Service) methods(ctx context.Context, tx *db.Tx, userID uuid.UUID, app bool, r Request) ([]string, error) {
-	if r.Binding == "tx_signed" {
-		if !app {
-			return nil, errNoCredential
-		}
-		return []string{MethodApp}, nil
-	}
 	u, err := identity.GetUser(ctx, tx, userID)
 	if err != nil {
 		return nil, err

@@ -48,11 +48,7 @@ func together(stmts []statement) (string, []any) {
 	var query []byte
 	var args []any
 	for i, st := range stmts {
-		offset := len(args)
-		renumbered := placeholder.ReplaceAllStringFunc(st.query, func(p string) string {
-			n, _ := strconv.Atoi(p[1:])
-			return "$" + strconv.Itoa(n+offset)
-		})
+		renumbered := renumber(st.query, len(args))
 		switch {
 		case i == 0:
 			query = append(query, "WITH s0 AS ("...)
@@ -66,4 +62,12 @@ func together(stmts []statement) (string, []any) {
 		args = append(args, st.args...)
 	}
 	return string(query), args
+}
+
+// renumber adds offset to the number of every placeholder of query.
+func renumber(query string, offset int) string {
+	return placeholder.ReplaceAllStringFunc(query, func(p string) string {
+		n, _ := strconv.Atoi(p[1:])
+		return "$" + strconv.Itoa(n+offset)
+	})
 }

@@ -121,12 +121,12 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 	openWindow := `UPDATE sudo_sessions SET status = 'active', expires_at = $2, updated_at = $3 WHERE id = $1 AND status = 'pending'
 		RETURNING user_id`
 	complete := `UPDATE step_up_authentications SET completed_method = $5, completed_at = $3 WHERE id = $4`
-	settle := `UPDATE assurance_challenges SET status = $6, decided_at = $3 WHERE step_up_authentication_id = $4 AND status = 'pending'`
+	settleChallenge := `UPDATE assurance_challenges SET status = $6, decided_at = $3 WHERE step_up_authentication_id = $4 AND status = 'pending'`
 	args := []any{sudoID, tx.Now().Add(WindowLifetime), tx.Now(), stepUpID, method, settled}
 	if tx.Dialect() == db.Postgres {
 		err = tx.QueryRowContext(ctx, `WITH ss AS (`+openWindow+`),
 			su AS (`+complete+` AND EXISTS (SELECT 1 FROM ss)),
-			c AS (`+settle+` AND EXISTS (SELECT 1 FROM ss))
+			c AS (`+settleChallenge+` AND EXISTS (SELECT 1 FROM ss))
 			SELECT user_id FROM ss`, args...).Scan(&userID)
 	} else {
 		err = tx.QueryRowContext(ctx, openWindow, args[:3]...).Scan(&userID)

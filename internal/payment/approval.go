@@ -367,15 +367,15 @@ func debit(ctx context.Context, tx *db.Tx, ps []stored) (*ledger.Written, error)
 			feedType = "crypto_outgoing"
 		}
 		paymentID := p.ID
-		row, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
-			Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID})
+		rows, err := ledger.RecordAll(ctx, tx,
+			ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
+				Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID},
+			ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
+				Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID})
 		if err != nil {
 			return nil, err
 		}
-		if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
-			Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID}); err != nil {
-			return nil, err
-		}
+		row := rows[0]
 		res, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
 			WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now())
 		if err != nil {

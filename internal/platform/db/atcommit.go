@@ -119,8 +119,9 @@ func (tx *Tx) flushAtCommit(ctx context.Context) (notified bool, err error) {
 			}
 			query = withQueued(queued, query)
 		}
-		observe(query, args)
-		if _, err := tx.tx.ExecContext(ctx, query, args...); err != nil {
+		// Through the statement cache: a transaction's queued rows take one
+		// of a few shapes, each prepared once (SQLite parses it otherwise).
+		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 			return fmt.Errorf("database: insert at commit: %w", err)
 		}
 		inserts, args = inserts[:0], args[:0]

@@ -37,7 +37,7 @@ const (
 //     as a payment's funds are checked;
 //   - ledger.Write of a two-posting entry (available of the payer to
 //     available of the payee);
-//   - the feed rows, through ledger.Record with its day sums and event: a
+//   - the feed rows, through ledger.RecordAll with their day sums and events: a
 //     fiat_outgoing row "out" for the payer (as a payment's) and a deposit
 //     row "in" for the payee (as money arriving);
 //   - Move of the entry's balances, last as a payment's approval does,
@@ -141,12 +141,11 @@ func ledgerTransfer(ctx context.Context, d *db.DB, from, to uuid.UUID, amount in
 		}
 		entry := written.IDs[0]
 		payment := uuid.Must(uuid.NewV7())
-		if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: from, Type: "fiat_outgoing", EntryID: &entry, Direction: "out",
-			Amount: amount, Currency: "EUR", Description: "Load transfer", PaymentID: &payment}); err != nil {
-			return err
-		}
-		if _, err = ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: to, Type: "deposit", EntryID: &entry, Direction: "in",
-			Amount: amount, Currency: "EUR", Description: "Load transfer"}); err != nil {
+		if _, err := ledger.RecordAll(ctx, tx,
+			ledger.Transaction{OrganizationID: from, Type: "fiat_outgoing", EntryID: &entry, Direction: "out",
+				Amount: amount, Currency: "EUR", Description: "Load transfer", PaymentID: &payment},
+			ledger.Transaction{OrganizationID: to, Type: "deposit", EntryID: &entry, Direction: "in",
+				Amount: amount, Currency: "EUR", Description: "Load transfer"}); err != nil {
 			return err
 		}
 		return written.Move(ctx, tx)

@@ -46,16 +46,34 @@ type TransactionEvent struct {
 // event. A row that would take a day's sum beyond int64 fails the commit
 // with ErrDaySumLimit.
 func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) {
-	t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt); err != nil {
+	rows, err := RecordAll(ctx, tx, t)
+	if err != nil {
 		return t, err
 	}
-	countAtCommit(tx, t)
-	_, err := event.Append(ctx, tx, t.OrganizationID, "transaction", t.ID.String(), TransactionCreated,
-		TransactionEvent{TransactionID: t.ID, OrganizationID: t.OrganizationID})
-	return t, err
+	return rows[0], nil
+}
+
+// RecordAll is Record of several rows, inserted in one statement, their
+// events appended in the order given.
+func RecordAll(ctx context.Context, tx *db.Tx, ts ...Transaction) ([]Transaction, error) {
+	values := make([][]any, len(ts))
+	for i := range ts {
+		t := &ts[i]
+		t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now()
+		values[i] = []any{t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt}
+	}
+	insert, args := db.Values(`INSERT INTO transactions (`+transactionColumns+`)`, 1, values)
+	if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		countAtCommit(tx, t)
+		if _, err := event.Append(ctx, tx, t.OrganizationID, "transaction", t.ID.String(), TransactionCreated,
+			TransactionEvent{TransactionID: t.ID, OrganizationID: t.OrganizationID}); err != nil {
+			return nil, err
+		}
+	}
+	return ts, nil
 }
 
 const transactionColumns = `id, organization_id, type, entry_id, direction, amount, currency, description, payment_id, recorded_at`

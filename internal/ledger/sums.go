@@ -84,10 +84,10 @@ type daySumKey struct {
 }
 
 // addDaySums counts the feed rows of one transaction (Transaction items) in
-// their days' sums: one statement a day's row, in key order, so that two
-// transactions writing the same rows never wait for each other. A sum may
-// change only while it stays within ±math.MaxInt64 (the bounds are computed
-// here, as in Move), otherwise ErrDaySumLimit.
+// their days' sums, in one statement that writes the days' rows in key
+// order, so that two transactions writing the same rows never wait for
+// each other. A sum may change only while it stays within ±math.MaxInt64,
+// otherwise ErrDaySumLimit.
 func addDaySums(ctx context.Context, tx *db.Tx, items []any) error {
 	sums := map[daySumKey]*[4]int64{} // incoming, outgoing, payments, rows
 	var keys []daySumKey
@@ -112,34 +112,37 @@ func addDaySums(ctx context.Context, tx *db.Tx, items []any) error {
 	slices.SortFunc(keys, func(a, b daySumKey) int {
 		return cmp.Or(bytes.Compare(a.org[:], b.org[:]), cmp.Compare(a.day, b.day), cmp.Compare(a.currency, b.currency))
 	})
-	for _, k := range keys {
+	rows := make([][]any, len(keys))
+	for i, k := range keys {
 		s := sums[k]
-		args := []any{k.org, k.day, k.currency, s[0], s[1], s[2], s[3]}
-		for _, delta := range s[:3] {
-			lo, hi := bounds(delta, false)
-			args = append(args, lo, hi)
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO transaction_day_sums (organization_id, day, currency, incoming, outgoing, payments, row_count)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
-			ON CONFLICT (organization_id, day, currency) DO UPDATE
-			SET incoming = transaction_day_sums.incoming + excluded.incoming,
-				outgoing = transaction_day_sums.outgoing + excluded.outgoing,
-				payments = transaction_day_sums.payments + excluded.payments,
-				row_count = transaction_day_sums.row_count + excluded.row_count
-			WHERE transaction_day_sums.incoming >= $8 AND transaction_day_sums.incoming <= $9
-			  AND transaction_day_sums.outgoing >= $10 AND transaction_day_sums.outgoing <= $11
-			  AND transaction_day_sums.payments >= $12 AND transaction_day_sums.payments <= $13`, args...)
+		rows[i] = []any{k.org, k.day, k.currency, s[0], s[1], s[2], s[3]}
+	}
+	insert, args := db.Values(`INSERT INTO transaction_day_sums (organization_id, day, currency, incoming, outgoing, payments, row_count)`, 1, rows)
+	res, err := tx.ExecContext(ctx, insert+`
+		ON CONFLICT (organization_id, day, currency) DO UPDATE
+		SET incoming = transaction_day_sums.incoming + excluded.incoming,
+			outgoing = transaction_day_sums.outgoing + excluded.outgoing,
+			payments = transaction_day_sums.payments + excluded.payments,
+			row_count = transaction_day_sums.row_count + excluded.row_count
+		WHERE `+withinInt64("incoming")+` AND `+withinInt64("outgoing")+` AND `+withinInt64("payments"), args...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != int64(len(keys)) {
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			if err != nil {
-				return err
-			}
-			return ErrDaySumLimit
-		}
+		return ErrDaySumLimit
 	}
 	return nil
+}
+
+// withinInt64 is the condition that adding the new row's column to the kept
+// one stays within ±math.MaxInt64, written so that it never computes a sum
+// that would leave int64 itself.
+func withinInt64(column string) string {
+	return fmt.Sprintf(`(excluded.%[1]s >= 0 AND transaction_day_sums.%[1]s <= 9223372036854775807 - excluded.%[1]s
+		OR excluded.%[1]s < 0 AND transaction_day_sums.%[1]s >= -9223372036854775807 - excluded.%[1]s)`, column)
 }
 
 // daySumsSQL reads the kept sums of [$2, $3) by the primary key

@@ -42,6 +42,21 @@ func TestDaySumsStayWithinInt64(t *testing.T) {
 		if err := record(2); !errors.Is(err, ledger.ErrDaySumLimit) {
 			t.Fatalf("beyond int64: %v, want ErrDaySumLimit", err)
 		}
+		// Rows of two organizations in one transaction: the one beyond int64
+		// refuses both.
+		other := fixture.Organization(t, d, "Other").ID
+		_, err := db.InTx(ctx, d, func(tx *db.Tx) ([]ledger.Transaction, error) {
+			return ledger.RecordAll(ctx, tx,
+				ledger.Transaction{OrganizationID: other, Type: "deposit", Direction: "in", Amount: 5, Currency: "EUR", Description: "test"},
+				ledger.Transaction{OrganizationID: org, Type: "deposit", Direction: "in", Amount: 2, Currency: "EUR", Description: "test"})
+		})
+		if !errors.Is(err, ledger.ErrDaySumLimit) {
+			t.Fatalf("two organizations, one beyond int64: %v, want ErrDaySumLimit", err)
+		}
+		day := start.Truncate(24 * time.Hour)
+		if got, err := ledger.DailySums(ctx, d.Reader(), other, day, day.Add(24*time.Hour)); err != nil || len(got) != 0 {
+			t.Fatalf("the other organization's sums after the refusal: %+v, %v", got, err)
+		}
 		if err := record(1); err != nil {
 			t.Fatalf("up to int64: %v", err)
 		}

@@ -140,13 +140,21 @@ func (s *Service) approvable(ctx context.Context, q db.Reader, a actor.Actor, id
 	return x, nil
 }
 
-// targets lists the payments an approval covers, locked for the transaction.
+// targets lists the payments an approval covers, each with its contact's
+// name, locked for the transaction when lock is tx.ForUpdateOf("p") (the
+// payments only: a contact, which many payments share, is read, not locked).
 func targets(ctx context.Context, q db.Reader, x Approval, lock string) ([]stored, error) {
-	column := "id"
+	column := "p.id"
 	if x.Kind == "payment_batch" {
-		column = "payment_batch_id"
+		column = "p.payment_batch_id"
 	}
-	return db.QueryAll(ctx, q, scanPayment, `SELECT `+paymentColumns+` FROM payments WHERE `+column+` = $1 ORDER BY id`+lock, x.TargetID)
+	return db.QueryAll(ctx, q, func(row db.Scanner) (stored, error) {
+		var name string
+		p, err := scanPaymentWith(row, &name)
+		p.contactName = name
+		return p, err
+	}, `SELECT `+paymentColumnsOf("p")+`, c.name FROM payments p JOIN payment_contacts c ON c.id = p.payment_contact_id
+		WHERE `+column+` = $1 ORDER BY p.id`+lock, x.TargetID)
 }
 
 // needs sums what the payments take from each currency's balance. The sums
@@ -223,20 +231,16 @@ func (s *Service) ToSign(ctx context.Context, a actor.Actor, id uuid.UUID) (Appr
 	if !ok {
 		return x, "", ledger.ErrInsufficientFunds
 	}
-	summary, err := s.summary(ctx, q, ps)
-	return x, summary, err
+	text, err := summary(ps)
+	return x, text, err
 }
 
 // summary names what is approved: amount, currency and recipient.
-func (s *Service) summary(ctx context.Context, q db.Reader, ps []stored) (string, error) {
+func summary(ps []stored) (string, error) {
 	parts := make([]string, 0, len(ps))
 	for _, p := range ps {
-		c, err := contactOf(ctx, q, p.PaymentContactID)
-		if err != nil {
-			return "", err
-		}
 		parts = append(parts, fmt.Sprintf("Pay %s %s to %s (%s %s debited, fee included)",
-			p.Delivered.String(), p.Delivered.Currency, c.Name, p.Debited.String(), p.Debited.Currency))
+			p.Delivered.String(), p.Delivered.Currency, p.contactName, p.Debited.String(), p.Debited.Currency))
 	}
 	if len(parts) == 1 {
 		return parts[0], nil
@@ -293,7 +297,7 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 		}
 		return err
 	}
-	ps, err := targets(ctx, tx, x, tx.ForUpdate())
+	ps, err := targets(ctx, tx, x, tx.ForUpdateOf("p"))
 	if err != nil {
 		return err
 	}
@@ -326,11 +330,11 @@ func (s *Service) recordApproval(ctx context.Context, tx *db.Tx, approvalID, app
 // among ps: for each, the amount sent from available to pending (held until
 // the rail settles) and the fee to the platform, each entry with its row in
 // the feed, and the payment approved. It returns the entries, whose
-// balances the caller moves (ledger.Written.Move) as late as it can.
+// balances the caller moves (ledger.Written.Move) as late as it can. ps
+// are as targets read them, with their contacts' names.
 func debit(ctx context.Context, tx *db.Tx, ps []stored) (*ledger.Written, error) {
 	var (
 		debited []stored
-		names   []string
 		entries []ledger.Entry
 	)
 	for _, p := range ps {
@@ -338,11 +342,8 @@ func debit(ctx context.Context, tx *db.Tx, ps []stored) (*ledger.Written, error)
 			continue
 		}
 		org, cur := p.OrganizationID, p.Debited.Currency
-		name, err := counterparty(ctx, tx, p.PaymentContactID)
-		if err != nil {
-			return nil, err
-		}
-		debited, names = append(debited, p), append(names, name)
+		name := p.contactName
+		debited = append(debited, p)
 		entries = append(entries,
 			ledger.Entry{OrganizationID: &org, Kind: "payment", Description: "Payment to " + name,
 				Postings: []ledger.Posting{
@@ -360,22 +361,22 @@ func debit(ctx context.Context, tx *db.Tx, ps []stored) (*ledger.Written, error)
 		return nil, err
 	}
 	for i, p := range debited {
-		org, cur, name := p.OrganizationID, p.Debited.Currency, names[i]
+		org, cur, name := p.OrganizationID, p.Debited.Currency, p.contactName
 		debitID, feeID := written.IDs[2*i], written.IDs[2*i+1]
 		feedType := "fiat_outgoing"
 		if p.Rail == RailCrypto {
 			feedType = "crypto_outgoing"
 		}
 		paymentID := p.ID
-		row, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
-			Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID})
+		rows, err := ledger.RecordAll(ctx, tx,
+			ledger.Transaction{OrganizationID: org, Type: feedType, EntryID: &debitID, Direction: "out",
+				Amount: p.source.Minor, Currency: cur, Description: "Payment to " + name, PaymentID: &paymentID},
+			ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
+				Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID})
 		if err != nil {
 			return nil, err
 		}
-		if _, err := ledger.Record(ctx, tx, ledger.Transaction{OrganizationID: org, Type: "fee", EntryID: &feeID, Direction: "out",
-			Amount: p.Fee.Minor, Currency: cur, Description: "Fee for payment to " + name, PaymentID: &paymentID}); err != nil {
-			return nil, err
-		}
+		row := rows[0]
 		res, err := tx.ExecContext(ctx, `UPDATE payments SET status = 'approved', transaction_id = $2, debit_entry_id = $3, fee_entry_id = $4, updated_at = $5
 			WHERE id = $1 AND status = 'awaiting_approval'`, p.ID, row.ID, debitID, feeID, tx.Now())
 		if err != nil {
@@ -422,7 +423,7 @@ func (s *Service) Reject(ctx context.Context, tx *db.Tx, a actor.Actor, id uuid.
 	if x.Status != ApprovalPending {
 		return Approval{}, nil, apierr.Newf(apierr.Conflict, "This approval is already %s.", x.Status)
 	}
-	ps, err := targets(ctx, tx, x, tx.ForUpdate())
+	ps, err := targets(ctx, tx, x, tx.ForUpdateOf("p"))
 	if err != nil {
 		return Approval{}, nil, err
 	}

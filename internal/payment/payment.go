@@ -73,19 +73,34 @@ type stored struct {
 	Record
 	source                   money.Amount
 	debitEntryID, feeEntryID *uuid.UUID
+	// contactName is the name of the payment's contact, read with the
+	// payments an approval covers (targets) only.
+	contactName string
 }
 
 const paymentColumns = `id, organization_id, rail, status, tag, quote_id, bill_id, payment_contact_id, payment_batch_id, approval_request_id,
 	transaction_id, debited_amount, debited_currency, delivered_amount, delivered_currency, fee_amount, event_id, event_stream, event_type,
 	rail_state, payout_reason, statement_description, internal_notes, created_by_id, inserted_at, updated_at, debit_entry_id, fee_entry_id`
 
-func scanPayment(row db.Scanner) (stored, error) {
+// paymentColumnsOf is paymentColumns of the table aliased alias in a join.
+func paymentColumnsOf(alias string) string {
+	columns := strings.Split(paymentColumns, ",")
+	for i, c := range columns {
+		columns[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(columns, ", ")
+}
+
+func scanPayment(row db.Scanner) (stored, error) { return scanPaymentWith(row) }
+
+// scanPaymentWith scans paymentColumns, then the columns after them into extra.
+func scanPaymentWith(row db.Scanner, extra ...any) (stored, error) {
 	var p stored
 	r := &p.Record
-	err := row.Scan(&r.ID, &r.OrganizationID, &r.Rail, &r.Status, &r.Tag, &r.QuoteID, &r.BillID, &r.PaymentContactID, &r.PaymentBatchID,
+	err := row.Scan(append([]any{&r.ID, &r.OrganizationID, &r.Rail, &r.Status, &r.Tag, &r.QuoteID, &r.BillID, &r.PaymentContactID, &r.PaymentBatchID,
 		&r.ApprovalRequestID, &r.TransactionID, &r.Debited.Minor, &r.Debited.Currency, &r.Delivered.Minor, &r.Delivered.Currency,
 		&r.Fee.Minor, &r.DomainEvent.EventID, &r.DomainEvent.Stream, &r.DomainEvent.Type, &r.RailState, &r.PayoutReason,
-		&r.StatementDescription, &r.InternalNotes, &r.CreatedByID, &r.InsertedAt, &r.UpdatedAt, &p.debitEntryID, &p.feeEntryID)
+		&r.StatementDescription, &r.InternalNotes, &r.CreatedByID, &r.InsertedAt, &r.UpdatedAt, &p.debitEntryID, &p.feeEntryID}, extra...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, apierr.NotFoundf("Payment")
 	}
@@ -315,21 +330,19 @@ func (s *Service) create(ctx context.Context, tx *db.Tx, a actor.Actor, quote Qu
 	if err != nil {
 		return Record{}, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO payments (id, organization_id, quote_id, bill_id, payment_contact_id, payment_batch_id,
+	// The row comes back as stored (RETURNING), as a later read would show it.
+	p, err := scanPayment(tx.QueryRowContext(ctx, `INSERT INTO payments (id, organization_id, quote_id, bill_id, payment_contact_id, payment_batch_id,
 		approval_request_id, rail, status, tag, debited_amount, debited_currency, delivered_amount, delivered_currency, fee_amount,
 		payout_reason, statement_description, internal_notes, event_id, event_stream, event_type, created_by_id, inserted_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'awaiting_approval', $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'awaiting_approval', $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)
+		RETURNING `+paymentColumns,
 		id, quote.OrganizationID, quote.ID, r.BillID, quote.ContactID, batchID, approvalID, quote.Rail, r.Tag,
 		debited.Minor, debited.Currency, quote.Destination.Minor, quote.Destination.Currency, quote.Fee.Minor,
-		r.PayoutReason, trimmed(r.StatementDescription), r.InternalNotes, ref.EventID, ref.Stream, ref.Type, a.UserID, tx.Now())
+		r.PayoutReason, trimmed(r.StatementDescription), r.InternalNotes, ref.EventID, ref.Stream, ref.Type, a.UserID, tx.Now()))
 	if err != nil {
 		return Record{}, err
 	}
 	if err := paymentUpdated(ctx, tx, quote.OrganizationID, id, AwaitingApproval); err != nil {
-		return Record{}, err
-	}
-	p, err := loadPayment(ctx, tx, id, "")
-	if err != nil {
 		return Record{}, err
 	}
 	return p.Record, audit.Record(ctx, tx, quote.OrganizationID, audit.PaymentExecuted, audit.To("payment", id))

@@ -92,27 +92,55 @@ func (tx *Tx) rollbackAtCommit(m atCommitMark) {
 // columns.
 const maxRowsPerInsert = 500
 
+// maxParamsPerStatement is how many parameters one statement of the
+// PostgreSQL flush carries at most (its bound is 65,535).
+const maxParamsPerStatement = 60000
+
 // flushAtCommit runs the queued inserts, then the queued work. On
-// PostgreSQL the last insert also sends the transaction's notifications
-// (see beforeCommit), so a transaction that appended events reaches its
-// commit in one round trip fewer; notified reports that it did.
+// PostgreSQL every queued insert goes in one statement (each a
+// data-modifying WITH of it, which runs whether or not the query reads it,
+// its foreign keys checked at the statement's end), and that statement also
+// sends the transaction's notifications (see beforeCommit): a transaction
+// that appended events and enqueued a job reaches its commit in one round
+// trip. notified reports that it sent them.
 func (tx *Tx) flushAtCommit(ctx context.Context) (notified bool, err error) {
 	ctx = tx.statementContext(ctx)
-	for i, p := range tx.atCommit {
-		for start := 0; start < len(p.rows); start += maxRowsPerInsert {
-			rows := p.rows[start:min(start+maxRowsPerInsert, len(p.rows))]
-			query, args := Values(p.insert, 1, rows)
-			last := i == len(tx.atCommit)-1 && start+len(rows) == len(p.rows)
-			if last && tx.db.dialect == Postgres && len(tx.topics) > 0 {
-				// A data-modifying WITH runs whether or not the query reads it.
-				query = "WITH queued AS (" + query + ") SELECT pg_notify($" + strconv.Itoa(len(args)+1) +
-					", topic) FROM unnest($" + strconv.Itoa(len(args)+2) + "::text[]) AS topic"
+	var inserts []string // each with its VALUES
+	var args []any
+	run := func(last bool) error {
+		query := inserts[len(inserts)-1]
+		if tx.db.dialect == Postgres {
+			queued := inserts[:len(inserts)-1]
+			if last && len(tx.topics) > 0 {
+				queued = inserts
+				query = "SELECT pg_notify($" + strconv.Itoa(len(args)+1) + ", topic) FROM unnest($" + strconv.Itoa(len(args)+2) + "::text[]) AS topic"
 				args = append(args, tx.db.hub.channel, tx.topics)
 				notified = true
 			}
-			observe(query, args)
-			if _, err := tx.tx.ExecContext(ctx, query, args...); err != nil {
-				return false, fmt.Errorf("database: insert at commit: %w", err)
+			query = withQueued(queued, query)
+		}
+		// Through the statement cache: a transaction's queued rows take one
+		// of a few shapes, each prepared once (SQLite parses it otherwise).
+		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+			return fmt.Errorf("database: insert at commit: %w", err)
+		}
+		inserts, args = inserts[:0], args[:0]
+		return nil
+	}
+	for i, p := range tx.atCommit {
+		for start := 0; start < len(p.rows); start += maxRowsPerInsert {
+			rows := p.rows[start:min(start+maxRowsPerInsert, len(p.rows))]
+			if len(inserts) > 0 && (tx.db.dialect != Postgres || len(args)+len(rows)*len(rows[0]) > maxParamsPerStatement) {
+				if err := run(false); err != nil {
+					return false, err
+				}
+			}
+			insert, rowArgs := Values(p.insert, len(args)+1, rows)
+			inserts, args = append(inserts, insert), append(args, rowArgs...)
+			if i == len(tx.atCommit)-1 && start+len(rows) == len(p.rows) {
+				if err := run(true); err != nil {
+					return false, err
+				}
 			}
 		}
 	}
@@ -124,6 +152,25 @@ func (tx *Tx) flushAtCommit(ctx context.Context) (notified bool, err error) {
 	}
 	tx.queued = nil
 	return notified, nil
+}
+
+// withQueued is query preceded by the inserts, each a data-modifying WITH.
+func withQueued(inserts []string, query string) string {
+	if len(inserts) == 0 {
+		return query
+	}
+	var b strings.Builder
+	for i, insert := range inserts {
+		if i == 0 {
+			b.WriteString("WITH ")
+		} else {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "queued_%d AS (%s)", i, insert)
+	}
+	b.WriteString(" ")
+	b.WriteString(query)
+	return b.String()
 }
 
 // Values is insert followed by VALUES for rows, the parameters numbered

@@ -130,3 +130,39 @@ func TestInsertAtCommitSendsNotifications(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertsAtCommitShareOneStatementOnPostgres: rows queued for several
+// tables are written at commit, a row referring to one queued before it
+// included; on PostgreSQL all of them and the notification are one
+// statement (one round trip), on SQLite one statement a table.
+func TestInsertsAtCommitShareOneStatementOnPostgres(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+		org := uuid.New()
+		inserts := dbtest.CountQueries(t, "INSERT INTO")
+		err := d.Tx(ctx, func(tx *db.Tx) error {
+			tx.InsertAtCommit(queueOrg, org, "parent", "active", at, at)
+			for _, kind := range []string{"available", "pending"} {
+				tx.InsertAtCommit(`INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)`,
+					uuid.New(), org, "EUR", kind, 0, at)
+			}
+			tx.Notify("queued")
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(2)
+		if d.Dialect() == db.Postgres {
+			want = 1
+		}
+		if n := inserts.Load(); n != want {
+			t.Errorf("%d statements for the queued rows of two tables; want %d", n, want)
+		}
+		var accounts int
+		if err := d.Reader().QueryRowContext(ctx, `SELECT count(*) FROM ledger_accounts WHERE organization_id = $1`, org).Scan(&accounts); err != nil || accounts != 2 {
+			t.Fatalf("%d accounts of the queued organization (%v); want 2", accounts, err)
+		}
+	})
+}

@@ -125,13 +125,10 @@ func Enqueue(ctx context.Context, tx *db.Tx, kind string, payload any, opts ...O
 	if o.fairKey != "" {
 		fairKey = &o.fairKey
 	}
-	_, err = tx.ExecContext(ctx, `
-		INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, inserted_at, updated_at, fair_key)
-		VALUES ($1, $2, $3, 'pending', 0, $4, $5, $6, $6, $7)`,
-		id, kind, string(body), o.maxAttempts, o.runAt.UTC(), now.UTC(), fairKey)
-	if err != nil {
-		return uuid.Nil, fmt.Errorf("job %s: enqueue: %w", kind, err)
-	}
+	// The job is written as tx commits (in the same statement as its events
+	// on PostgreSQL): nothing reads it back before then.
+	tx.InsertAtCommit(`INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, inserted_at, updated_at, fair_key)`,
+		id, kind, string(body), "pending", 0, o.maxAttempts, o.runAt.UTC(), now.UTC(), now.UTC(), fairKey)
 	tx.Notify(Topic)
 	return id, nil
 }

@@ -53,8 +53,8 @@ func Record(ctx context.Context, tx *db.Tx, t Transaction) (Transaction, error) 
 	return rows[0], nil
 }
 
-// RecordAll is Record of several rows, inserted in one statement, their
-// events appended in the order given.
+// RecordAll is Record of several rows, inserted in one statement on
+// PostgreSQL, their events appended in the order given.
 func RecordAll(ctx context.Context, tx *db.Tx, ts ...Transaction) ([]Transaction, error) {
 	values := make([][]any, len(ts))
 	for i := range ts {
@@ -62,9 +62,20 @@ func RecordAll(ctx context.Context, tx *db.Tx, ts ...Transaction) ([]Transaction
 		t.ID, t.RecordedAt = uuid.Must(uuid.NewV7()), tx.Now()
 		values[i] = []any{t.ID, t.OrganizationID, t.Type, t.EntryID, t.Direction, t.Amount, t.Currency, t.Description, t.PaymentID, t.RecordedAt}
 	}
-	insert, args := db.Values(`INSERT INTO transactions (`+transactionColumns+`)`, 1, values)
-	if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
-		return nil, err
+	// One statement on PostgreSQL; a row a statement on SQLite, as for
+	// journal entries (insertEntries): other tables refer to feed rows.
+	batches := [][][]any{values}
+	if tx.Dialect() != db.Postgres {
+		batches = make([][][]any, len(values))
+		for i, row := range values {
+			batches[i] = [][]any{row}
+		}
+	}
+	for _, rows := range batches {
+		insert, args := db.Values(`INSERT INTO transactions (`+transactionColumns+`)`, 1, rows)
+		if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range ts {
 		countAtCommit(tx, t)

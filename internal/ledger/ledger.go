@@ -118,7 +118,8 @@ type move struct {
 
 // Write validates entries and writes their rows and postings, stamped with
 // tx.Now(), creating the accounts they post to for the first time: on
-// PostgreSQL in two statements, whatever the number of entries. The
+// PostgreSQL in two statements, whatever the number of entries (see
+// insertEntries for SQLite). The
 // balances move in Move, which the caller runs as late as its transaction
 // allows: moving a balance locks its account until the commit, and every
 // other writer of the account (each approval of the organization) waits for
@@ -270,7 +271,10 @@ func resolveAccounts(ctx context.Context, tx *db.Tx, accounts []Account) (map[st
 }
 
 // insertEntries writes the entries and their postings: on PostgreSQL in one
-// statement, on SQLite in two.
+// statement; on SQLite an entry a statement, then the postings in one. (A
+// multi-row insert into a table other tables refer to makes SQLite plan a
+// scan of each referring table, for the foreign keys; SQLite has no round
+// trips to save.)
 func insertEntries(ctx context.Context, tx *db.Tx, ids []uuid.UUID, entries []Entry, accounts map[string]uuid.UUID) error {
 	var entryRows, postingRows [][]any
 	for i, e := range entries {
@@ -279,17 +283,22 @@ func insertEntries(ctx context.Context, tx *db.Tx, ids []uuid.UUID, entries []En
 			postingRows = append(postingRows, []any{uuid.Must(uuid.NewV7()), ids[i], accounts[p.Account.key()], p.Amount, p.Account.Currency})
 		}
 	}
-	entriesSQL, args := db.Values(`INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)`, 1, entryRows)
-	postingsSQL, postingArgs := db.Values(`INSERT INTO postings (id, entry_id, account_id, amount, currency)`, len(args)+1, postingRows)
+	const insertEntry = `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)`
+	const insertPostings = `INSERT INTO postings (id, entry_id, account_id, amount, currency)`
 	if tx.Dialect() == db.Postgres {
+		entriesSQL, args := db.Values(insertEntry, 1, entryRows)
+		postingsSQL, postingArgs := db.Values(insertPostings, len(args)+1, postingRows)
 		_, err := tx.ExecContext(ctx, `WITH entry AS (`+entriesSQL+`) `+postingsSQL, append(args, postingArgs...)...)
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, entriesSQL, args...); err != nil {
-		return err
+	for _, row := range entryRows {
+		entrySQL, args := db.Values(insertEntry, 1, [][]any{row})
+		if _, err := tx.ExecContext(ctx, entrySQL, args...); err != nil {
+			return err
+		}
 	}
-	postingsSQL, postingArgs = db.Values(`INSERT INTO postings (id, entry_id, account_id, amount, currency)`, 1, postingRows)
-	_, err := tx.ExecContext(ctx, postingsSQL, postingArgs...)
+	postingsSQL, args := db.Values(insertPostings, 1, postingRows)
+	_, err := tx.ExecContext(ctx, postingsSQL, args...)
 	return err
 }
 

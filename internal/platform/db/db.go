@@ -341,11 +341,12 @@ func (d *DB) ForUpdate() string {
 	return ""
 }
 
-// ForUpdateOf is ForUpdate limited to the rows of one table (by name or
-// alias) of a join, so a statement can lock a parent row alone.
-func (d *DB) ForUpdateOf(table string) string {
+// ForUpdateOf is ForUpdate limited to the rows of the tables of a join
+// named in tables (names or aliases, separated by commas), so a statement
+// can lock a parent row alone, or several tables' rows in the order named.
+func (d *DB) ForUpdateOf(tables string) string {
 	if d.dialect == Postgres {
-		return " FOR UPDATE OF " + table
+		return " FOR UPDATE OF " + tables
 	}
 	return ""
 }

@@ -113,8 +113,8 @@ func (tx *Tx) Now() time.Time { return tx.now }
 // ForUpdate is the row-lock clause of this engine (see DB.ForUpdate).
 func (tx *Tx) ForUpdate() string { return tx.db.ForUpdate() }
 
-// ForUpdateOf is the row-lock clause for one table of a join (see DB.ForUpdateOf).
-func (tx *Tx) ForUpdateOf(table string) string { return tx.db.ForUpdateOf(table) }
+// ForUpdateOf is the row-lock clause for tables of a join (see DB.ForUpdateOf).
+func (tx *Tx) ForUpdateOf(tables string) string { return tx.db.ForUpdateOf(tables) }
 
 // Dialect tells which engine the transaction runs on.
 func (tx *Tx) Dialect() Dialect { return tx.db.dialect }

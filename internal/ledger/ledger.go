@@ -118,8 +118,8 @@ type move struct {
 
 // Write validates entries and writes their rows and postings, stamped with
 // tx.Now(), creating the accounts they post to for the first time: on
-// PostgreSQL in two statements, whatever the number of entries (see
-// insertEntries for SQLite). The
+// PostgreSQL in one statement, whatever the number of entries, when the
+// accounts exist (writeEntries). The
 // balances move in Move, which the caller runs as late as its transaction
 // allows: moving a balance locks its account until the commit, and every
 // other writer of the account (each approval of the organization) waits for
@@ -150,7 +150,7 @@ func Write(ctx context.Context, tx *db.Tx, entries ...Entry) (*Written, error) {
 			m.amount += p.Amount
 		}
 	}
-	ids, err := resolveAccounts(ctx, tx, accounts)
+	ids, err := writeEntries(ctx, tx, w.IDs, entries, accounts)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,118 @@ func Write(ctx context.Context, tx *db.Tx, entries ...Entry) (*Written, error) {
 	// Accounts are locked in one order by every writer, so two of them
 	// never wait for each other.
 	sort.Slice(w.moves, func(i, j int) bool { return w.moves[i].account.key() < w.moves[j].account.key() })
-	return w, insertEntries(ctx, tx, w.IDs, entries, ids)
+	return w, nil
+}
+
+// writeEntries writes the entries and their postings and returns the ids of
+// accounts by key, creating those that do not exist yet. On PostgreSQL the
+// accounts are looked up in the statement that writes the entries
+// (insertWhereAccountsExist), which writes nothing when one is missing: then
+// the missing ones are created and the statement runs again. On SQLite the
+// lookup is a statement of its own (resolveAccounts).
+func writeEntries(ctx context.Context, tx *db.Tx, ids []uuid.UUID, entries []Entry, accounts []Account) (map[string]uuid.UUID, error) {
+	if tx.Dialect() != db.Postgres {
+		found, err := resolveAccounts(ctx, tx, accounts)
+		if err != nil {
+			return nil, err
+		}
+		return found, insertEntries(ctx, tx, ids, entries, found)
+	}
+	for range 2 {
+		found, err := insertWhereAccountsExist(ctx, tx, ids, entries, accounts)
+		if err != nil || len(found) == len(accounts) {
+			return found, err
+		}
+		if err := createAccounts(ctx, tx, accounts, found); err != nil {
+			return nil, err
+		}
+	}
+	return nil, errors.New("ledger: accounts missing just after they were created")
+}
+
+// accountsWhere is the condition that selects accounts from ledger_accounts,
+// its parameters numbered from $first, and their arguments.
+func accountsWhere(accounts []Account, first int) (string, []any) {
+	var where []string
+	var args []any
+	for _, a := range accounts {
+		n := first + len(args)
+		if a.OrganizationID == nil {
+			where = append(where, fmt.Sprintf("(organization_id IS NULL AND currency = $%d AND kind = $%d)", n, n+1))
+			args = append(args, a.Currency, a.Kind)
+			continue
+		}
+		where = append(where, fmt.Sprintf("(organization_id = $%d AND currency = $%d AND kind = $%d)", n, n+1, n+2))
+		args = append(args, *a.OrganizationID, a.Currency, a.Kind)
+	}
+	return strings.Join(where, " OR "), args
+}
+
+// scanAccountIDs reads rows of (id, organization_id, currency, kind) into
+// ids by account key.
+func scanAccountIDs(rows *sql.Rows, ids map[string]uuid.UUID) error {
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var a Account
+		if err := rows.Scan(&id, &a.OrganizationID, &a.Currency, &a.Kind); err != nil {
+			return err
+		}
+		ids[a.key()] = id
+	}
+	return rows.Err()
+}
+
+// insertWhereAccountsExist is one PostgreSQL statement that looks accounts
+// up and, only when every one exists, writes the entries and their postings
+// (their account ids taken from the lookup). It returns the accounts found.
+func insertWhereAccountsExist(ctx context.Context, tx *db.Tx, ids []uuid.UUID, entries []Entry, accounts []Account) (map[string]uuid.UUID, error) {
+	where, args := accountsWhere(accounts, 1)
+	args = append(args, int64(len(accounts)))
+	all := fmt.Sprintf("(SELECT count(*) FROM account) = $%d", len(args))
+	var entryRows, postingRows []string
+	for i, e := range entries {
+		n := len(args)
+		entryRows = append(entryRows, fmt.Sprintf("($%d::uuid, $%d::uuid, $%d::text, $%d::text, $%d::uuid, $%d::timestamptz)", n+1, n+2, n+3, n+4, n+5, n+6))
+		args = append(args, ids[i], e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now())
+		for _, p := range e.Postings {
+			n := len(args)
+			postingRows = append(postingRows, fmt.Sprintf("($%d::uuid, $%d::uuid, $%d::uuid, $%d::text, $%d::text, $%d::bigint)", n+1, n+2, n+3, n+4, n+5, n+6))
+			args = append(args, uuid.Must(uuid.NewV7()), ids[i], p.Account.OrganizationID, p.Account.Currency, p.Account.Kind, p.Amount)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `WITH account AS (
+			SELECT id, organization_id, currency, kind FROM ledger_accounts WHERE `+where+`),
+		entry AS (INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)
+			SELECT * FROM (VALUES `+strings.Join(entryRows, ", ")+`) AS e WHERE `+all+`),
+		posting AS (INSERT INTO postings (id, entry_id, account_id, amount, currency)
+			SELECT v.id, v.entry_id, account.id, v.amount, v.currency
+			FROM (VALUES `+strings.Join(postingRows, ", ")+`) AS v (id, entry_id, organization_id, currency, kind, amount)
+			JOIN account ON account.organization_id IS NOT DISTINCT FROM v.organization_id
+				AND account.currency = v.currency AND account.kind = v.kind
+			WHERE `+all+`)
+		SELECT id, organization_id, currency, kind FROM account`, args...)
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string]uuid.UUID, len(accounts))
+	return found, scanAccountIDs(rows, found)
+}
+
+// createAccounts creates those of accounts not among found (by key),
+// each with a zero balance; one created meanwhile by another transaction
+// is left as it is.
+func createAccounts(ctx context.Context, tx *db.Tx, accounts []Account, found map[string]uuid.UUID) error {
+	for _, a := range accounts {
+		if _, ok := found[a.key()]; ok {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
+			VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // balanced returns ErrUnbalanced unless e's postings are all non-zero and
@@ -221,83 +332,42 @@ func refusal(p Posting) error {
 }
 
 // resolveAccounts returns the ids of accounts by key, in one statement when
-// they all exist; those that do not are created.
+// they all exist; those that do not are created first.
 func resolveAccounts(ctx context.Context, tx *db.Tx, accounts []Account) (map[string]uuid.UUID, error) {
-	var where []string
-	var args []any
-	for _, a := range accounts {
-		n := len(args)
-		if a.OrganizationID == nil {
-			where = append(where, fmt.Sprintf("(organization_id IS NULL AND currency = $%d AND kind = $%d)", n+1, n+2))
-			args = append(args, a.Currency, a.Kind)
-			continue
-		}
-		where = append(where, fmt.Sprintf("(organization_id = $%d AND currency = $%d AND kind = $%d)", n+1, n+2, n+3))
-		args = append(args, *a.OrganizationID, a.Currency, a.Kind)
-	}
-	type found struct {
-		id  uuid.UUID
-		key string
-	}
-	rows, err := db.QueryAll(ctx, tx, func(row db.Scanner) (found, error) {
-		var f found
-		var a Account
-		err := row.Scan(&f.id, &a.OrganizationID, &a.Currency, &a.Kind)
-		f.key = a.key()
-		return f, err
-	}, `SELECT id, organization_id, currency, kind FROM ledger_accounts WHERE `+strings.Join(where, " OR "), args...)
-	if err != nil {
-		return nil, err
-	}
-	ids := make(map[string]uuid.UUID, len(accounts))
-	for _, f := range rows {
-		ids[f.key] = f.id
-	}
-	for _, a := range accounts {
-		if _, ok := ids[a.key()]; ok {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_accounts (id, organization_id, currency, kind, balance, inserted_at)
-			VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT DO NOTHING`, uuid.Must(uuid.NewV7()), a.OrganizationID, a.Currency, a.Kind, tx.Now()); err != nil {
-			return nil, err
-		}
-		id, err := findAccount(ctx, tx, a)
+	where, args := accountsWhere(accounts, 1)
+	found := make(map[string]uuid.UUID, len(accounts))
+	for range 2 {
+		rows, err := tx.QueryContext(ctx, `SELECT id, organization_id, currency, kind FROM ledger_accounts WHERE `+where, args...)
 		if err != nil {
 			return nil, err
 		}
-		ids[a.key()] = id
+		if err := scanAccountIDs(rows, found); err != nil || len(found) == len(accounts) {
+			return found, err
+		}
+		if err := createAccounts(ctx, tx, accounts, found); err != nil {
+			return nil, err
+		}
 	}
-	return ids, nil
+	return nil, errors.New("ledger: accounts missing just after they were created")
 }
 
-// insertEntries writes the entries and their postings: on PostgreSQL in one
-// statement; on SQLite an entry a statement, then the postings in one. (A
-// multi-row insert into a table other tables refer to makes SQLite plan a
-// scan of each referring table, for the foreign keys; SQLite has no round
-// trips to save.)
+// insertEntries writes the entries and their postings on SQLite: an entry
+// a statement, then the postings in one. (A multi-row insert into a table
+// other tables refer to makes SQLite plan a scan of each referring table,
+// for the foreign keys; SQLite has no round trips to save.)
 func insertEntries(ctx context.Context, tx *db.Tx, ids []uuid.UUID, entries []Entry, accounts map[string]uuid.UUID) error {
-	var entryRows, postingRows [][]any
+	var postingRows [][]any
 	for i, e := range entries {
-		entryRows = append(entryRows, []any{ids[i], e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()})
+		entrySQL, args := db.Values(`INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)`, 1,
+			[][]any{{ids[i], e.OrganizationID, e.Kind, e.Description, e.Reverses, tx.Now()}})
+		if _, err := tx.ExecContext(ctx, entrySQL, args...); err != nil {
+			return err
+		}
 		for _, p := range e.Postings {
 			postingRows = append(postingRows, []any{uuid.Must(uuid.NewV7()), ids[i], accounts[p.Account.key()], p.Amount, p.Account.Currency})
 		}
 	}
-	const insertEntry = `INSERT INTO journal_entries (id, organization_id, kind, description, reverses_entry_id, inserted_at)`
-	const insertPostings = `INSERT INTO postings (id, entry_id, account_id, amount, currency)`
-	if tx.Dialect() == db.Postgres {
-		entriesSQL, args := db.Values(insertEntry, 1, entryRows)
-		postingsSQL, postingArgs := db.Values(insertPostings, len(args)+1, postingRows)
-		_, err := tx.ExecContext(ctx, `WITH entry AS (`+entriesSQL+`) `+postingsSQL, append(args, postingArgs...)...)
-		return err
-	}
-	for _, row := range entryRows {
-		entrySQL, args := db.Values(insertEntry, 1, [][]any{row})
-		if _, err := tx.ExecContext(ctx, entrySQL, args...); err != nil {
-			return err
-		}
-	}
-	postingsSQL, args := db.Values(insertPostings, 1, postingRows)
+	postingsSQL, args := db.Values(`INSERT INTO postings (id, entry_id, account_id, amount, currency)`, 1, postingRows)
 	_, err := tx.ExecContext(ctx, postingsSQL, args...)
 	return err
 }
@@ -324,17 +394,6 @@ func (a Account) key() string {
 		org = a.OrganizationID.String()
 	}
 	return org + "/" + a.Currency + "/" + a.Kind
-}
-
-// findAccount returns the account's id, sql.ErrNoRows when it does not exist.
-func findAccount(ctx context.Context, tx *db.Tx, a Account) (uuid.UUID, error) {
-	var id uuid.UUID
-	if a.OrganizationID == nil {
-		return id, tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id IS NULL AND currency = $1 AND kind = $2`,
-			a.Currency, a.Kind).Scan(&id)
-	}
-	return id, tx.QueryRowContext(ctx, `SELECT id FROM ledger_accounts WHERE organization_id = $1 AND currency = $2 AND kind = $3`,
-		*a.OrganizationID, a.Currency, a.Kind).Scan(&id)
 }
 
 // Reverse posts the mirror of entry id: a new entry, the original untouched.

@@ -290,9 +290,24 @@ func (b *browser) check(what string) {
 }
 
 // click clicks the first element the selector matches once it is visible.
+//
+// A live page may draw the element again (an event updates its row) between
+// finding it and clicking it; the browser then no longer knows the node it
+// found, and the click is tried again on the element drawn in its place, as
+// a person's second click would be.
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.within("click "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+	ctx, cancel := context.WithTimeout(b.ctx, browserWait)
+	defer cancel()
+	for {
+		err := chromedp.Run(ctx, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Could not find node with given id") || ctx.Err() != nil {
+			b.t.Fatalf("click %s: %v", sel, err)
+		}
+	}
 }
 
 // clickUntilShown clicks sel until shown is visible. A page still settling
@@ -303,7 +318,7 @@ func (b *browser) clickUntilShown(sel, shown string) {
 	b.t.Helper()
 	deadline := time.Now().Add(browserWait)
 	for {
-		b.within("click "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Click(sel, chromedp.ByQuery))
+		b.click(sel)
 		ctx, cancel := context.WithTimeout(b.ctx, 3*time.Second)
 		err := chromedp.Run(ctx, chromedp.WaitVisible(shown, chromedp.ByQuery))
 		cancel()

@@ -115,12 +115,12 @@ func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request)
 	expires := tx.Now().Add(ChallengeLifetime)
 	matchCode := identity.RandomDigits(3)
 	sudoID, stepUpID, challengeID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	inserts := func(methods []string) []statement {
-		rows := []statement{{`
+	inserts := func(methods []string) []db.Statement {
+		rows := []db.Statement{{Query: `
 			INSERT INTO sudo_sessions (id, session_id, user_id, purpose, approval_id, status, inserted_at, updated_at)
-			SELECT $1, $2, $3, $4, $5, 'pending', $6, $6`, []any{sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now()}}, {`
+			SELECT $1, $2, $3, $4, $5, 'pending', $6, $6`, Args: []any{sudoID, a.Session.ID, a.UserID, r.Purpose, r.ApprovalID, tx.Now()}}, {Query: `
 			INSERT INTO step_up_authentications (id, sudo_session_id, user_id, methods, expires_at, inserted_at)
-			SELECT $1, $2, $3, $4, $5, $6`, []any{stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now()}}}
+			SELECT $1, $2, $3, $4, $5, $6`, Args: []any{stepUpID, sudoID, a.UserID, strings.Join(methods, ","), expires, tx.Now()}}}
 		if slices.Contains(methods, MethodApp) {
 			rows = append(rows, s.insertChallenge(tx, a, r, challengeID, stepUpID, matchCode, expires))
 		}
@@ -144,7 +144,7 @@ func (s *Service) mint(ctx context.Context, tx *db.Tx, a actor.Actor, r Request)
 		if err := lockedOut(tx, lockedUntil); err != nil {
 			return StepUpChallenge{}, err
 		}
-		if err := execTogether(ctx, tx, inserts(methods)...); err != nil {
+		if err := tx.ExecTogether(ctx, inserts(methods)...); err != nil {
 			return StepUpChallenge{}, err
 		}
 	}
@@ -179,7 +179,7 @@ func mintState(ctx context.Context, tx *db.Tx, userID uuid.UUID) (app bool, lock
 // On PostgreSQL the reading of both and the inserts are one statement, the
 // inserts taking their row from a WITH query that holds one exactly when
 // neither refuses.
-func insertIfApp(ctx context.Context, tx *db.Tx, userID uuid.UUID, inserts []statement) error {
+func insertIfApp(ctx context.Context, tx *db.Tx, userID uuid.UUID, inserts []db.Statement) error {
 	if tx.Dialect() != db.Postgres {
 		app, lockedUntil, err := mintState(ctx, tx, userID)
 		if err != nil {
@@ -191,14 +191,14 @@ func insertIfApp(ctx context.Context, tx *db.Tx, userID uuid.UUID, inserts []sta
 		if err := lockedOut(tx, lockedUntil); err != nil {
 			return err
 		}
-		return execTogether(ctx, tx, inserts...)
+		return tx.ExecTogether(ctx, inserts...)
 	}
 	query := `WITH st AS (` + mintStateQuery + `),
 		ok AS (SELECT 1 AS one FROM st WHERE st.app AND (st.locked_until IS NULL OR st.locked_until <= $2))`
 	args := []any{userID, tx.Now()}
 	for i, ins := range inserts {
-		query += fmt.Sprintf(",\n\ts%d AS (%s FROM ok)", i, renumber(ins.query, len(args)))
-		args = append(args, ins.args...)
+		query += fmt.Sprintf(",\n\ts%d AS (%s FROM ok)", i, db.Renumber(ins.Query, len(args)))
+		args = append(args, ins.Args...)
 	}
 	var app, inserted bool
 	var lockedUntil *time.Time
@@ -223,7 +223,7 @@ func insertIfApp(ctx context.Context, tx *db.Tx, userID uuid.UUID, inserts []sta
 // insertChallenge is the statement that puts the assurance challenge of a
 // step-up in the person's app inbox.
 func (s *Service) insertChallenge(tx *db.Tx, a actor.Actor, r Request, challengeID, stepUpID uuid.UUID,
-	matchCode string, expires time.Time) statement {
+	matchCode string, expires time.Time) db.Statement {
 	rail, level := "web", "l2"
 	if a.Session.Platform.IsApp() {
 		rail = "native_app"
@@ -232,10 +232,10 @@ func (s *Service) insertChallenge(tx *db.Tx, a actor.Actor, r Request, challenge
 		level = "l3"
 	}
 	payload := signingPayload(challengeID, a.UserID, r, expires)
-	return statement{`
+	return db.Statement{Query: `
 		INSERT INTO assurance_challenges (id, user_id, step_up_authentication_id, approval_id, kind, binding, action_summary,
 		                                  origin_rail, required_level, status, match_code_hash, signing_payload, expires_at, inserted_at)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13`, []any{
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13`, Args: []any{
 		challengeID, a.UserID, stepUpID, r.ApprovalID, r.Kind, r.Binding, r.ActionSummary, rail, level,
 		s.Keys.Hash(matchPurpose, challengeID.String()+":"+matchCode), payload, expires, tx.Now()}}
 }

@@ -155,11 +155,11 @@ func activate(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, method
 // end moves a pending or active step-up to status (declined or expired),
 // taking its pending challenge along (one statement on PostgreSQL).
 func end(ctx context.Context, tx *db.Tx, sudoID, stepUpID uuid.UUID, status string) error {
-	if err := execTogether(ctx, tx, statement{`
+	if err := tx.ExecTogether(ctx, db.Statement{Query: `
 		UPDATE sudo_sessions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'active')`,
-		[]any{sudoID, status, tx.Now()}}, statement{`
+		Args: []any{sudoID, status, tx.Now()}}, db.Statement{Query: `
 		UPDATE assurance_challenges SET status = $2, decided_at = $3 WHERE step_up_authentication_id = $1 AND status = 'pending'`,
-		[]any{stepUpID, status, tx.Now()}}); err != nil {
+		Args: []any{stepUpID, status, tx.Now()}}); err != nil {
 		return err
 	}
 	tx.AfterCommit(func() { metrics.StepUp(status) }) // metrics.StepUpDeclined or StepUpExpired

@@ -102,41 +102,35 @@ const maxParamsPerStatement = 60000
 // its foreign keys checked at the statement's end), and that statement also
 // sends the transaction's notifications (see beforeCommit): a transaction
 // that appended events and enqueued a job reaches its commit in one round
-// trip. notified reports that it sent them.
+// trip (ExecTogether). notified reports that it sent them.
 func (tx *Tx) flushAtCommit(ctx context.Context) (notified bool, err error) {
 	ctx = tx.statementContext(ctx)
-	var inserts []string // each with its VALUES
-	var args []any
+	var batch []Statement
+	params := 0
 	run := func(last bool) error {
-		query := inserts[len(inserts)-1]
-		if tx.db.dialect == Postgres {
-			queued := inserts[:len(inserts)-1]
-			if last && len(tx.topics) > 0 {
-				queued = inserts
-				query = "SELECT pg_notify($" + strconv.Itoa(len(args)+1) + ", topic) FROM unnest($" + strconv.Itoa(len(args)+2) + "::text[]) AS topic"
-				args = append(args, tx.db.hub.channel, tx.topics)
-				notified = true
-			}
-			query = withQueued(queued, query)
+		if last && tx.db.dialect == Postgres && len(tx.topics) > 0 {
+			batch = append(batch, Statement{Query: `SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic`,
+				Args: []any{tx.db.hub.channel, tx.topics}})
+			notified = true
 		}
 		// Through the statement cache: a transaction's queued rows take one
 		// of a few shapes, each prepared once (SQLite parses it otherwise).
-		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		if err := tx.ExecTogether(ctx, batch...); err != nil {
 			return fmt.Errorf("database: insert at commit: %w", err)
 		}
-		inserts, args = inserts[:0], args[:0]
+		batch, params = batch[:0], 0
 		return nil
 	}
 	for i, p := range tx.atCommit {
 		for start := 0; start < len(p.rows); start += maxRowsPerInsert {
 			rows := p.rows[start:min(start+maxRowsPerInsert, len(p.rows))]
-			if len(inserts) > 0 && (tx.db.dialect != Postgres || len(args)+len(rows)*len(rows[0]) > maxParamsPerStatement) {
+			if len(batch) > 0 && (tx.db.dialect != Postgres || params+len(rows)*len(rows[0]) > maxParamsPerStatement) {
 				if err := run(false); err != nil {
 					return false, err
 				}
 			}
-			insert, rowArgs := Values(p.insert, len(args)+1, rows)
-			inserts, args = append(inserts, insert), append(args, rowArgs...)
+			query, args := Values(p.insert, 1, rows)
+			batch, params = append(batch, Statement{Query: query, Args: args}), params+len(args)
 			if i == len(tx.atCommit)-1 && start+len(rows) == len(p.rows) {
 				if err := run(true); err != nil {
 					return false, err
@@ -152,25 +146,6 @@ func (tx *Tx) flushAtCommit(ctx context.Context) (notified bool, err error) {
 	}
 	tx.queued = nil
 	return notified, nil
-}
-
-// withQueued is query preceded by the inserts, each a data-modifying WITH.
-func withQueued(inserts []string, query string) string {
-	if len(inserts) == 0 {
-		return query
-	}
-	var b strings.Builder
-	for i, insert := range inserts {
-		if i == 0 {
-			b.WriteString("WITH ")
-		} else {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "queued_%d AS (%s)", i, insert)
-	}
-	b.WriteString(" ")
-	b.WriteString(query)
-	return b.String()
 }
 
 // Values is insert followed by VALUES for rows, the parameters numbered
